@@ -1,0 +1,39 @@
+/**
+ * Production entry point: configuration from the environment, real backends, graceful shutdown
+ * on SIGTERM/SIGINT. Refuses to start on invalid configuration.
+ *
+ * @module
+ */
+import { ConfigError, loadConfig } from "./src/config.ts";
+import { startServer } from "./src/server.ts";
+
+if (import.meta.main) {
+  let config;
+  try {
+    config = loadConfig(Deno.env.toObject());
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      Deno.exit(2);
+    }
+    throw e;
+  }
+  const server = await startServer({ config });
+  server.app.log.log("info", "listening", { host: config.HOST, port: server.port });
+  if (config.CORE_TOKEN) {
+    server.app.log.log(
+      "warn",
+      "CORE_URL/CORE_TOKEN are set: every caller who can reach this service can use Core through it",
+    );
+  }
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    server.app.log.log("info", "shutting down", { signal });
+    await server.stop();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+}

@@ -1,0 +1,225 @@
+/**
+ * The application: one function from `Request` to `Response`. Everything cross-cutting happens
+ * here, once, around the route table: request ids, CSRF, input validation, body limits,
+ * credentials, error mapping and the request log line.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { type AppState, createAppState } from "./app_state.ts";
+import type { Config } from "./config.ts";
+import { credentialIdentity, type CredentialResolver, envCredentials } from "./credentials.ts";
+import { checkDeclaredLength, readLimitedText, requireMediaType } from "./http/body.ts";
+import { checkCsrf } from "./http/csrf.ts";
+import {
+  ApiError,
+  errorResponse,
+  type FieldIssue,
+  invalidRequest,
+  notConfigured,
+} from "./http/errors.ts";
+import { jsonLogger, type Logger } from "./http/log.ts";
+import { requestIdFor } from "./http/request_id.ts";
+import { compileRoutes, type Ctx, matchRoute, type Route } from "./router.ts";
+import { allRoutes } from "./routes/index.ts";
+import { type CoreClient, type CoreCredentials, createCoreClient } from "./upstream/core.ts";
+import { ClientAbortError } from "./upstream/fetch.ts";
+
+/** What an app needs from the outside world; everything but `config` has a default. */
+export interface AppDeps {
+  config: Config;
+  fetch?: typeof fetch;
+  log?: Logger;
+  credentials?: CredentialResolver;
+  now?: () => number;
+  /** Extra routes (tests); appended after the built-in table. */
+  routes?: readonly Route[];
+}
+
+/** A built application. */
+export interface App {
+  handle(req: Request): Promise<Response>;
+  routes: readonly Route[];
+  state: AppState;
+  log: Logger;
+}
+
+/**
+ * Builds the app from its dependencies.
+ *
+ * @example
+ * ```ts
+ * const app = createApp({ config: loadConfig(Deno.env.toObject()) });
+ * Deno.serve((req) => app.handle(req));
+ * ```
+ */
+export function createApp(deps: AppDeps): App {
+  const { config } = deps;
+  const fetchFn = deps.fetch ?? globalThis.fetch;
+  const secrets = [config.CORE_TOKEN, config.PARSER_TOKEN].filter((s): s is string => !!s);
+  const log = deps.log ?? jsonLogger(config.LOG_LEVEL, undefined, secrets);
+  const credentials = deps.credentials ?? envCredentials(config);
+  const routes = [...allRoutes, ...(deps.routes ?? [])];
+  const state = createAppState(config, routes, deps.now);
+  const table = compileRoutes(routes);
+
+  async function handle(req: Request): Promise<Response> {
+    const started = performance.now();
+    const requestId = requestIdFor(req);
+    const url = new URL(req.url);
+    const timing = { upstreamMs: 0, upstreamCalls: 0 };
+    let pattern = "(unmatched)";
+    let res: Response;
+    try {
+      const match = matchRoute(table, req.method, url.pathname);
+      if (match.kind === "none") throw new ApiError(404, "NOT_FOUND", "No such route");
+      if (match.kind === "method") {
+        throw new ApiError(405, "METHOD_NOT_ALLOWED", `Use ${match.allow.join(", ")}`, undefined, {
+          allow: match.allow.join(", "),
+        });
+      }
+      const { route } = match;
+      pattern = route.path;
+      checkCsrf(req, config.TRUST_PROXY);
+      const ctx = await buildContext(route, match.params, req, url, requestId, timing);
+      res = await route.handler(ctx);
+      if (req.method === "HEAD") res = new Response(null, res);
+    } catch (e) {
+      if (e instanceof ClientAbortError) {
+        res = new Response(null, { status: 499 });
+      } else {
+        if (!(e instanceof ApiError)) {
+          log.log("error", "unhandled error", {
+            requestId,
+            route: pattern,
+            error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+          });
+        }
+        res = errorResponse(e, requestId);
+      }
+    }
+    res = withCommonHeaders(res, requestId);
+    log.log(res.status >= 500 ? "warn" : "info", "request", {
+      requestId,
+      method: req.method,
+      route: pattern,
+      status: res.status,
+      ms: round(performance.now() - started),
+      upstreamMs: round(timing.upstreamMs),
+      upstreamCalls: timing.upstreamCalls,
+    });
+    return res;
+  }
+
+  async function buildContext(
+    route: Route,
+    rawParams: Record<string, string | undefined>,
+    req: Request,
+    url: URL,
+    requestId: string,
+    timing: { upstreamMs: number; upstreamCalls: number },
+  ): Promise<Ctx> {
+    const params = route.params ? validate(route.params, rawParams, "path") : rawParams;
+    const query = route.query
+      ? validate(route.query, Object.fromEntries(url.searchParams), "query")
+      : {};
+    let body: unknown = undefined;
+    if (route.body?.kind === "json") {
+      requireMediaType(req, ["application/json"]);
+      const text = await readLimitedText(req, config.MAX_JSON_BYTES);
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        throw invalidRequest("The request body is not valid JSON");
+      }
+      body = validate(route.body.schema, raw, "body");
+    } else if (route.body?.kind === "text") {
+      requireMediaType(req, ["text/plain"]);
+      body = await readLimitedText(req, config.MAX_CONTENT_BYTES);
+    } else if (route.body?.kind === "stream") {
+      checkDeclaredLength(req, config.MAX_UPLOAD_BYTES);
+    }
+
+    let core: Promise<{ creds: CoreCredentials; identity: string }> | undefined;
+    const coreAccess = () =>
+      core ??= credentials.core(req).then(async (creds) => {
+        if (!creds) throw notConfigured("core");
+        return { creds, identity: await credentialIdentity(creds) };
+      });
+    const coreClient = async (detached: boolean): Promise<CoreClient> =>
+      createCoreClient((await coreAccess()).creds, {
+        fetch: fetchFn,
+        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+        signal: detached ? undefined : req.signal,
+        onTiming: (ms) => {
+          timing.upstreamMs += ms;
+          timing.upstreamCalls++;
+        },
+      });
+
+    return {
+      req,
+      url,
+      requestId,
+      signal: req.signal,
+      params,
+      query,
+      body,
+      config,
+      log,
+      state,
+      concurrency: config.UPSTREAM_CONCURRENCY,
+      loreRootId: () => Promise.resolve(config.LORE_ROOT_NOTE_ID),
+      core: (opts) => coreClient(opts?.detached ?? false),
+      coreIdentity: async () => (await coreAccess()).identity,
+    };
+  }
+
+  return { handle, routes, state, log };
+}
+
+/**
+ * Parses input with a zod schema; failures become 400 with one entry per failing field.
+ *
+ * @example
+ * ```ts
+ * const q = validate(z.object({ q: z.string() }), { q: "x" }, "query");
+ * ```
+ */
+export function validate<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  where: string,
+): z.output<S> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const fields: FieldIssue[] = r.error.issues.map((i) => ({
+    path: [where, ...i.path.map(String)].join("."),
+    message: i.message,
+  }));
+  throw invalidRequest(
+    `Invalid ${where}: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,
+    fields,
+  );
+}
+
+function withCommonHeaders(res: Response, requestId: string): Response {
+  let out = res;
+  try {
+    out.headers.set("x-request-id", requestId);
+  } catch {
+    // upstream responses have immutable headers: re-wrap without copying the body
+    out = new Response(res.body, res);
+    out.headers.set("x-request-id", requestId);
+  }
+  if (!out.headers.has("x-content-type-options")) {
+    out.headers.set("x-content-type-options", "nosniff");
+  }
+  if (!out.headers.has("referrer-policy")) out.headers.set("referrer-policy", "no-referrer");
+  return out;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

@@ -1,0 +1,101 @@
+/**
+ * A small bounded cache with per-entry expiry and single-flight loading: concurrent misses for one
+ * key share one load, so a burst of requests causes one upstream call.
+ *
+ * @module
+ */
+
+/** A bounded TTL cache. */
+export interface TtlCache<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
+  /** Returns the cached value or runs `load` once for all concurrent callers of this key. */
+  getOrLoad(key: string, load: () => Promise<V>): Promise<V>;
+  delete(key: string): void;
+  /** Drops every key for which `pred` is true (e.g. all entries of one session). */
+  deleteWhere(pred: (key: string) => boolean): void;
+  clear(): void;
+  readonly size: number;
+}
+
+/** Options of {@linkcode createTtlCache}. */
+export interface TtlCacheOptions {
+  ttlMs: number;
+  maxEntries: number;
+  now?: () => number;
+}
+
+/**
+ * Creates a cache. When full, the least recently used entry is evicted. A failed load is not
+ * cached.
+ *
+ * @example
+ * ```ts
+ * const titles = createTtlCache<string[]>({ ttlMs: 60_000, maxEntries: 100 });
+ * const list = await titles.getOrLoad("user-1", () => loadTitles());
+ * ```
+ */
+export function createTtlCache<V>(opts: TtlCacheOptions): TtlCache<V> {
+  const now = opts.now ?? (() => Date.now());
+  const entries = new Map<string, { value: V; expires: number }>();
+  const inflight = new Map<string, Promise<V>>();
+  let generation = 0;
+
+  const get = (key: string): V | undefined => {
+    const e = entries.get(key);
+    if (!e) return undefined;
+    if (e.expires <= now()) {
+      entries.delete(key);
+      return undefined;
+    }
+    entries.delete(key); // refresh LRU position
+    entries.set(key, e);
+    return e.value;
+  };
+
+  const set = (key: string, value: V) => {
+    if (opts.ttlMs <= 0) return;
+    entries.delete(key);
+    entries.set(key, { value, expires: now() + opts.ttlMs });
+    while (entries.size > opts.maxEntries) {
+      entries.delete(entries.keys().next().value as string);
+    }
+  };
+
+  return {
+    get,
+    set,
+    getOrLoad(key, load) {
+      const hit = get(key);
+      if (hit !== undefined) return Promise.resolve(hit);
+      const pending = inflight.get(key);
+      if (pending) return pending;
+      const gen = generation;
+      const p = load().then((v) => {
+        // an invalidation during the load means the value may be stale: serve it, do not keep it
+        if (gen === generation) set(key, v);
+        return v;
+      }).finally(() => inflight.delete(key));
+      inflight.set(key, p);
+      return p;
+    },
+    delete(key) {
+      entries.delete(key);
+      inflight.delete(key);
+      generation++;
+    },
+    deleteWhere(pred) {
+      for (const k of [...entries.keys()]) if (pred(k)) entries.delete(k);
+      for (const k of [...inflight.keys()]) if (pred(k)) inflight.delete(k);
+      generation++;
+    },
+    clear() {
+      entries.clear();
+      inflight.clear();
+      generation++;
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Configuration from environment variables, validated once at start-up. Invalid configuration
+ * stops the process with one clear line per problem instead of failing on the first request.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+const intIn = (min: number, max: number, def: number) =>
+  z.coerce.number().int().min(min).max(max).default(def);
+
+const bool = (def: boolean) =>
+  z.enum(["true", "false", "1", "0", "yes", "no"]).default(def ? "true" : "false")
+    .transform((v) => v === "true" || v === "1" || v === "yes");
+
+/** A backend base URL: http(s), no credentials, no query; trailing slashes removed. */
+const backendUrl = z.url({ protocol: /^https?$/ })
+  .refine((v) => {
+    const u = new URL(v);
+    return !u.username && !u.password && !u.search && !u.hash;
+  }, "must be a plain http(s) URL without credentials, query or fragment")
+  .transform((v) => v.replace(/\/+$/, ""));
+
+const noteId = z.string().regex(/^[A-Za-z0-9_]{1,128}$/, "must be a note id");
+
+/** Every variable the service reads. README's configuration table documents each one. */
+export const envSchema = z.object({
+  PORT: intIn(0, 65535, 8080),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  CORE_URL: backendUrl.optional(),
+  CORE_TOKEN: z.string().min(1).optional(),
+  PARSER_URL: backendUrl.optional(),
+  PARSER_TOKEN: z.string().min(1).optional(),
+  DATA_DIR: z.string().min(1).default("./data"),
+  LORE_ROOT_NOTE_ID: noteId.default("root"),
+  MAX_JSON_BYTES: intIn(1024, 64 * 1024 * 1024, 1024 * 1024),
+  MAX_CONTENT_BYTES: intIn(1024, 256 * 1024 * 1024, 5 * 1024 * 1024),
+  MAX_UPLOAD_BYTES: intIn(1024, 1024 * 1024 * 1024, 20 * 1024 * 1024),
+  UPSTREAM_TIMEOUT_MS: intIn(100, 600_000, 15_000),
+  STREAM_IDLE_TIMEOUT_MS: intIn(100, 600_000, 60_000),
+  UPSTREAM_CONCURRENCY: intIn(1, 64, 8),
+  AUTOLINK_CACHE_MS: intIn(0, 3_600_000, 60_000),
+  SHUTDOWN_GRACE_MS: intIn(0, 600_000, 10_000),
+  TRUST_PROXY: bool(false),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+}).superRefine((env, ctx) => {
+  if (!!env.CORE_URL !== !!env.CORE_TOKEN) {
+    ctx.addIssue({
+      code: "custom",
+      path: [env.CORE_URL ? "CORE_TOKEN" : "CORE_URL"],
+      message: "CORE_URL and CORE_TOKEN must be set together",
+    });
+  }
+  if (!!env.PARSER_URL !== !!env.PARSER_TOKEN && env.PARSER_TOKEN) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["PARSER_URL"],
+      message: "PARSER_TOKEN needs PARSER_URL",
+    });
+  }
+});
+
+/** The validated configuration. */
+export type Config = z.output<typeof envSchema>;
+
+/** Thrown by {@linkcode loadConfig}; `problems` holds one readable line per bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Validates an environment map. Empty strings count as unset, so `CORE_URL=` in a compose file
+ * does not turn into an invalid URL.
+ *
+ * @example
+ * ```ts
+ * const config = loadConfig({ PORT: "3000", CORE_URL: "http://core:8080", CORE_TOKEN: "t" });
+ * config.PORT; // 3000
+ * ```
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const cleaned: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v.trim() !== "") cleaned[key] = v.trim();
+  }
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join(".") || "env"}: ${i.message}`),
+    );
+  }
+  return parsed.data;
+}

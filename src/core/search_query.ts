@@ -1,0 +1,47 @@
+/**
+ * Building Core search queries from client input. Client text only ever appears as one quoted,
+ * escaped literal (core-notes.md §3): it cannot add operators, close the quote, or change which
+ * notes a query selects.
+ *
+ * @module
+ */
+
+/**
+ * Quotes a value for Core's search language: wrapped in `"`, with `\` and `"` backslash-escaped
+ * and control characters removed.
+ *
+ * @example
+ * ```ts
+ * quoteSearchValue('say "hi"'); // "\"say \\\"hi\\\"\""
+ * ```
+ */
+export function quoteSearchValue(value: string): string {
+  // deno-lint-ignore no-control-regex
+  const clean = value.replace(/[\u0000-\u001f\u007f]/g, " ");
+  return `"${clean.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/**
+ * `#name="value"` for a label value match (whole-word semantics in Core).
+ *
+ * @example
+ * ```ts
+ * labelEquals("loreType", "character"); // '#loreType="character"'
+ * ```
+ */
+export function labelEquals(name: string, value: string): string {
+  if (!/^[A-Za-z0-9_:]+$/.test(name)) throw new TypeError("invalid label name");
+  return `#${name}=${quoteSearchValue(value)}`;
+}
+
+/**
+ * `note.title *=* "text"`: titles containing the text (case-insensitive in Core).
+ *
+ * @example
+ * ```ts
+ * titleContains("ar"); // 'note.title *=* "ar"'
+ * ```
+ */
+export function titleContains(text: string): string {
+  return `note.title *=* ${quoteSearchValue(text)}`;
+}

@@ -1,0 +1,110 @@
+/**
+ * The service's single error shape: every failure, whatever its origin, leaves as
+ * `{ error, message, requestId, details? }` with an `X-Request-Id` header.
+ *
+ * @module
+ */
+
+/** Machine-readable error codes. The HTTP status is part of each code's meaning. */
+export type ErrorCode =
+  | "INVALID_REQUEST"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "PAYLOAD_TOO_LARGE"
+  | "FORBIDDEN"
+  | "CSRF_REJECTED"
+  | "UNAUTHORIZED"
+  | "CONFLICT"
+  | "RATE_LIMITED"
+  | "NOT_CONFIGURED"
+  | "UPSTREAM_UNAUTHORIZED"
+  | "UPSTREAM_FORBIDDEN"
+  | "UPSTREAM_REJECTED"
+  | "UPSTREAM_ERROR"
+  | "UPSTREAM_UNAVAILABLE"
+  | "UPSTREAM_TIMEOUT"
+  | "PARTIAL_FAILURE"
+  | "INTERNAL_ERROR";
+
+/**
+ * An error that maps to one HTTP answer. Throw it anywhere below a handler; the app turns it
+ * into the JSON error shape.
+ *
+ * @example
+ * ```ts
+ * throw new ApiError(404, "NOT_FOUND", "Note not found");
+ * ```
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    readonly headers?: HeadersInit,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+/**
+ * The answer when a backend has no credentials configured for this caller (seed: "not
+ * configured" helper).
+ *
+ * @example
+ * ```ts
+ * throw notConfigured("core");
+ * ```
+ */
+export function notConfigured(service: "core" | "parser"): ApiError {
+  const name = service === "core" ? "Core (lore database)" : "Parser (AI service)";
+  return new ApiError(
+    503,
+    "NOT_CONFIGURED",
+    `${name} is not configured: connect it in settings or set its environment variables`,
+    { service },
+  );
+}
+
+/**
+ * 400 with the failing fields, for input that never reaches a backend.
+ *
+ * @example
+ * ```ts
+ * throw invalidRequest("q must have at least 2 characters", [{ path: "q", message: "too short" }]);
+ * ```
+ */
+export function invalidRequest(message: string, fields?: FieldIssue[]): ApiError {
+  return new ApiError(400, "INVALID_REQUEST", message, fields ? { fields } : undefined);
+}
+
+/** One failing input field. */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * Serialises an error to the shared JSON shape. Unknown errors become a 500 that says nothing
+ * about internals (the log line carries the redacted cause).
+ *
+ * @example
+ * ```ts
+ * const res = errorResponse(new ApiError(404, "NOT_FOUND", "Note not found"), "req-1");
+ * res.status; // 404
+ * ```
+ */
+export function errorResponse(err: unknown, requestId: string): Response {
+  const e = err instanceof ApiError
+    ? err
+    : new ApiError(500, "INTERNAL_ERROR", "The request failed inside the service");
+  const body: Record<string, unknown> = { error: e.code, message: e.message, requestId };
+  if (e.details !== undefined) body.details = e.details;
+  const headers = new Headers(e.headers);
+  headers.set("content-type", "application/json; charset=utf-8");
+  headers.set("cache-control", "no-store");
+  headers.set("x-content-type-options", "nosniff");
+  return new Response(JSON.stringify(body), { status: e.status, headers });
+}

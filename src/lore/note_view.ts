@@ -1,0 +1,115 @@
+/**
+ * Reading lore conventions off Core notes: labels and relations the note owns or inherits,
+ * lore type, display attributes. Pure functions over the ETAPI note shape.
+ *
+ * @module
+ */
+import type { CoreAttribute, CoreNote } from "../upstream/core_schemas.ts";
+
+/** Relations Core creates by itself from content links; not user-facing relationships. */
+export const AUTOMATIC_RELATIONS: ReadonlySet<string> = new Set([
+  "internalLink",
+  "imageLink",
+  "includeNoteLink",
+  "relationMapLink",
+]);
+
+/**
+ * Attributes the note owns (not inherited from parents or templates).
+ *
+ * @example
+ * ```ts
+ * ownAttributes(note).filter((a) => a.type === "label");
+ * ```
+ */
+export function ownAttributes(note: Pick<CoreNote, "noteId" | "attributes">): CoreAttribute[] {
+  return note.attributes.filter((a) => a.noteId === note.noteId);
+}
+
+/**
+ * Value of the first label `name` (own first, then inherited), or undefined.
+ *
+ * @example
+ * ```ts
+ * labelValue(note, "loreType"); // "character"
+ * ```
+ */
+export function labelValue(
+  note: Pick<CoreNote, "noteId" | "attributes">,
+  name: string,
+): string | undefined {
+  const labels = note.attributes.filter((a) => a.type === "label" && a.name === name);
+  return (labels.find((a) => a.noteId === note.noteId) ?? labels[0])?.value;
+}
+
+/**
+ * Whether a label is present, owned or inherited (any value counts, like Core's share renderer).
+ *
+ * @example
+ * ```ts
+ * hasLabel(note, "gmOnly");
+ * ```
+ */
+export function hasLabel(note: Pick<CoreNote, "attributes">, name: string): boolean {
+  return note.attributes.some((a) => a.type === "label" && a.name === name);
+}
+
+/**
+ * Target of the note's own relation `name`, or undefined.
+ *
+ * @example
+ * ```ts
+ * relationTarget(note, "portraitImage"); // "img123"
+ * ```
+ */
+export function relationTarget(
+  note: Pick<CoreNote, "noteId" | "attributes">,
+  name: string,
+): string | undefined {
+  return ownAttributes(note).find((a) => a.type === "relation" && a.name === name)?.value;
+}
+
+/**
+ * A compact note summary for lists (search results, collections, pickers).
+ *
+ * @example
+ * ```ts
+ * notes.map(noteSummary);
+ * ```
+ */
+export function noteSummary(note: CoreNote): NoteSummary {
+  return {
+    noteId: note.noteId,
+    title: note.title,
+    type: note.type,
+    loreType: labelValue(note, "loreType") ?? null,
+    isProtected: note.isProtected,
+    parentNoteIds: note.parentNoteIds,
+    dateModified: coreUtcToIso(note.utcDateModified),
+  };
+}
+
+/** Shape of {@linkcode noteSummary}. */
+export interface NoteSummary {
+  noteId: string;
+  title: string;
+  type: string;
+  loreType: string | null;
+  isProtected: boolean;
+  parentNoteIds: string[];
+  dateModified: string | null;
+}
+
+/**
+ * Core's UTC timestamps (`2026-04-20 11:09:32.123Z`) as ISO 8601 (`2026-04-20T11:09:32.123Z`).
+ *
+ * @example
+ * ```ts
+ * coreUtcToIso("2026-04-20 11:09:32.123Z"); // "2026-04-20T11:09:32.123Z"
+ * ```
+ */
+export function coreUtcToIso(value: string | undefined): string | null {
+  if (!value) return null;
+  const iso = value.replace(" ", "T");
+  return Number.isNaN(Date.parse(iso)) ? null : iso;
+}

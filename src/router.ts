@@ -1,0 +1,166 @@
+/**
+ * Route declarations. A route states its method, URLPattern path, backend, input schemas and
+ * handler once; validation, the OpenAPI document and README's route list are all derived from
+ * that one declaration.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import type { Config } from "./config.ts";
+import type { Logger } from "./http/log.ts";
+import type { CoreClient } from "./upstream/core.ts";
+import type { AppState } from "./app_state.ts";
+
+/** HTTP methods the table uses. */
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** Which backend a route talks to (the seed's Backend column). */
+export type Backend = "Core" | "Parser" | "Both" | "None";
+
+/** How a route reads its body. */
+export type BodySpec =
+  | { kind: "json"; schema: z.ZodType }
+  /** `text/plain` only, limited to `MAX_CONTENT_BYTES`; handed over as a string. */
+  | { kind: "text" }
+  /** Any bytes; the handler streams `ctx.req.body` itself and enforces its own limit. */
+  | { kind: "stream"; description: string };
+
+/** Per-request context given to handlers. */
+export interface Ctx<P = unknown, Q = unknown, B = unknown> {
+  req: Request;
+  url: URL;
+  requestId: string;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  params: P;
+  query: Q;
+  body: B;
+  config: Config;
+  log: Logger;
+  state: AppState;
+  /**
+   * Core client for this caller's credentials; throws 503 NOT_CONFIGURED when there are none.
+   * `detached` clients ignore the client's disconnect (timeouts still apply): multi-step writes
+   * use them so a half-done write is always finished or rolled back.
+   */
+  core(opts?: { detached?: boolean }): Promise<CoreClient>;
+  /** A stable, non-secret key for this caller's Core credentials (cache partitioning). */
+  coreIdentity(): Promise<string>;
+  /** Run at most this many upstream calls at once. */
+  concurrency: number;
+  /** The note new lore goes under when a request names no parent. */
+  loreRootId(): Promise<string>;
+}
+
+/** One row of the route table. */
+export interface Route<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends BodySpec | undefined = BodySpec | undefined,
+> {
+  method: Method;
+  /** URLPattern pathname, e.g. `/api/lore/:id`. */
+  path: string;
+  summary: string;
+  backend: Backend;
+  /** `public` routes never read credentials; `private` routes need Core/Parser credentials. */
+  access: "public" | "private";
+  tag: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Documented responses: status → description. */
+  responses: Record<number, string>;
+  handler(
+    ctx: Ctx<z.output<P>, z.output<Q>, BodyValue<B>>,
+  ): Promise<Response> | Response;
+}
+
+/** The value of `ctx.body` for a body spec. */
+export type BodyValue<B> = B extends { kind: "json"; schema: infer S extends z.ZodType }
+  ? z.output<S>
+  : B extends { kind: "text" } ? string
+  : undefined;
+
+/**
+ * Declares a route with full type inference for params, query and body.
+ *
+ * @example
+ * ```ts
+ * export const getNote = defineRoute({
+ *   method: "GET", path: "/api/lore/:id", summary: "Note", backend: "Core", access: "private",
+ *   tag: "lore", params: idParams, responses: { 200: "The note" },
+ *   handler: async (ctx) => json(await (await ctx.core()).getNote(ctx.params.id)),
+ * });
+ * ```
+ */
+export function defineRoute<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends BodySpec | undefined = undefined,
+>(route: Route<P, Q, B>): Route {
+  return route as unknown as Route;
+}
+
+/** A compiled row: the route plus its URLPattern. */
+export interface CompiledRoute {
+  route: Route;
+  pattern: URLPattern;
+}
+
+/**
+ * Compiles a table; refuses duplicate method+path rows so the table stays the single truth.
+ *
+ * @example
+ * ```ts
+ * const table = compileRoutes([getNote]);
+ * ```
+ */
+export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
+  const seen = new Set<string>();
+  return routes.map((route) => {
+    const key = `${route.method} ${route.path}`;
+    if (seen.has(key)) throw new Error(`duplicate route ${key}`);
+    seen.add(key);
+    return { route, pattern: new URLPattern({ pathname: route.path }) };
+  });
+}
+
+/** Result of matching a request against the table. */
+export type Match =
+  | { kind: "found"; route: Route; params: Record<string, string | undefined> }
+  | { kind: "method"; allow: Method[] }
+  | { kind: "none" };
+
+/**
+ * Finds the row for a method and pathname. A literal path (`/api/lore/move`) shadows parameterised
+ * ones (`/api/lore/:id`) for every method, so `GET /api/lore/move` is a 405, not a note lookup.
+ *
+ * @example
+ * ```ts
+ * matchRoute(table, "GET", "/api/lore/abc"); // { kind: "found", ... }
+ * ```
+ */
+export function matchRoute(
+  table: readonly CompiledRoute[],
+  method: string,
+  pathname: string,
+): Match {
+  const m = method === "HEAD" ? "GET" : method;
+  for (const literal of [true, false]) {
+    const allow: Method[] = [];
+    for (const { route, pattern } of table) {
+      if (isLiteral(route.path) !== literal) continue;
+      const r = pattern.exec({ pathname });
+      if (!r) continue;
+      if (route.method === m) return { kind: "found", route, params: r.pathname.groups };
+      allow.push(route.method);
+    }
+    if (allow.length) return { kind: "method", allow };
+  }
+  return { kind: "none" };
+}
+
+function isLiteral(path: string): boolean {
+  return !/[:*(]/.test(path);
+}

@@ -1,0 +1,264 @@
+/**
+ * Lore CRUD: list/search, create (with labels and template in one request), read (with resolved
+ * relations), update and delete.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { ApiError, invalidRequest } from "../http/errors.ts";
+import { json, noContent } from "../http/response.ts";
+import {
+  AUTOMATIC_RELATIONS,
+  labelValue,
+  ownAttributes,
+  relationTarget,
+} from "../lore/note_view.ts";
+import { refuseSystemNote } from "../lore/system_notes.ts";
+import { writeSteps } from "../lore/write_steps.ts";
+import { defineRoute, type Route } from "../router.ts";
+import type { CoreClient, CoreNote } from "../upstream/core.ts";
+import { mapLimit } from "../util/concurrency.ts";
+import { attributeNameSchema, idParams, idSchema, LORE_TYPES, NOTE_TYPES } from "./schemas.ts";
+
+const RESERVED_ATTRIBUTES = new Set(["lore", "loreType", "template"]);
+
+const createBody = z.strictObject({
+  title: z.string().trim().min(1).max(500),
+  type: z.enum(NOTE_TYPES).default("text"),
+  mime: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a media type").max(100).optional(),
+  loreType: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be a simple word").optional(),
+  templateId: idSchema.optional(),
+  parentNoteId: idSchema.optional(),
+  content: z.string().max(5 * 1024 * 1024).default(""),
+  attributes: z.record(attributeNameSchema, z.string().max(10_000)).default({})
+    .refine((a) => Object.keys(a).length <= 100, "at most 100 attributes")
+    .refine(
+      (a) => Object.keys(a).every((k) => !RESERVED_ATTRIBUTES.has(k)),
+      "lore, loreType and template are set through loreType/templateId",
+    ),
+});
+
+const patchBody = z.strictObject({
+  title: z.string().trim().min(1).max(500).optional(),
+  type: z.enum(NOTE_TYPES).optional(),
+  mime: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a media type").max(100).optional(),
+}).refine((b) => Object.keys(b).length > 0, "give at least one of title, type, mime");
+
+const listQuery = z.object({
+  q: z.string().trim().min(1).max(2000).default("#lore"),
+  ancestorNoteId: idSchema.optional(),
+});
+
+/** `GET /api/lore` — every note matching a Core search (default `#lore`), never truncated. */
+export const listLore = defineRoute({
+  method: "GET",
+  path: "/api/lore",
+  summary: "Search lore notes with Core's search syntax (`q`, default `#lore`); complete list",
+  backend: "Core",
+  access: "private",
+  tag: "lore",
+  query: listQuery,
+  responses: { 200: "`{ results: Note[], count }` (Core note objects)" },
+  handler: async (ctx) => {
+    const core = await ctx.core();
+    const results = await core.search(ctx.query.q, { ancestorNoteId: ctx.query.ancestorNoteId });
+    return json({ results, count: results.length });
+  },
+});
+
+/** `POST /api/lore` — create-note, then `#lore`, `#loreType`, `~template`, labels; all or nothing. */
+export const createLore = defineRoute({
+  method: "POST",
+  path: "/api/lore",
+  summary:
+    "Create a lore note with its #lore/#loreType labels, template and attributes (all or nothing)",
+  backend: "Core",
+  access: "private",
+  tag: "lore",
+  body: { kind: "json", schema: createBody },
+  responses: {
+    201: "`{ note, branch }` with every attribute in place",
+    400: "Invalid body, or a parent/template that does not exist (nothing created)",
+    502: "PARTIAL_FAILURE: a step failed and the half-made note could not be removed",
+  },
+  handler: async (ctx) => {
+    const b = ctx.body;
+    const core = await ctx.core({ detached: true });
+    const parentNoteId = b.parentNoteId ?? await ctx.loreRootId();
+    const templateId = b.templateId ??
+      ((LORE_TYPES as readonly string[]).includes(b.loreType ?? "")
+        ? `_template_${b.loreType}`
+        : undefined);
+    const w = writeSteps();
+    const created = await w.step(
+      "create the note",
+      () =>
+        core.createNote({
+          parentNoteId,
+          title: b.title,
+          type: b.type,
+          mime: b.mime ?? (b.type === "text" ? "text/html" : undefined),
+          content: b.content,
+        }).catch(rename404("parentNoteId")),
+      (r) => core.deleteNote(r.note.noteId),
+    );
+    const noteId = created.note.noteId;
+    const label = (name: string, value: string) => () =>
+      core.createAttribute({ noteId, type: "label", name, value });
+    await w.step("add the #lore label", label("lore", ""), "covered");
+    if (b.loreType) {
+      await w.step("add the #loreType label", label("loreType", b.loreType), "covered");
+    }
+    if (templateId) {
+      await w.step(
+        "link the template",
+        () =>
+          core.createAttribute({ noteId, type: "relation", name: "template", value: templateId })
+            .catch(rename404("templateId")),
+        "covered",
+      );
+    }
+    for (const [name, value] of Object.entries(b.attributes)) {
+      await w.step(`add the #${name} label`, label(name, value), "covered");
+    }
+    const note = await core.getNote(noteId);
+    return json({ note, branch: created.branch }, 201);
+  },
+});
+
+/** `GET /api/lore/:id` — the note, its relations resolved to titles, portrait and theme song. */
+export const getLore = defineRoute({
+  method: "GET",
+  path: "/api/lore/:id",
+  summary: "Note metadata plus attributes, resolved relations, portrait image and theme song",
+  backend: "Core",
+  access: "private",
+  tag: "lore",
+  params: idParams,
+  responses: {
+    200: "Note with `loreType`, `resolvedRelations`, `portraitImageNoteId`, `themeSongUrl`",
+  },
+  handler: async (ctx) => {
+    const core = await ctx.core();
+    const note = await core.getNote(ctx.params.id);
+    return json({
+      ...note,
+      loreType: labelValue(note, "loreType") ?? null,
+      resolvedRelations: await resolveRelations(core, note, ctx.concurrency),
+      portraitImageNoteId: relationTarget(note, "portraitImage") ?? null,
+      themeSongUrl: httpUrlOrNull(labelValue(note, "themeSong")),
+    });
+  },
+});
+
+/** `PATCH /api/lore/:id` — title, type, mime. */
+export const patchLore = defineRoute({
+  method: "PATCH",
+  path: "/api/lore/:id",
+  summary: "Update title, type or mime",
+  backend: "Core",
+  access: "private",
+  tag: "lore",
+  params: idParams,
+  body: { kind: "json", schema: patchBody },
+  responses: { 200: "The updated note", 404: "No such note" },
+  handler: async (ctx) => {
+    refuseSystemNote(ctx.params.id, "changed");
+    const core = await ctx.core({ detached: true });
+    return json(await core.patchNote(ctx.params.id, ctx.body));
+  },
+});
+
+/** `DELETE /api/lore/:id` — 204, also when already gone (Core deletes idempotently). */
+export const deleteLore = defineRoute({
+  method: "DELETE",
+  path: "/api/lore/:id",
+  summary: "Delete a note (and its subtree where it has no other parent); 204",
+  backend: "Core",
+  access: "private",
+  tag: "lore",
+  params: idParams,
+  responses: { 204: "Deleted (or already absent)", 400: "System notes cannot be deleted" },
+  handler: async (ctx) => {
+    refuseSystemNote(ctx.params.id, "deleted");
+    await (await ctx.core({ detached: true })).deleteNote(ctx.params.id);
+    return noContent();
+  },
+});
+
+/** Relations shown to users: the note's own, minus Core's automatic link relations. */
+export async function resolveRelations(
+  core: CoreClient,
+  note: CoreNote,
+  concurrency: number,
+): Promise<ResolvedRelation[]> {
+  const relations = ownAttributes(note).filter((a) =>
+    a.type === "relation" && !AUTOMATIC_RELATIONS.has(a.name) && a.name !== "template" &&
+    a.name !== "inherit"
+  );
+  const targetIds = [...new Set(relations.map((r) => r.value))];
+  const targets = new Map<string, CoreNote | null>();
+  await mapLimit(targetIds, concurrency, async (id) => {
+    targets.set(
+      id,
+      await core.getNote(id).catch((
+        e,
+      ) => (e instanceof ApiError && e.status === 404 ? null : Promise.reject(e))),
+    );
+  });
+  return relations.flatMap((r) => {
+    const t = targets.get(r.value);
+    return t
+      ? [{
+        attributeId: r.attributeId,
+        name: r.name,
+        targetNoteId: t.noteId,
+        targetTitle: t.title,
+        loreType: labelValue(t, "loreType") ?? null,
+      }]
+      : [];
+  });
+}
+
+/** A relation with its target's title and lore type. */
+export interface ResolvedRelation {
+  attributeId: string;
+  name: string;
+  targetNoteId: string;
+  targetTitle: string;
+  loreType: string | null;
+}
+
+function httpUrlOrNull(value: string | undefined): string | null {
+  if (!value) return null;
+  try {
+    const u = new URL(value.trim());
+    return u.protocol === "https:" || u.protocol === "http:" ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Core answers a missing parent with 400 PROPERTY_VALIDATION_ERROR and a missing relation target
+ * with 404: both mean the id in `field` does not exist, which is the client's error.
+ */
+function rename404(field: string) {
+  return (e: unknown): never => {
+    const upstreamCode = e instanceof ApiError && typeof e.details === "object" && e.details
+      ? (e.details as { upstreamCode?: string }).upstreamCode
+      : undefined;
+    if (
+      e instanceof ApiError && (e.status === 404 || upstreamCode === "PROPERTY_VALIDATION_ERROR")
+    ) {
+      throw invalidRequest(`${field} does not name an existing note`, [{
+        path: `body.${field}`,
+        message: "not found",
+      }]);
+    }
+    throw e;
+  };
+}
+
+/** The lore CRUD routes. */
+export const loreRoutes: Route[] = [listLore, createLore, getLore, patchLore, deleteLore];

@@ -1,0 +1,290 @@
+/**
+ * Client for Core's ETAPI. Every method encodes its path segments, validates what comes back
+ * and maps ETAPI errors to the shared error shape (upstream 404 stays 404, see DESIGN.md §4).
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { ApiError } from "../http/errors.ts";
+import {
+  coreAppInfoSchema,
+  type CoreAttribute,
+  coreAttributeSchema,
+  type CoreBranch,
+  coreBranchSchema,
+  coreErrorSchema,
+  type CoreNote,
+  coreNoteSchema,
+  coreNoteWithBranchSchema,
+  type CoreRevision,
+  coreRevisionSchema,
+  coreSearchSchema,
+} from "./core_schemas.ts";
+import { readBodyText, type UpstreamDeps, upstreamFetch, type UpstreamRequest } from "./fetch.ts";
+import { upstreamPath as p } from "./path.ts";
+
+/** Where Core is and the ETAPI token to use there. */
+export interface CoreCredentials {
+  baseUrl: string;
+  token: string;
+}
+
+/** Options of `GET /etapi/notes` that the service uses. */
+export interface CoreSearchOptions {
+  ancestorNoteId?: string;
+  ancestorDepth?: string;
+  fastSearch?: boolean;
+  includeArchivedNotes?: boolean;
+  limit?: number;
+  orderBy?: string;
+}
+
+/** Body of `POST /etapi/create-note` (Core rejects any other key). */
+export interface CreateNoteInput {
+  parentNoteId: string;
+  title: string;
+  type: string;
+  mime?: string;
+  content: string;
+  notePosition?: number;
+}
+
+/** Body of `POST /etapi/attributes`. */
+export interface CreateAttributeInput {
+  noteId: string;
+  type: "label" | "relation";
+  name: string;
+  value: string;
+  isInheritable?: boolean;
+  position?: number;
+}
+
+/** The ETAPI operations the service performs. */
+export interface CoreClient {
+  getNote(noteId: string): Promise<CoreNote>;
+  createNote(input: CreateNoteInput): Promise<{ note: CoreNote; branch: CoreBranch }>;
+  patchNote(
+    noteId: string,
+    patch: { title?: string; type?: string; mime?: string },
+  ): Promise<CoreNote>;
+  deleteNote(noteId: string): Promise<void>;
+  /** Raw content response (streamable); non-2xx already mapped to an error. */
+  content(noteId: string): Promise<Response>;
+  contentText(noteId: string): Promise<string>;
+  putContent(
+    noteId: string,
+    body: BodyInit,
+    contentType: "text/plain" | "application/octet-stream",
+  ): Promise<void>;
+  search(query: string, opts?: CoreSearchOptions): Promise<CoreNote[]>;
+  getAttribute(attributeId: string): Promise<CoreAttribute>;
+  createAttribute(input: CreateAttributeInput): Promise<CoreAttribute>;
+  deleteAttribute(attributeId: string): Promise<void>;
+  getBranch(branchId: string): Promise<CoreBranch>;
+  createBranch(
+    input: { noteId: string; parentNoteId: string; notePosition?: number; prefix?: string | null },
+  ): Promise<CoreBranch>;
+  patchBranch(
+    branchId: string,
+    patch: { notePosition?: number; prefix?: string | null },
+  ): Promise<CoreBranch>;
+  deleteBranch(branchId: string): Promise<void>;
+  revisions(noteId: string): Promise<CoreRevision[]>;
+  getRevision(revisionId: string): Promise<CoreRevision>;
+  revisionContent(revisionId: string): Promise<Response>;
+  appInfo(): Promise<{ appVersion: string }>;
+}
+
+const NOT_FOUND_MESSAGES: Record<string, string> = {
+  NOTE_NOT_FOUND: "Note not found",
+  BRANCH_NOT_FOUND: "Branch not found",
+  ATTRIBUTE_NOT_FOUND: "Attribute not found",
+  ATTACHMENT_NOT_FOUND: "Attachment not found",
+  REVISION_NOT_FOUND: "Revision not found",
+};
+
+/**
+ * Maps a non-2xx ETAPI answer to an {@linkcode ApiError}. Core's message text is not passed on
+ * (it may echo input or internals); its error code is, when it looks like one.
+ *
+ * @example
+ * ```ts
+ * mapCoreError(404, '{"status":404,"code":"NOTE_NOT_FOUND","message":"Note \'x\' not found."}', new Headers());
+ * // ApiError 404 NOT_FOUND "Note not found"
+ * ```
+ */
+export function mapCoreError(status: number, bodyText: string, headers: Headers): ApiError {
+  let code: string | undefined;
+  try {
+    const parsed = coreErrorSchema.safeParse(JSON.parse(bodyText));
+    if (parsed.success && parsed.data.code && /^[A-Z_]{1,40}$/.test(parsed.data.code)) {
+      code = parsed.data.code;
+    }
+  } catch { /* non-JSON error body (rate limiter, proxy page): status alone decides */ }
+  const details = { service: "core", ...(code ? { upstreamCode: code } : {}) };
+  if (status === 404) {
+    return new ApiError(
+      404,
+      "NOT_FOUND",
+      NOT_FOUND_MESSAGES[code ?? ""] ?? "Not found in Core",
+      details,
+    );
+  }
+  if (status === 401) {
+    return new ApiError(
+      401,
+      "UPSTREAM_UNAUTHORIZED",
+      "Core rejected the credentials; reconnect Core",
+      details,
+    );
+  }
+  if (status === 403) {
+    return new ApiError(403, "UPSTREAM_FORBIDDEN", "Core refused access", details);
+  }
+  if (status === 400 && code?.endsWith("_IS_PROTECTED")) {
+    return new ApiError(
+      403,
+      "FORBIDDEN",
+      "The note is protected and cannot be used through the API",
+      details,
+    );
+  }
+  if (status === 409) return new ApiError(409, "CONFLICT", "Core reported a conflict", details);
+  if (status === 400 || status === 422) {
+    return new ApiError(
+      status,
+      "UPSTREAM_REJECTED",
+      `Core rejected the request${code ? ` (${code})` : ""}`,
+      details,
+    );
+  }
+  if (status === 429) {
+    const retry = headers.get("retry-after");
+    const seconds = retry && /^\d{1,6}$/.test(retry) ? retry : "60";
+    return new ApiError(429, "RATE_LIMITED", "Core is rate limiting requests", details, {
+      "retry-after": seconds,
+    });
+  }
+  return new ApiError(502, "UPSTREAM_ERROR", "Core failed to handle the request", details);
+}
+
+const MAX_JSON = 64 * 1024 * 1024;
+
+/**
+ * Creates a client bound to one set of credentials and one incoming request (its abort signal
+ * and timing sink). Cheap: make one per request.
+ *
+ * @example
+ * ```ts
+ * const core = createCoreClient({ baseUrl: "http://core:8080", token }, { fetch, timeoutMs: 15000 });
+ * const note = await core.getNote("abc123");
+ * ```
+ */
+export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): CoreClient {
+  const auth = { authorization: creds.token };
+
+  const call = async (req: UpstreamRequest) => {
+    const up = await upstreamFetch(deps, "Core", creds.baseUrl, {
+      ...req,
+      headers: { ...auth, ...(req.headers as Record<string, string> | undefined) },
+    });
+    if (up.res.status >= 200 && up.res.status < 300) return up;
+    const text = await readBodyText(up, deps, "Core", 64 * 1024).catch(() => "");
+    throw mapCoreError(up.res.status, text, up.res.headers);
+  };
+
+  const jsonCall = async <S extends z.ZodType>(
+    schema: S,
+    req: UpstreamRequest,
+  ): Promise<z.output<S>> => {
+    const up = await call(req);
+    const text = await readBodyText(up, deps, "Core", MAX_JSON);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new ApiError(502, "UPSTREAM_ERROR", "Core sent a malformed response", {
+        service: "core",
+      });
+    }
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      throw new ApiError(502, "UPSTREAM_ERROR", "Core sent an unexpected response", {
+        service: "core",
+      });
+    }
+    return parsed.data;
+  };
+
+  const jsonBody = (body: unknown) => ({
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+  const noBody = async (req: UpstreamRequest) => {
+    const up = await call(req);
+    await up.res.body?.cancel();
+    up.release();
+  };
+
+  const streamed = async (req: UpstreamRequest) => (await call({ ...req, stream: true })).res;
+
+  return {
+    getNote: (id) => jsonCall(coreNoteSchema, { path: p`/etapi/notes/${id}` }),
+    createNote: (input) =>
+      jsonCall(coreNoteWithBranchSchema, {
+        method: "POST",
+        path: "/etapi/create-note",
+        ...jsonBody(input),
+      }),
+    patchNote: (id, patch) =>
+      jsonCall(coreNoteSchema, {
+        method: "PATCH",
+        path: p`/etapi/notes/${id}`,
+        ...jsonBody(patch),
+      }),
+    deleteNote: (id) => noBody({ method: "DELETE", path: p`/etapi/notes/${id}` }),
+    content: (id) => streamed({ path: p`/etapi/notes/${id}/content` }),
+    contentText: async (id) => {
+      const up = await call({ path: p`/etapi/notes/${id}/content` });
+      return readBodyText(up, deps, "Core", MAX_JSON);
+    },
+    putContent: (id, body, contentType) =>
+      noBody({
+        method: "PUT",
+        path: p`/etapi/notes/${id}/content`,
+        headers: { "content-type": contentType },
+        body,
+      }),
+    search: async (query, opts = {}) =>
+      (await jsonCall(coreSearchSchema, {
+        path: "/etapi/notes",
+        query: { search: query, ...opts },
+      })).results,
+    getAttribute: (id) => jsonCall(coreAttributeSchema, { path: p`/etapi/attributes/${id}` }),
+    createAttribute: (input) =>
+      jsonCall(coreAttributeSchema, {
+        method: "POST",
+        path: "/etapi/attributes",
+        ...jsonBody(input),
+      }),
+    deleteAttribute: (id) => noBody({ method: "DELETE", path: p`/etapi/attributes/${id}` }),
+    getBranch: (id) => jsonCall(coreBranchSchema, { path: p`/etapi/branches/${id}` }),
+    createBranch: (input) =>
+      jsonCall(coreBranchSchema, { method: "POST", path: "/etapi/branches", ...jsonBody(input) }),
+    patchBranch: (id, patch) =>
+      jsonCall(coreBranchSchema, {
+        method: "PATCH",
+        path: p`/etapi/branches/${id}`,
+        ...jsonBody(patch),
+      }),
+    deleteBranch: (id) => noBody({ method: "DELETE", path: p`/etapi/branches/${id}` }),
+    revisions: async (id) =>
+      await jsonCall(coreRevisionSchema.array(), { path: p`/etapi/notes/${id}/revisions` }),
+    getRevision: (id) => jsonCall(coreRevisionSchema, { path: p`/etapi/revisions/${id}` }),
+    revisionContent: (id) => streamed({ path: p`/etapi/revisions/${id}/content` }),
+    appInfo: () => jsonCall(coreAppInfoSchema, { path: "/etapi/app-info" }),
+  };
+}
+
+export type { CoreAttribute, CoreBranch, CoreNote, CoreRevision };

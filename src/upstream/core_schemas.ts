@@ -1,0 +1,94 @@
+/**
+ * Zod schemas for what Core's ETAPI sends back. Core is a trust boundary too: a response that
+ * does not have this shape is a 502, never a crash or a half-read object. Objects are loose so a
+ * newer Core with extra fields keeps working.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** An attribute as ETAPI returns it (inherited ones keep their owner's `noteId`). */
+export const coreAttributeSchema = z.looseObject({
+  attributeId: z.string(),
+  noteId: z.string(),
+  type: z.enum(["label", "relation"]),
+  name: z.string(),
+  value: z.string(),
+  position: z.number().optional(),
+  isInheritable: z.boolean().optional().default(false),
+  utcDateModified: z.string().optional(),
+});
+/** An ETAPI attribute. */
+export type CoreAttribute = z.output<typeof coreAttributeSchema>;
+
+/** A note as ETAPI returns it. */
+export const coreNoteSchema = z.looseObject({
+  noteId: z.string(),
+  isProtected: z.boolean(),
+  title: z.string(),
+  type: z.string(),
+  mime: z.string(),
+  blobId: z.string().optional(),
+  dateCreated: z.string().optional(),
+  dateModified: z.string().optional(),
+  utcDateCreated: z.string().optional(),
+  utcDateModified: z.string().optional(),
+  parentNoteIds: z.array(z.string()),
+  childNoteIds: z.array(z.string()),
+  parentBranchIds: z.array(z.string()),
+  childBranchIds: z.array(z.string()),
+  attributes: z.array(coreAttributeSchema),
+});
+/** An ETAPI note. */
+export type CoreNote = z.output<typeof coreNoteSchema>;
+
+/** A branch (a note's placement under one parent). */
+export const coreBranchSchema = z.looseObject({
+  branchId: z.string(),
+  noteId: z.string(),
+  parentNoteId: z.string(),
+  prefix: z.string().nullable().optional(),
+  notePosition: z.number(),
+  isExpanded: z.boolean().optional(),
+  utcDateModified: z.string().optional(),
+});
+/** An ETAPI branch. */
+export type CoreBranch = z.output<typeof coreBranchSchema>;
+
+/** `POST /etapi/create-note` answer. */
+export const coreNoteWithBranchSchema = z.object({
+  note: coreNoteSchema,
+  branch: coreBranchSchema,
+});
+
+/** A revision (list entries carry `contentLength`). */
+export const coreRevisionSchema = z.looseObject({
+  revisionId: z.string(),
+  noteId: z.string(),
+  type: z.string(),
+  mime: z.string(),
+  isProtected: z.boolean(),
+  title: z.string(),
+  blobId: z.string().optional(),
+  dateLastEdited: z.string().optional(),
+  dateCreated: z.string().optional(),
+  utcDateLastEdited: z.string().optional(),
+  utcDateCreated: z.string().optional(),
+  utcDateModified: z.string().optional(),
+  contentLength: z.number().optional(),
+});
+/** An ETAPI revision. */
+export type CoreRevision = z.output<typeof coreRevisionSchema>;
+
+/** `GET /etapi/notes?search=` answer. */
+export const coreSearchSchema = z.object({ results: z.array(coreNoteSchema) });
+
+/** `GET /etapi/app-info` answer (only what we show). */
+export const coreAppInfoSchema = z.looseObject({ appVersion: z.string() });
+
+/** ETAPI's error body. */
+export const coreErrorSchema = z.object({
+  status: z.number().optional(),
+  code: z.string().optional(),
+  message: z.string().optional(),
+});

@@ -1,0 +1,165 @@
+/**
+ * The one fetch helper both backend clients use: a deadline for the response head, the caller's
+ * abort propagated, network failures mapped to the shared error shape without leaking the
+ * backend's address, and timing reported for the request log. It never retries: a write that
+ * timed out may still have happened, so only the caller can decide.
+ *
+ * @module
+ */
+import { ApiError } from "../http/errors.ts";
+
+/** What the helper needs from its surroundings (injected so tests control it). */
+export interface UpstreamDeps {
+  fetch: typeof fetch;
+  /** Milliseconds until the response head must arrive (buffered reads: until the body is read). */
+  timeoutMs: number;
+  /** The incoming request's signal: a client that goes away cancels the upstream call. */
+  signal?: AbortSignal;
+  /** Called once per upstream call with its duration in ms. */
+  onTiming?: (ms: number) => void;
+}
+
+/** One upstream call. `path` must come from {@linkcode upstreamPath} (already encoded). */
+export interface UpstreamRequest {
+  method?: string;
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: HeadersInit;
+  body?: BodyInit | null;
+  /** Keep the deadline running only until the head arrives (streamed bodies). */
+  stream?: boolean;
+}
+
+/** The client's request was cancelled; nobody is left to answer. */
+export class ClientAbortError extends Error {
+  constructor() {
+    super("client closed the request");
+    this.name = "ClientAbortError";
+  }
+}
+
+/** A response whose deadline is still running until `release()` (buffered reads). */
+export interface UpstreamResponse {
+  res: Response;
+  /** Stop the deadline timer; call after the body has been consumed. */
+  release(): void;
+  /** Whether the deadline fired (a body read that fails afterwards is a timeout). */
+  timedOut(): boolean;
+}
+
+/**
+ * Performs one call to `baseUrl + path`. Resolves with the response whatever its status; rejects
+ * with an {@linkcode ApiError} (503 unreachable, 504 timeout) or {@linkcode ClientAbortError}.
+ *
+ * @example
+ * ```ts
+ * const { res, release } = await upstreamFetch(deps, "Core", "http://core:8080", {
+ *   path: "/etapi/app-info",
+ *   headers: { authorization: token },
+ * });
+ * const info = await res.json();
+ * release();
+ * ```
+ */
+export async function upstreamFetch(
+  deps: UpstreamDeps,
+  service: string,
+  baseUrl: string,
+  req: UpstreamRequest,
+): Promise<UpstreamResponse> {
+  const url = new URL(baseUrl + req.path);
+  for (const [k, v] of Object.entries(req.query ?? {})) {
+    if (v !== undefined) url.searchParams.set(k, String(v));
+  }
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new DOMException("timeout", "TimeoutError")),
+    deps.timeoutMs,
+  );
+  const signal = deps.signal ? AbortSignal.any([deps.signal, deadline.signal]) : deadline.signal;
+  const started = performance.now();
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    clearTimeout(timer);
+  };
+  try {
+    const res = await deps.fetch(url, {
+      method: req.method ?? "GET",
+      headers: req.headers,
+      body: req.body ?? undefined,
+      signal,
+      redirect: "manual",
+    });
+    deps.onTiming?.(performance.now() - started);
+    if (req.stream) release();
+    return { res, release, timedOut: () => deadline.signal.aborted };
+  } catch (e) {
+    release();
+    deps.onTiming?.(performance.now() - started);
+    if (deps.signal?.aborted) throw new ClientAbortError();
+    if (deadline.signal.aborted) {
+      throw new ApiError(504, "UPSTREAM_TIMEOUT", `${service} did not answer in time`, {
+        service: service.toLowerCase(),
+      });
+    }
+    void e; // the network error's text names the backend's address: never surface it
+    throw new ApiError(503, "UPSTREAM_UNAVAILABLE", `${service} is unreachable`, {
+      service: service.toLowerCase(),
+    });
+  }
+}
+
+/**
+ * Reads a body as text while the deadline still runs, mapping a stalled or aborted read the same
+ * way as a failed call, and refusing bodies larger than `maxBytes`.
+ *
+ * @example
+ * ```ts
+ * const text = await readBodyText(up, deps, "Core", 1 << 20);
+ * ```
+ */
+export async function readBodyText(
+  up: UpstreamResponse,
+  deps: Pick<UpstreamDeps, "signal">,
+  service: string,
+  maxBytes: number,
+): Promise<string> {
+  try {
+    const reader = up.res.body?.getReader();
+    if (!reader) return "";
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel();
+        throw new ApiError(502, "UPSTREAM_ERROR", `${service} sent an oversized response`);
+      }
+      chunks.push(value);
+    }
+    const buf = new Uint8Array(total);
+    let off = 0;
+    for (const c of chunks) {
+      buf.set(c, off);
+      off += c.byteLength;
+    }
+    return new TextDecoder().decode(buf);
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    if (deps.signal?.aborted) throw new ClientAbortError();
+    if (up.timedOut()) {
+      throw new ApiError(504, "UPSTREAM_TIMEOUT", `${service} did not answer in time`, {
+        service: service.toLowerCase(),
+      });
+    }
+    throw new ApiError(502, "UPSTREAM_ERROR", `${service} dropped the connection mid-response`, {
+      service: service.toLowerCase(),
+    });
+  } finally {
+    up.release();
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Test harness: the real app served over HTTP on a free port, wired to a fresh Core double, with
+ * every log line captured so tests can assert what was (and was not) logged.
+ *
+ * @module
+ */
+import { loadConfig } from "../../src/config.ts";
+import { jsonLogger } from "../../src/http/log.ts";
+import { type RunningServer, startServer } from "../../src/server.ts";
+import { type CoreSim, type CoreSimOptions, startCoreSim } from "../sims/core.ts";
+
+/** A running service plus its Core double. */
+export interface Harness {
+  /** Base URL of the service, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  server: RunningServer;
+  core: CoreSim;
+  /** Every JSON log line the service wrote. */
+  logs: string[];
+  /** Calls the service; `json` sets the body and `content-type: application/json`. */
+  request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  /** Calls the service and parses a JSON answer. */
+  requestJson<T = Record<string, unknown>>(
+    path: string,
+    init?: RequestInit & { json?: unknown },
+  ): Promise<{ status: number; headers: Headers; body: T }>;
+  close(): Promise<void>;
+}
+
+/** Options: extra env for the service, Core double options, or no Core credentials at all. */
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  core?: CoreSimOptions;
+  /** Do not give the service Core credentials (NOT_CONFIGURED tests). */
+  noCoreCredentials?: boolean;
+  /** Point the service at this Core URL instead of the double (e.g. a closed port). */
+  coreUrlOverride?: string;
+}
+
+/**
+ * Starts a Core double and the service wired to it via env credentials.
+ *
+ * @example
+ * ```ts
+ * const h = await startHarness();
+ * const res = await h.requestJson("/api/lore");
+ * await h.close();
+ * ```
+ */
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const core = await startCoreSim(opts.core);
+  const env: Record<string, string> = {
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "debug",
+    UPSTREAM_TIMEOUT_MS: "2000",
+    SHUTDOWN_GRACE_MS: "200",
+    ...(opts.noCoreCredentials
+      ? {}
+      : { CORE_URL: opts.coreUrlOverride ?? core.url, CORE_TOKEN: core.token }),
+    ...opts.env,
+  };
+  const config = loadConfig(env);
+  const logs: string[] = [];
+  const secrets = [config.CORE_TOKEN].filter((s): s is string => !!s);
+  const server = await startServer({
+    config,
+    log: jsonLogger("debug", (l) => logs.push(l), secrets),
+  });
+  const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const { json, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (json !== undefined) {
+      if (!headers.has("content-type")) headers.set("content-type", "application/json");
+      rest.body = JSON.stringify(json);
+    }
+    return fetch(server.url + path, { ...rest, headers });
+  };
+  return {
+    url: server.url,
+    server,
+    core,
+    logs,
+    request,
+    async requestJson<T>(path: string, init?: RequestInit & { json?: unknown }) {
+      const res = await request(path, init);
+      const text = await res.text();
+      let body: T;
+      try {
+        body = JSON.parse(text) as T;
+      } catch {
+        throw new Error(
+          `expected JSON from ${path} (status ${res.status}), got: ${text.slice(0, 200)}`,
+        );
+      }
+      return { status: res.status, headers: res.headers, body };
+    },
+    async close() {
+      await server.stop();
+      await core.close();
+    },
+  };
+}
+
+/**
+ * Runs `fn` with a fresh harness and always closes it.
+ *
+ * @example
+ * ```ts
+ * Deno.test("lists lore", () => withHarness(async (h) => { ... }));
+ * ```
+ */
+export async function withHarness(
+  fn: (h: Harness) => Promise<void>,
+  opts?: HarnessOptions,
+): Promise<void> {
+  const h = await startHarness(opts);
+  try {
+    await fn(h);
+  } finally {
+    await h.close();
+  }
+}
+
+/**
+ * Requests the double received since the last `clearRequests()`, as "METHOD /path?search" lines,
+ * ignoring share-API and app-info noise when asked.
+ *
+ * @example
+ * ```ts
+ * h.core.clearRequests();
+ * await h.request("/api/lore/x");
+ * upstreamCalls(h); // ["GET /etapi/notes/x"]
+ * ```
+ */
+export function upstreamCalls(h: Harness): string[] {
+  return h.core.requests.map((r) => `${r.method} ${r.path}${r.search}`);
+}
+
+/**
+ * Asserts that nothing secret or internal appears in `text`: the Core URL, host:port, or token.
+ *
+ * @example
+ * ```ts
+ * assertNoSecrets(h, await res.text());
+ * ```
+ */
+export function assertNoSecrets(h: Harness, text: string): void {
+  const host = new URL(h.core.url).host;
+  for (const secret of [h.core.url, host, h.core.token, h.core.token.split("_")[1]]) {
+    if (secret && text.includes(secret)) {
+      throw new Error(
+        `leaked ${secret === h.core.token ? "token" : "internal address"} in: ${
+          text.slice(0, 300)
+        }`,
+      );
+    }
+  }
+}
