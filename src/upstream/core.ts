@@ -68,8 +68,11 @@ export interface CoreClient {
     patch: { title?: string; type?: string; mime?: string },
   ): Promise<CoreNote>;
   deleteNote(noteId: string): Promise<void>;
-  /** Raw content response (streamable); non-2xx already mapped to an error. */
-  content(noteId: string): Promise<Response>;
+  /**
+   * Raw content response (streamable); non-2xx already mapped to an error, except a 304 answer
+   * to `ifNoneMatch`, which is returned as is.
+   */
+  content(noteId: string, opts?: { ifNoneMatch?: string }): Promise<Response>;
   contentText(noteId: string): Promise<string>;
   putContent(
     noteId: string,
@@ -183,12 +186,14 @@ const MAX_JSON = 64 * 1024 * 1024;
 export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): CoreClient {
   const auth = { authorization: creds.token };
 
-  const call = async (req: UpstreamRequest) => {
+  const call = async (req: UpstreamRequest, allow304 = false) => {
     const up = await upstreamFetch(deps, "Core", creds.baseUrl, {
       ...req,
       headers: { ...auth, ...(req.headers as Record<string, string> | undefined) },
     });
-    if (up.res.status >= 200 && up.res.status < 300) return up;
+    if ((up.res.status >= 200 && up.res.status < 300) || (allow304 && up.res.status === 304)) {
+      return up;
+    }
     const text = await readBodyText(up, deps, "Core", 64 * 1024).catch(() => "");
     throw mapCoreError(up.res.status, text, up.res.headers);
   };
@@ -227,7 +232,8 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
     up.release();
   };
 
-  const streamed = async (req: UpstreamRequest) => (await call({ ...req, stream: true })).res;
+  const streamed = async (req: UpstreamRequest, allow304 = false) =>
+    (await call({ ...req, stream: true }, allow304)).res;
 
   return {
     getNote: (id) => jsonCall(coreNoteSchema, { path: p`/etapi/notes/${id}` }),
@@ -244,7 +250,11 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
         ...jsonBody(patch),
       }),
     deleteNote: (id) => noBody({ method: "DELETE", path: p`/etapi/notes/${id}` }),
-    content: (id) => streamed({ path: p`/etapi/notes/${id}/content` }),
+    content: (id, opts) =>
+      streamed({
+        path: p`/etapi/notes/${id}/content`,
+        headers: opts?.ifNoneMatch ? { "if-none-match": opts.ifNoneMatch } : undefined,
+      }, true),
     contentText: async (id) => {
       const up = await call({ path: p`/etapi/notes/${id}/content` });
       return readBodyText(up, deps, "Core", MAX_JSON);
