@@ -43,7 +43,7 @@ export function startServer(deps: AppDeps): Promise<RunningServer> {
     port,
     finished: server.finished,
     stop: async () => {
-      let timer: number | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise<void>((r) => timer = setTimeout(r, config.SHUTDOWN_GRACE_MS));
       await Promise.race([server.shutdown(), grace]);
       clearTimeout(timer);

@@ -1,0 +1,4 @@
+import type { Route } from "../router.ts";
+
+/** Routes of this group. */
+export const searchRoutes: Route[] = [];
