@@ -1,0 +1,477 @@
+/**
+ * Allow-list sanitizers for lore HTML read from Core, which stores whatever it was given
+ * (`<script>` included). See DESIGN.md §5 and core-notes.md §2.3 / §4.5.
+ *
+ * All parsing is done by sanitize-html (htmlparser2); this module only supplies the policy:
+ * which tags and attributes survive, how image and link URLs are rewritten, and, for players,
+ * which `gm-only` subtrees disappear. Every function here is pure.
+ *
+ * @module
+ */
+
+// @ts-types="@types/sanitize-html"
+import sanitizeHtml from "sanitize-html";
+
+/**
+ * How a sanitized document may point at images and notes; injected so the authenticated editor
+ * view and the public site can share one sanitizer. Both methods receive the attribute value
+ * with HTML entities already decoded. Their results are checked again by the sanitizer (images:
+ * http/https/relative, never protocol-relative; links: http/https/mailto/relative), so a buggy
+ * rewriter cannot reintroduce `javascript:`.
+ *
+ * @example
+ * ```ts
+ * const publicRewriter: HtmlRewriter = {
+ *   image: (src) => {
+ *     const id = noteIdFromImageSrc(src);
+ *     return id ? `/api/public/images/${id}/image` : null;
+ *   },
+ *   link: (href) => editorRewriter.link(href),
+ * };
+ * ```
+ */
+export interface HtmlRewriter {
+  /** Given a raw img src, return the URL to emit, or null to drop the <img> entirely. */
+  image(src: string): string | null;
+  /** Given a raw href, return the href to emit, or null to keep the link text but drop the href. */
+  link(href: string): string | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// URL helpers
+
+const NOTE_ID = /^[A-Za-z0-9_]{1,128}$/;
+const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
+const LINK_SCHEMES: ReadonlySet<string> = new Set(["http", "https", "mailto"]);
+const IMAGE_SCHEMES: ReadonlySet<string> = new Set(["http", "https"]);
+// `//x`, `\\x`, `/\x`, `\/x` all reach another host in browsers.
+const OTHER_HOST_RELATIVE = /^[/\\]{2}/;
+
+/** Tab, newline and NUL hide schemes (`jav&#x09;ascript:`); no legitimate URL needs them. */
+function hasControlChar(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/**
+ * Trimmed URL if its scheme is in `schemes` or it has none, else null. A colon before the first
+ * `/`, `?` or `#` without a well-formed scheme (`java script:`, `&#106;avascript:` left
+ * undecoded, non-ASCII look-alikes) is treated as an obfuscated scheme and rejected.
+ */
+function cleanUrl(raw: string, schemes: ReadonlySet<string>): string | null {
+  if (typeof raw !== "string" || hasControlChar(raw)) return null;
+  const url = raw.trim();
+  if (url === "") return null;
+  const scheme = SCHEME.exec(url);
+  if (scheme) return schemes.has(scheme[1].toLowerCase()) ? url : null;
+  const colon = url.indexOf(":");
+  if (colon === -1) return url;
+  const pathStart = url.search(/[/?#]/);
+  return pathStart !== -1 && pathStart < colon ? url : null;
+}
+
+/** A link target we are willing to emit: http, https, mailto or relative (incl. `//host`). */
+function safeLink(href: string): string | null {
+  return cleanUrl(href, LINK_SCHEMES);
+}
+
+/** An image URL we are willing to emit: http(s) or a same-host relative path. */
+function safeImage(src: string): string | null {
+  const url = cleanUrl(src, IMAGE_SCHEMES);
+  return url === null || OTHER_HOST_RELATIVE.test(url) ? null : url;
+}
+
+/** `["api", "images", id, file]` or `["api", "lore", id, "image"]` → id. */
+function idFromImageSegments(segments: string[]): string | null {
+  if (segments.length !== 4 || segments[0] !== "api") return null;
+  const [, kind, id, last] = segments;
+  if (!NOTE_ID.test(id)) return null;
+  if (kind === "images" && last !== "") return id;
+  if (kind === "lore" && last === "image") return id;
+  return null;
+}
+
+/**
+ * Note id of an image reference in one of the forms Core stores or we serve, else null:
+ * `api/images/<id>/<file>`, `/api/images/<id>/<file>`, `/api/lore/<id>/image`, and absolute
+ * http(s) URLs whose path ends in either form (any host or base path; the host is discarded).
+ * A query or fragment (Core appends `?<utcDateModified>`) is ignored. Attachments
+ * (`api/attachments/...`), protocol-relative, `data:` and other URLs give null.
+ *
+ * @example
+ * ```ts
+ * noteIdFromImageSrc("api/images/AbC123/map.png?2024"); // "AbC123"
+ * noteIdFromImageSrc("https://core.example/api/lore/AbC123/image"); // "AbC123"
+ * noteIdFromImageSrc("//evil.example/api/images/AbC123/x.png"); // null
+ * ```
+ */
+export function noteIdFromImageSrc(src: string): string | null {
+  const url = safeImage(src);
+  if (url === null) return null;
+  if (SCHEME.test(url)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return null;
+    }
+    // Any base path is accepted: Core may be mounted below `/`, and only the id is kept.
+    return idFromImageSegments(parsed.pathname.split("/").slice(-4));
+  }
+  // Relative: exactly `api/...` or `/api/...`, no dot segments or prefixes.
+  const path = url.replace(/[?#][\s\S]*$/, "");
+  return idFromImageSegments((path.startsWith("/") ? path.slice(1) : path).split("/"));
+}
+
+const ROOT_FRAGMENT = /^root((?:\/[A-Za-z0-9_]{1,128})*)\/?$/;
+
+/**
+ * Target note id of a Core internal link, else null: `#root/<path>/<id>` (Trilium may append a
+ * `?…` query inside the fragment), or an absolute http(s) URL carrying that fragment, as in
+ * `http://core.example/#root/a/b`. `#root` alone yields `"root"`.
+ *
+ * @example
+ * ```ts
+ * noteIdFromHref("#root/x/AbC123"); // "AbC123"
+ * noteIdFromHref("http://core.example/#root/a/b/AbC123"); // "AbC123"
+ * noteIdFromHref("https://example.com/page"); // null
+ * ```
+ */
+export function noteIdFromHref(href: string): string | null {
+  const url = safeLink(href);
+  if (url === null) return null;
+  let fragment: string;
+  if (url.startsWith("#")) {
+    fragment = url.slice(1);
+  } else if (/^https?:/i.test(url)) {
+    const hash = url.indexOf("#");
+    if (hash === -1) return null;
+    fragment = url.slice(hash + 1);
+  } else {
+    return null;
+  }
+  const match = ROOT_FRAGMENT.exec(fragment.replace(/\?[\s\S]*$/, ""));
+  if (!match) return null;
+  return match[1] === "" ? "root" : match[1].slice(match[1].lastIndexOf("/") + 1);
+}
+
+/**
+ * Rewriter for the authenticated API view. Images: only Core's stored forms and our own image
+ * routes, normalised to `/api/lore/<id>/image`; everything else (remote trackers, `data:`,
+ * attachments, protocol-relative) is dropped. Links: http, https, mailto and relative
+ * (including `#root/...` and protocol-relative `//host`) are kept; any other or obfuscated
+ * scheme loses its href.
+ *
+ * @example
+ * ```ts
+ * editorRewriter.image("api/images/AbC123/map.png"); // "/api/lore/AbC123/image"
+ * editorRewriter.image("https://tracker.example/p.gif"); // null
+ * editorRewriter.link("JaVaScRiPt:alert(1)"); // null
+ * ```
+ */
+export const editorRewriter: HtmlRewriter = Object.freeze({
+  image(src: string): string | null {
+    const id = noteIdFromImageSrc(src);
+    return id === null ? null : `/api/lore/${id}/image`;
+  },
+  link(href: string): string | null {
+    return safeLink(href);
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+// Policy
+
+// deno-fmt-ignore
+const ALLOWED_TAGS = [
+  "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "code", "div",
+  "span", "section", "figure", "figcaption", "ul", "ol", "li", "dl", "dt", "dd", "strong", "b",
+  "em", "i", "u", "s", "sub", "sup", "mark", "small", "del", "ins", "kbd", "abbr", "table",
+  "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "colgroup", "col", "details",
+  "summary", "a", "img",
+];
+const ALLOWED_TAG_SET: ReadonlySet<string> = new Set(ALLOWED_TAGS);
+
+// Dropped together with everything inside them; other disallowed tags only lose the tag.
+// deno-fmt-ignore
+const DROP_WITH_CONTENT: readonly string[] = [
+  "script", "style", "template", "noscript", "iframe", "frame", "frameset", "object", "embed",
+  "applet", "svg", "math", "input", "button", "textarea", "select", "option", "optgroup",
+  "datalist", "title", "xmp", "plaintext", "noembed", "noframes",
+];
+
+type Attributes = sanitizeHtml.Attributes;
+
+// Attribute objects of elements that must vanish with their content (gm-only subtrees, images
+// the rewriter rejects); `exclusiveFilter` sees the same object on the closing frame. We do not
+// rename such elements to a disallowed tag instead: sanitize-html 2.18 never clears the
+// rename of a discarded element, so the next sibling at that depth got the wrong end tag.
+const doomed = new WeakSet<Attributes>();
+
+/** An attribute set marking its element for removal with everything inside it. */
+function doom(): Attributes {
+  const attribs: Attributes = {};
+  doomed.add(attribs);
+  return attribs;
+}
+
+// Set by the transform while a (synchronous) sanitize call runs, when a disallowed element was
+// met. htmlparser2 applies implied end tags (`<p>` before `<div>`, `<dd>` before `<dd>`) only
+// against the innermost open element, so unwrapping one (`<p><center><div>`) can leave markup
+// that parses into a different tree next time; a second pass over the already-clean output
+// fixes that (idempotence). Doomed elements go with their whole subtree and need no second pass.
+let removedElement = false;
+
+const CLASS_TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
+const GM_ONLY_CLASS = "gm-only";
+const DIGITS = /^[0-9]{1,5}$/;
+const SPAN = /^[0-9]{1,4}$/;
+const OL_START = /^-?[0-9]{1,9}$/;
+const OL_TYPES: ReadonlySet<string> = new Set(["1", "a", "A", "i", "I"]);
+const TH_SCOPES: ReadonlySet<string> = new Set(["row", "col", "rowgroup", "colgroup"]);
+const REL_TOKENS = ["noopener", "noreferrer", "nofollow", "ugc", "sponsored"];
+
+// Hex or numeric rgb()/rgba() only: no keywords, functions or url() that could smuggle content.
+const CHANNEL = String.raw`\s*\d{1,3}%?\s*`;
+const ALPHA = String.raw`\s*(?:\d{1,3}%|[01]|[01]?\.\d{1,4})\s*`;
+const COLOR = [
+  /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i,
+  new RegExp(`^rgb\\(${CHANNEL},${CHANNEL},${CHANNEL}\\)$`, "i"),
+  new RegExp(`^rgba\\(${CHANNEL},${CHANNEL},${CHANNEL},${ALPHA}\\)$`, "i"),
+];
+const DECORATION =
+  /^(?:none|(?:underline|overline|line-through)(?:\s+(?:underline|overline|line-through)){0,2})$/i;
+const SIZE = [/^\d{1,5}(?:\.\d{1,4})?(?:px|%)$/];
+const SIZE_STYLES = { width: SIZE, height: SIZE };
+
+/** Own attribute value only, so names like `constructor` never read the prototype. */
+function attr(attribs: Attributes, name: string): string | undefined {
+  return Object.hasOwn(attribs, name) ? attribs[name] : undefined;
+}
+
+/**
+ * Fail closed on `gm-only`: any Unicode whitespace splits, and any letter case matches, even
+ * though browsers and Core's `.gm-only` selector are case-sensitive.
+ */
+function isGmOnly(attribs: Attributes): boolean {
+  const value = attr(attribs, "class");
+  if (value === undefined) return false;
+  return value.split(/\s+/).some((token) => token.toLowerCase() === GM_ONLY_CLASS);
+}
+
+function cleanClass(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const tokens = [...new Set(value.split(/\s+/).filter((token) => CLASS_TOKEN.test(token)))];
+  return tokens.length ? tokens.join(" ") : undefined;
+}
+
+function setIf(out: Attributes, name: string, value: string | undefined, valid: boolean): void {
+  if (value !== undefined && valid) out[name] = value;
+}
+
+function linkAttributes(attribs: Attributes, out: Attributes, rewriter: HtmlRewriter): void {
+  const raw = attr(attribs, "href");
+  const href = raw === undefined ? null : rewriter.link(raw);
+  const safe = href === null ? null : safeLink(href);
+  if (safe !== null) out.href = safe;
+  const title = attr(attribs, "title");
+  setIf(out, "title", title, true);
+  if (safe === null) return; // target/rel mean nothing without a destination
+  const rel = new Set((attr(attribs, "rel") ?? "").toLowerCase().split(/\s+/));
+  if (attr(attribs, "target")?.trim().toLowerCase() === "_blank") {
+    out.target = "_blank";
+    rel.add("noopener").add("noreferrer");
+  }
+  // Fixed token order keeps the output canonical, hence idempotent.
+  const kept = REL_TOKENS.filter((token) => rel.has(token));
+  if (kept.length) out.rel = kept.join(" ");
+}
+
+/** False when the image must be removed. */
+function imageAttributes(attribs: Attributes, out: Attributes, rewriter: HtmlRewriter): boolean {
+  const raw = attr(attribs, "src");
+  const rewritten = raw === undefined ? null : rewriter.image(raw);
+  const src = rewritten === null ? null : safeImage(rewritten);
+  if (src === null) return false;
+  out.src = src;
+  setIf(out, "alt", attr(attribs, "alt"), true);
+  setIf(out, "title", attr(attribs, "title"), true);
+  const width = attr(attribs, "width");
+  setIf(out, "width", width, DIGITS.test(width ?? ""));
+  const height = attr(attribs, "height");
+  setIf(out, "height", height, DIGITS.test(height ?? ""));
+  return true;
+}
+
+function cellAttributes(attribs: Attributes, out: Attributes): void {
+  for (const name of ["colspan", "rowspan"]) {
+    const value = attr(attribs, name);
+    setIf(out, name, value, SPAN.test(value ?? ""));
+  }
+}
+
+/** Rebuilds an element's attributes from scratch, in a fixed order, per the allow-list. */
+function transformFor(rewriter: HtmlRewriter, player: boolean): sanitizeHtml.Transformer {
+  return (tagName, attribs) => {
+    const allowed = ALLOWED_TAG_SET.has(tagName);
+    if (player && isGmOnly(attribs)) {
+      // A disallowed wrapper (`<font class="gm-only">`) would be unwrapped and its text kept,
+      // so it becomes a span that the filter then removes whole. Raw-text and foreign
+      // elements are dropped with their content anyway, and must not become a span.
+      if (allowed) return { tagName, attribs: doom() };
+      if (!DROP_WITH_CONTENT.includes(tagName)) return { tagName: "span", attribs: doom() };
+    }
+    if (!allowed) {
+      removedElement = true;
+      return { tagName, attribs: {} };
+    }
+    const out: Attributes = {};
+    switch (tagName) {
+      case "a":
+        linkAttributes(attribs, out, rewriter);
+        break;
+      case "img":
+        if (!imageAttributes(attribs, out, rewriter)) return { tagName, attribs: doom() };
+        break;
+      case "ol": {
+        const start = attr(attribs, "start");
+        setIf(out, "start", start, OL_START.test(start ?? ""));
+        const type = attr(attribs, "type");
+        setIf(out, "type", type, OL_TYPES.has(type ?? ""));
+        break;
+      }
+      case "td":
+        cellAttributes(attribs, out);
+        break;
+      case "th": {
+        cellAttributes(attribs, out);
+        const scope = attr(attribs, "scope")?.trim().toLowerCase();
+        setIf(out, "scope", scope, TH_SCOPES.has(scope ?? ""));
+        break;
+      }
+      case "abbr":
+        setIf(out, "title", attr(attribs, "title"), true);
+        break;
+    }
+    setIf(out, "class", cleanClass(attr(attribs, "class")), true);
+    const noteId = attr(attribs, "data-note-id");
+    setIf(out, "data-note-id", noteId, NOTE_ID.test(noteId ?? ""));
+    // Declarations are filtered by sanitize-html against `allowedStyles` below.
+    setIf(out, "style", attr(attribs, "style"), true);
+    return { tagName, attribs: out };
+  };
+}
+
+// The transform above already enforces all of this; sanitize-html enforces it a second time.
+const BASE_OPTIONS: Readonly<sanitizeHtml.IOptions> = Object.freeze({
+  allowedTags: ALLOWED_TAGS,
+  nonTextTags: [...DROP_WITH_CONTENT],
+  exclusiveFilter: (frame: sanitizeHtml.IFrame) => doomed.has(frame.attribs),
+  disallowedTagsMode: "discard",
+  allowedAttributes: {
+    "*": ["class", "data-note-id", "style"],
+    a: ["href", "title", "target", "rel"],
+    img: ["src", "alt", "title", "width", "height"],
+    ol: ["start", "type"],
+    td: ["colspan", "rowspan"],
+    th: ["colspan", "rowspan", "scope"],
+    abbr: ["title"],
+  },
+  allowedClasses: { "*": [CLASS_TOKEN] },
+  allowedStyles: {
+    "*": {
+      "text-align": [/^(?:left|right|center|justify)$/i],
+      "color": COLOR,
+      "background-color": COLOR,
+      "font-weight": [/^(?:normal|bold|bolder|lighter|[1-9]00)$/i],
+      "font-style": [/^(?:normal|italic|oblique)$/i],
+      "text-decoration": [DECORATION],
+    },
+    img: SIZE_STYLES,
+    table: SIZE_STYLES,
+    td: SIZE_STYLES,
+    col: SIZE_STYLES,
+  },
+  allowedSchemes: [...LINK_SCHEMES],
+  allowedSchemesByTag: { img: [...IMAGE_SCHEMES] },
+  allowedSchemesAppliedToAttributes: ["href", "src"],
+  allowProtocolRelative: true, // links only; images are checked by safeImage()
+  selfClosing: ["br", "hr", "img", "col"],
+  enforceHtmlBoundary: false,
+  parser: { decodeEntities: true },
+});
+
+interface ModeOptions {
+  lore: sanitizeHtml.IOptions;
+  player: sanitizeHtml.IOptions;
+}
+
+// One options object per rewriter and mode, built on first use; no shared mutable state.
+const optionsByRewriter = new WeakMap<HtmlRewriter, ModeOptions>();
+
+function optionsFor(rewriter: HtmlRewriter, player: boolean): sanitizeHtml.IOptions {
+  let entry = optionsByRewriter.get(rewriter);
+  if (entry === undefined) {
+    entry = {
+      lore: { ...BASE_OPTIONS, transformTags: { "*": transformFor(rewriter, false) } },
+      player: { ...BASE_OPTIONS, transformTags: { "*": transformFor(rewriter, true) } },
+    };
+    optionsByRewriter.set(rewriter, entry);
+  }
+  return player ? entry.player : entry.lore;
+}
+
+// The second pass must not rewrite again (a public rewriter need not accept its own output);
+// the URLs it sees were already rewritten and checked.
+const keepUrls: HtmlRewriter = Object.freeze({
+  image: (src: string) => src,
+  link: (href: string) => href,
+});
+
+// Built at module load: the default rewriter and the second pass.
+optionsFor(editorRewriter, false);
+optionsFor(keepUrls, false);
+
+function sanitize(html: string, rewriter: HtmlRewriter, player: boolean): string {
+  const input = typeof html === "string" ? html : "";
+  const outer = removedElement; // in case a rewriter itself sanitizes
+  removedElement = false;
+  try {
+    const once = sanitizeHtml(input, optionsFor(rewriter, player));
+    return removedElement ? sanitizeHtml(once, optionsFor(keepUrls, player)) : once;
+  } finally {
+    removedElement = outer;
+  }
+}
+
+/**
+ * Lore ("gm" preview) sanitizer: strict allow-list of structure, text formatting, tables, lists,
+ * links and images; `gm-only` content is kept. Deterministic and idempotent.
+ *
+ * @example
+ * ```ts
+ * sanitizeLoreHtml('<p onclick="x()">Hi<script>alert(1)</script></p>'); // "<p>Hi</p>"
+ * sanitizeLoreHtml('<img src="api/images/AbC123/map.png">');
+ * // '<img src="/api/lore/AbC123/image" />'
+ * ```
+ */
+export function sanitizeLoreHtml(html: string, rewriter: HtmlRewriter = editorRewriter): string {
+  return sanitize(html, rewriter, false);
+}
+
+/**
+ * Player sanitizer: the lore rules, plus every element whose class list contains `gm-only` (in
+ * any letter case, at any depth, even on otherwise disallowed tags) is removed with all its
+ * content. Note-level `#gmOnly`/`#draft` are the caller's concern.
+ *
+ * @example
+ * ```ts
+ * sanitizePlayerHtml('<p>Town<span class="gm-only"> (cult base)</span></p>'); // "<p>Town</p>"
+ * ```
+ */
+export function sanitizePlayerHtml(html: string, rewriter: HtmlRewriter = editorRewriter): string {
+  return sanitize(html, rewriter, true);
+}

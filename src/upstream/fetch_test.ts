@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { ApiError } from "../http/errors.ts";
+import { ClientAbortError, readBodyText, upstreamFetch } from "./fetch.ts";
+
+/** A tiny local backend whose behaviour each test chooses. */
+async function withBackend(
+  handler: (req: Request) => Response | Promise<Response>,
+  fn: (url: string) => Promise<void>,
+) {
+  const ac = new AbortController();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen() {} },
+    handler,
+  );
+  try {
+    await fn(`http://127.0.0.1:${server.addr.port}`);
+  } finally {
+    ac.abort();
+    await server.finished;
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((r) => {
+    const t = setTimeout(r, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(t), r()));
+  });
+
+Deno.test("upstreamFetch: a backend that never answers gives 504 naming the service, not its address", async () => {
+  await withBackend(async (req) => {
+    await sleep(2000, req.signal);
+    return new Response("late");
+  }, async (url) => {
+    const err = await upstreamFetch({ fetch, timeoutMs: 100 }, "Core", url, { path: "/x" }).catch((
+      e,
+    ) => e);
+    assert.ok(err instanceof ApiError);
+    assert.equal(err.status, 504);
+    assert.equal(err.code, "UPSTREAM_TIMEOUT");
+    assert.equal(err.message, "Core did not answer in time");
+  });
+});
+
+Deno.test("upstreamFetch: an unreachable backend gives 503 without the network error's text", async () => {
+  const err = await upstreamFetch({ fetch, timeoutMs: 1000 }, "Core", "http://127.0.0.1:9", {
+    path: "/x",
+  })
+    .catch((e) => e);
+  assert.ok(err instanceof ApiError);
+  assert.equal(err.status, 503);
+  assert.equal(err.code, "UPSTREAM_UNAVAILABLE");
+  assert.ok(!JSON.stringify(err.details).includes("127.0.0.1"));
+  assert.ok(!err.message.includes("127.0.0.1"));
+});
+
+Deno.test("upstreamFetch: the client's abort cancels the upstream call", async () => {
+  let upstreamSawAbort = false;
+  await withBackend(async (req) => {
+    await sleep(2000, req.signal);
+    upstreamSawAbort = req.signal.aborted;
+    return new Response("late");
+  }, async (url) => {
+    const client = new AbortController();
+    setTimeout(() => client.abort(), 50);
+    const err = await upstreamFetch(
+      { fetch, timeoutMs: 5000, signal: client.signal },
+      "Core",
+      url,
+      {
+        path: "/x",
+      },
+    ).catch((e) => e);
+    assert.ok(err instanceof ClientAbortError);
+    await sleep(50);
+    assert.ok(upstreamSawAbort, "the backend's request was aborted");
+  });
+});
+
+Deno.test("upstreamFetch: streamed calls stop the deadline at the head; buffered reads keep it", async () => {
+  await withBackend(() => {
+    const body = new ReadableStream<Uint8Array>({
+      async start(c) {
+        c.enqueue(new TextEncoder().encode("a"));
+        await sleep(250);
+        c.enqueue(new TextEncoder().encode("b"));
+        c.close();
+      },
+    });
+    return new Response(body);
+  }, async (url) => {
+    const streamed = await upstreamFetch({ fetch, timeoutMs: 100 }, "Core", url, {
+      path: "/",
+      stream: true,
+    });
+    assert.equal(await streamed.res.text(), "ab");
+    const buffered = await upstreamFetch({ fetch, timeoutMs: 100 }, "Core", url, { path: "/" });
+    const err = await readBodyText(buffered, {}, "Core", 1000).catch((e) => e);
+    assert.equal(err.status, 504);
+  });
+});
+
+Deno.test("readBodyText: oversized upstream bodies are refused", async () => {
+  await withBackend(() => new Response("x".repeat(5000)), async (url) => {
+    const up = await upstreamFetch({ fetch, timeoutMs: 1000 }, "Core", url, { path: "/" });
+    const err = await readBodyText(up, {}, "Core", 100).catch((e) => e);
+    assert.equal(err.status, 502);
+  });
+});
+
+Deno.test("upstreamFetch: query values are encoded and timing is reported", async () => {
+  let seen = "";
+  await withBackend((req) => {
+    seen = new URL(req.url).search;
+    return new Response("{}");
+  }, async (url) => {
+    const timings: number[] = [];
+    const up = await upstreamFetch(
+      { fetch, timeoutMs: 1000, onTiming: (ms) => timings.push(ms) },
+      "Core",
+      url,
+      {
+        path: "/etapi/notes",
+        query: { search: '#lore note.title *=* "a&b"', fastSearch: true, limit: undefined },
+      },
+    );
+    await up.res.body?.cancel();
+    up.release();
+    assert.equal(new URLSearchParams(seen).get("search"), '#lore note.title *=* "a&b"');
+    assert.equal(new URLSearchParams(seen).get("fastSearch"), "true");
+    assert.ok(!new URLSearchParams(seen).has("limit"));
+    assert.equal(timings.length, 1);
+  });
+});
