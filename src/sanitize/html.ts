@@ -4,7 +4,11 @@
  *
  * All parsing is done by sanitize-html (htmlparser2); this module only supplies the policy:
  * which tags and attributes survive, how image and link URLs are rewritten, and, for players,
- * which `gm-only` subtrees disappear. Every function here is pure.
+ * which `gm-only` subtrees disappear. The exported functions are pure (the only module state is
+ * a cache of options per rewriter and a flag scoped to one synchronous call).
+ *
+ * Loading it needs `--allow-env`: sanitize-html's CSS parser (postcss → picocolors) reads
+ * `CI`/`FORCE_COLOR`/`TERM` at import time.
  *
  * @module
  */
@@ -409,7 +413,7 @@ interface ModeOptions {
   player: sanitizeHtml.IOptions;
 }
 
-// One options object per rewriter and mode, built on first use; no shared mutable state.
+// One options object per rewriter and mode, built on first use and dropped with the rewriter.
 const optionsByRewriter = new WeakMap<HtmlRewriter, ModeOptions>();
 
 function optionsFor(rewriter: HtmlRewriter, player: boolean): sanitizeHtml.IOptions {
@@ -449,7 +453,8 @@ function sanitize(html: string, rewriter: HtmlRewriter, player: boolean): string
 
 /**
  * Lore ("gm" preview) sanitizer: strict allow-list of structure, text formatting, tables, lists,
- * links and images; `gm-only` content is kept. Deterministic and idempotent.
+ * links and images; `gm-only` content is kept. Deterministic, and idempotent whenever the
+ * rewriter accepts its own output (the default one does).
  *
  * @example
  * ```ts
@@ -473,5 +478,16 @@ export function sanitizeLoreHtml(html: string, rewriter: HtmlRewriter = editorRe
  * ```
  */
 export function sanitizePlayerHtml(html: string, rewriter: HtmlRewriter = editorRewriter): string {
-  return sanitize(html, rewriter, true);
+  return sanitize(cutAtRawTextTrap(html), rewriter, true);
+}
+
+/**
+ * Raw-text elements (`xmp`, `plaintext`, `noembed`, `noframes`, `noscript`) make the HTML parser
+ * read later markup as text; a malformed nesting can then re-emit a `gm-only` section as escaped
+ * text. Editors never produce them, so the player view fails closed: nothing from the first such
+ * tag on is shown.
+ */
+function cutAtRawTextTrap(html: string): string {
+  const m = /<\/?\s*(?:xmp|plaintext|noembed|noframes|noscript)\b/i.exec(html);
+  return m ? html.slice(0, m.index) : html;
 }
