@@ -5,9 +5,14 @@
  * @module
  */
 import { ConfigError, loadConfig } from "./src/config.ts";
+import { routeTableMarkdown } from "./src/openapi.ts";
+import { allRoutes } from "./src/routes/index.ts";
 import { startServer } from "./src/server.ts";
 
-if (import.meta.main) {
+if (import.meta.main && Deno.args.includes("--print-routes")) {
+  // README's route list is this output (a test keeps them identical)
+  console.log(routeTableMarkdown(allRoutes));
+} else if (import.meta.main) {
   let config;
   try {
     config = loadConfig(Deno.env.toObject());

@@ -24,6 +24,14 @@ export interface Harness {
     path: string,
     init?: RequestInit & { json?: unknown },
   ): Promise<{ status: number; headers: Headers; body: T }>;
+  /**
+   * Calls the Core double's ETAPI directly (test setup and checks through the real wire format);
+   * these calls are removed from `h.core.requests`.
+   */
+  etapi<T = unknown>(
+    path: string,
+    init?: { method?: string; json?: unknown; text?: string },
+  ): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -94,6 +102,27 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         );
       }
       return { status: res.status, headers: res.headers, body };
+    },
+    async etapi<T>(path: string, init: { method?: string; json?: unknown; text?: string } = {}) {
+      const before = core.requests.length;
+      const headers: Record<string, string> = { authorization: core.token };
+      let body: string | undefined;
+      if (init.json !== undefined) {
+        headers["content-type"] = "application/json";
+        body = JSON.stringify(init.json);
+      } else if (init.text !== undefined) {
+        headers["content-type"] = "text/plain";
+        body = init.text;
+      }
+      const res = await fetch(`${core.url}/etapi${path}`, {
+        method: init.method ?? "GET",
+        headers,
+        body,
+      });
+      const text = await res.text();
+      core.requests.splice(before);
+      if (!res.ok) throw new Error(`etapi ${path} → ${res.status}: ${text}`);
+      return (text ? JSON.parse(text) : undefined) as T;
     },
     async close() {
       await server.stop();

@@ -1,0 +1,187 @@
+/**
+ * Error paths shared by every Core-backed route, table-driven: one sample request per route, and
+ * a check that no Core-backed route in the table lacks a sample. Route-specific cases live in
+ * each route group's own test file.
+ */
+import assert from "node:assert/strict";
+import { allRoutes } from "../../src/routes/index.ts";
+import { CHART_PNG } from "../sims/world.ts";
+import {
+  assertNoSecrets,
+  type Harness,
+  type HarnessOptions,
+  startHarness,
+} from "../helpers/harness.ts";
+
+interface Sample {
+  method: string;
+  path: string;
+  init?: RequestInit & { json?: unknown };
+  /** Expected status when Core answers 404 to everything (default 404). */
+  on404?: number;
+}
+
+const png = (): RequestInit => ({
+  body: CHART_PNG as Uint8Array<ArrayBuffer>,
+  headers: { "content-type": "image/png", "x-host-filename": "m.png" },
+});
+
+/** One valid request per Core-backed route (ids need not exist: Core is faulted or absent). */
+const SAMPLES: Sample[] = [
+  { method: "GET", path: "/api/lore" },
+  { method: "POST", path: "/api/lore", init: { json: { title: "X" } }, on404: 400 },
+  { method: "GET", path: "/api/lore/abcdEFGH1234" },
+  { method: "PATCH", path: "/api/lore/abcdEFGH1234", init: { json: { title: "Y" } } },
+  { method: "DELETE", path: "/api/lore/abcdEFGH1234" },
+  {
+    method: "POST",
+    path: "/api/lore/abcdEFGH1234/attributes",
+    init: { json: { type: "label", name: "x", value: "y" } },
+  },
+  { method: "DELETE", path: "/api/lore/abcdEFGH1234/attributes?attrId=attr12345678", on404: 204 },
+  { method: "GET", path: "/api/lore/abcdEFGH1234/content" },
+  {
+    method: "PUT",
+    path: "/api/lore/abcdEFGH1234/content",
+    init: { body: "<p>x</p>", headers: { "content-type": "text/plain" } },
+  },
+  { method: "GET", path: "/api/lore/abcdEFGH1234/preview?mode=player" },
+  { method: "GET", path: "/api/lore/abcdEFGH1234/image" },
+  { method: "GET", path: "/api/lore/abcdEFGH1234/backlinks" },
+  { method: "GET", path: "/api/lore/abcdEFGH1234/breadcrumbs" },
+  { method: "GET", path: "/api/lore/abcdEFGH1234/revisions" },
+  { method: "GET", path: "/api/lore/abcdEFGH1234/revisions/rev123456789/content" },
+  { method: "GET", path: "/api/lore/abcdEFGH1234/map" },
+  { method: "POST", path: "/api/lore/abcdEFGH1234/map/upload", init: png() },
+  {
+    method: "POST",
+    path: "/api/lore/move",
+    init: { json: { noteId: "abcdEFGH1234", newParentId: "parentNote12", index: 0 } },
+  },
+  { method: "POST", path: "/api/lore/upload-image", init: png(), on404: 400 },
+  { method: "GET", path: "/api/lore/mention-search?q=ar" },
+  { method: "GET", path: "/api/lore/note-search?q=ar" },
+  { method: "POST", path: "/api/lore/autolink", init: { json: { text: "The Gull's Rest" } } },
+  { method: "GET", path: "/api/search?q=harbor&mode=etapi" },
+  { method: "GET", path: "/api/quests" },
+  { method: "GET", path: "/api/statblocks" },
+  { method: "GET", path: "/api/timeline" },
+  { method: "GET", path: "/api/share" },
+  { method: "PUT", path: "/api/share", init: { json: { noteId: "abcdEFGH1234" } } },
+  { method: "GET", path: "/api/share/tree" },
+];
+
+const pattern = (path: string) => new URLPattern({ pathname: path });
+
+Deno.test("every Core-backed route has an error-path sample", () => {
+  const coreRoutes = allRoutes.filter((r) =>
+    (r.backend === "Core" || r.backend === "Both") && r.path.startsWith("/api/")
+  );
+  for (const r of coreRoutes) {
+    const covered = SAMPLES.some((s) =>
+      s.method === r.method && pattern(r.path).test({ pathname: s.path.split("?")[0] })
+    );
+    assert.ok(covered, `no error-path sample for ${r.method} ${r.path}`);
+  }
+});
+
+async function eachSample(
+  opts: HarnessOptions,
+  setup: (h: Harness) => void,
+  check: (s: Sample, res: Response, body: Record<string, unknown> | null, h: Harness) => void,
+) {
+  const h = await startHarness(opts);
+  try {
+    for (const s of SAMPLES) {
+      setup(h);
+      const res = await h.request(s.path, { method: s.method, ...s.init });
+      const text = await res.text();
+      assertNoSecrets(h, text);
+      check(s, res, text ? JSON.parse(text) : null, h);
+      h.core.clearFaults();
+    }
+    assertNoSecrets(h, h.logs.join("\n"));
+  } finally {
+    await h.close();
+  }
+}
+
+const label = (s: Sample) => `${s.method} ${s.path}`;
+
+Deno.test("no Core credentials → 503 NOT_CONFIGURED and no call to Core", () =>
+  eachSample({ noCoreCredentials: true }, () => {}, (s, res, body, h) => {
+    assert.equal(res.status, 503, label(s));
+    assert.equal(body?.error, "NOT_CONFIGURED", label(s));
+    assert.deepEqual(body?.details, { service: "core" });
+    assert.equal(h.core.requests.length, 0, label(s));
+  }));
+
+Deno.test("Core unreachable → 503 UPSTREAM_UNAVAILABLE", () =>
+  eachSample({ coreUrlOverride: "http://127.0.0.1:9" }, () => {}, (s, res, body) => {
+    assert.equal(res.status, 503, label(s));
+    assert.equal(body?.error, "UPSTREAM_UNAVAILABLE", label(s));
+  }));
+
+Deno.test("Core never answers → 504 UPSTREAM_TIMEOUT", () =>
+  eachSample(
+    { env: { UPSTREAM_TIMEOUT_MS: "150" } },
+    (h) => h.core.fault({ path: /^\/etapi\//, hang: true }),
+    (s, res, body) => {
+      assert.equal(res.status, 504, label(s));
+      assert.equal(body?.error, "UPSTREAM_TIMEOUT", label(s));
+    },
+  ));
+
+Deno.test("Core 401 → 401 UPSTREAM_UNAUTHORIZED (reconnect), 403 → 403", () =>
+  eachSample({}, (h) => h.core.fault({ path: /^\/etapi\//, status: 401 }), (s, res, body) => {
+    assert.equal(res.status, 401, label(s));
+    assert.equal(body?.error, "UPSTREAM_UNAUTHORIZED", label(s));
+  }));
+
+Deno.test("Core 500 or garbage → 502 UPSTREAM_ERROR without Core's text", () =>
+  eachSample(
+    {},
+    (h) =>
+      h.core.fault({
+        path: /^\/etapi\//,
+        status: 500,
+        body: '{"status":500,"code":"GENERIC","message":"SQLITE secret path /var/lib/core"}',
+      }),
+    (s, res, body) => {
+      assert.equal(res.status, 502, label(s));
+      assert.equal(body?.error, "UPSTREAM_ERROR", label(s));
+      assert.ok(!JSON.stringify(body).includes("SQLITE"), label(s));
+    },
+  ));
+
+Deno.test("Core 429 → 429 RATE_LIMITED with Retry-After", () =>
+  eachSample(
+    {},
+    (h) =>
+      h.core.fault({
+        path: /^\/etapi\//,
+        status: 429,
+        body: "Too many requests, please try again later.",
+        contentType: "text/plain",
+      }),
+    (s, res, body) => {
+      assert.equal(res.status, 429, label(s));
+      assert.equal(body?.error, "RATE_LIMITED", label(s));
+      assert.equal(res.headers.get("retry-after"), "60");
+    },
+  ));
+
+Deno.test("Core 404 stays 404 (or the route's documented meaning)", () =>
+  eachSample(
+    {},
+    (h) =>
+      h.core.fault({
+        path: /^\/etapi\//,
+        status: 404,
+        body: '{"status":404,"code":"NOTE_NOT_FOUND","message":"Note \'x\' not found."}',
+      }),
+    (s, res, body) => {
+      assert.equal(res.status, s.on404 ?? 404, label(s));
+      if (res.status === 404) assert.equal(body?.error, "NOT_FOUND", label(s));
+    },
+  ));
