@@ -6,18 +6,13 @@
  */
 import { createTtlCache, type TtlCache } from "./cache/ttl_cache.ts";
 import type { Config } from "./config.ts";
+import type { AutolinkMatcher } from "./lore/autolink.ts";
 import type { Route } from "./router.ts";
-
-/** Lore titles for autolink, per Core credential identity. */
-export interface AutolinkEntry {
-  noteId: string;
-  title: string;
-}
 
 /** Everything an app instance keeps between requests. */
 export interface AppState {
-  /** Autolink title index, keyed by credential identity (60 s by default). */
-  autolink: TtlCache<AutolinkEntry[]>;
+  /** Compiled autolink title index, keyed by credential identity (60 s by default). */
+  autolink: TtlCache<AutolinkMatcher>;
   /** Sanitized previews keyed by `${mode}:${blobId}` (content-addressed, so never stale). */
   preview: TtlCache<string>;
   /** The route table this app serves (for the generated API description). */

@@ -108,3 +108,34 @@ export function errorResponse(err: unknown, requestId: string): Response {
   headers.set("x-content-type-options", "nosniff");
   return new Response(JSON.stringify(body), { status: e.status, headers });
 }
+
+/**
+ * The backend's own error code carried in an {@linkcode ApiError} (e.g. Core's
+ * `PROPERTY_VALIDATION_ERROR`), when there is one.
+ *
+ * @example
+ * ```ts
+ * if (upstreamCode(e) === "PROPERTY_VALIDATION_ERROR") throw invalidRequest("parent does not exist");
+ * ```
+ */
+export function upstreamCode(e: unknown): string | undefined {
+  if (!(e instanceof ApiError) || typeof e.details !== "object" || e.details === null) {
+    return undefined;
+  }
+  const code = (e.details as { upstreamCode?: unknown }).upstreamCode;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * `null` for a 404 {@linkcode ApiError}, rethrow anything else: for lookups where absence is an
+ * answer, not a failure.
+ *
+ * @example
+ * ```ts
+ * const attr = await core.getAttribute(id).catch(nullOn404);
+ * ```
+ */
+export function nullOn404(e: unknown): null {
+  if (e instanceof ApiError && e.status === 404) return null;
+  throw e;
+}

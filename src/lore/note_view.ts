@@ -113,3 +113,19 @@ export function coreUtcToIso(value: string | undefined): string | null {
   const iso = value.replace(" ", "T");
   return Number.isNaN(Date.parse(iso)) ? null : iso;
 }
+
+/**
+ * Undoes the HTML escaping Core applies to titles on create (`Tom &amp; Jerry`), for matching
+ * titles against plain text. Only the entities sanitize-html emits are decoded.
+ *
+ * @example
+ * ```ts
+ * decodeTitleEntities("Tom &amp; Jerry"); // "Tom & Jerry"
+ * ```
+ */
+export function decodeTitleEntities(title: string): string {
+  return title.replace(
+    /&(amp|lt|gt|quot|#39|#x27);/g,
+    (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#x27": "'" })[e] ?? _,
+  );
+}

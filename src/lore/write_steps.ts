@@ -76,6 +76,10 @@ async function rollBack(failedStep: string, cause: unknown, done: Done[]): Promi
       leftBehind.push(d.name);
     }
   }
+  // a step that already reports a partial failure of its own keeps its exact account
+  if (cause instanceof ApiError && cause.code === "PARTIAL_FAILURE" && leftBehind.length === 0) {
+    return cause;
+  }
   const base = cause instanceof ApiError
     ? cause
     : new ApiError(500, "INTERNAL_ERROR", "The write failed inside the service");

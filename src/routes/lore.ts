@@ -5,7 +5,8 @@
  * @module
  */
 import { z } from "zod";
-import { ApiError, invalidRequest } from "../http/errors.ts";
+import { nullOn404 } from "../http/errors.ts";
+import { rethrowMissingReference } from "../lore/references.ts";
 import { json, noContent } from "../http/response.ts";
 import {
   AUTOMATIC_RELATIONS,
@@ -99,7 +100,7 @@ export const createLore = defineRoute({
           type: b.type,
           mime: b.mime ?? (b.type === "text" ? "text/html" : undefined),
           content: b.content,
-        }).catch(rename404("parentNoteId")),
+        }).catch(rethrowMissingReference("parentNoteId")),
       (r) => core.deleteNote(r.note.noteId),
     );
     const noteId = created.note.noteId;
@@ -114,7 +115,7 @@ export const createLore = defineRoute({
         "link the template",
         () =>
           core.createAttribute({ noteId, type: "relation", name: "template", value: templateId })
-            .catch(rename404("templateId")),
+            .catch(rethrowMissingReference("templateId")),
         "covered",
       );
     }
@@ -201,9 +202,7 @@ export async function resolveRelations(
   await mapLimit(targetIds, concurrency, async (id) => {
     targets.set(
       id,
-      await core.getNote(id).catch((
-        e,
-      ) => (e instanceof ApiError && e.status === 404 ? null : Promise.reject(e))),
+      await core.getNote(id).catch(nullOn404),
     );
   });
   return relations.flatMap((r) => {
@@ -237,27 +236,6 @@ function httpUrlOrNull(value: string | undefined): string | null {
   } catch {
     return null;
   }
-}
-
-/**
- * Core answers a missing parent with 400 PROPERTY_VALIDATION_ERROR and a missing relation target
- * with 404: both mean the id in `field` does not exist, which is the client's error.
- */
-function rename404(field: string) {
-  return (e: unknown): never => {
-    const upstreamCode = e instanceof ApiError && typeof e.details === "object" && e.details
-      ? (e.details as { upstreamCode?: string }).upstreamCode
-      : undefined;
-    if (
-      e instanceof ApiError && (e.status === 404 || upstreamCode === "PROPERTY_VALIDATION_ERROR")
-    ) {
-      throw invalidRequest(`${field} does not name an existing note`, [{
-        path: `body.${field}`,
-        message: "not found",
-      }]);
-    }
-    throw e;
-  };
 }
 
 /** The lore CRUD routes. */

@@ -1,4 +1,226 @@
-import type { Route } from "../router.ts";
+/**
+ * Share settings: which note is the public share root, moving or removing it, and every lore
+ * note with the flags that decide whether the public sees it (DESIGN.md §6).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { json } from "../http/response.ts";
+import { hasLabel } from "../lore/note_view.ts";
+import { compareByTitle } from "../lore/order.ts";
+import { refuseSystemNote } from "../lore/system_notes.ts";
+import { type WriteSteps, writeSteps } from "../lore/write_steps.ts";
+import { defineRoute, type Route } from "../router.ts";
+import {
+  findShareRoots,
+  loadShareSnapshot,
+  ownShareRootLabels,
+  SHARE_NOTE_ID,
+  type ShareRoots,
+} from "../share/snapshot.ts";
+import { ownShareAlias } from "../share/tree_filter.ts";
+import type { CoreClient, CoreNote } from "../upstream/core.ts";
+import { idSchema } from "./schemas.ts";
 
-/** Routes of this group. */
-export const shareRoutes: Route[] = [];
+/** The share root as the settings page shows it. */
+export interface ShareRootInfo {
+  noteId: string;
+  title: string;
+  shareAlias: string | null;
+  /** Core serves it: the note lies in the `_share` tree. */
+  isPublished: boolean;
+}
+
+/** One row of `GET /api/share/tree`. */
+export interface ShareTreeEntry {
+  noteId: string;
+  title: string;
+  isDraft: boolean;
+  isGmOnly: boolean;
+  shareAlias: string | null;
+  isProtected: boolean;
+  isShared: boolean;
+}
+
+function rootInfo(note: CoreNote, isPublished: boolean): ShareRootInfo {
+  return { noteId: note.noteId, title: note.title, shareAlias: ownShareAlias(note), isPublished };
+}
+
+/** Clones under these do not keep a note alive: losing its last other branch deletes it. */
+const WEAK_PARENTS: ReadonlySet<string> = new Set([SHARE_NOTE_ID, "_lbBookmarks"]);
+
+/** Core's branch ids are `<parent>_<note>` (core-notes §2.0). */
+function shareBranchId(noteId: string): string {
+  return `${SHARE_NOTE_ID}_${noteId}`;
+}
+
+/** `GET /api/share` — the effective share root and any other notes claiming to be one. */
+export const getShare = defineRoute({
+  method: "GET",
+  path: "/api/share",
+  summary: "Current share root: the note owning #shareRoot and whether Core serves it",
+  backend: "Core",
+  access: "private",
+  tag: "share",
+  responses: {
+    200: "`{ shareRoot: { noteId, title, shareAlias, isPublished } | null, otherRoots: string[] }`",
+  },
+  handler: async (ctx) => {
+    const { root, others, publishedIds } = await findShareRoots(await ctx.core());
+    return json({
+      shareRoot: root ? rootInfo(root, publishedIds.has(root.noteId)) : null,
+      otherRoots: others.map((n) => n.noteId),
+    });
+  },
+});
+
+const putBody = z.strictObject({ noteId: idSchema.nullable() });
+
+/** `PUT /api/share` — make one note the only share root (or, with `null`, unshare). */
+export const putShare = defineRoute({
+  method: "PUT",
+  path: "/api/share",
+  summary:
+    "Make a note the one share root (placed under _share, labelled #shareRoot) or unshare with null",
+  backend: "Core",
+  access: "private",
+  tag: "share",
+  body: { kind: "json", schema: putBody },
+  responses: {
+    200: "`{ shareRoot: ShareRootInfo | null, unsharedNoteIds: string[], keptBranches: string[] }`",
+    400: "Invalid body, or a Core system note",
+    404: "No such note (nothing changed)",
+    502: "PARTIAL_FAILURE: a step failed and could not be fully undone (details list each step)",
+  },
+  handler: async (ctx) => {
+    const { noteId } = ctx.body;
+    if (noteId !== null) refuseSystemNote(noteId, "made the share root");
+    const core = await ctx.core({ detached: true });
+    const [note, roots] = await Promise.all([
+      noteId === null ? null : core.getNote(noteId),
+      findShareRoots(core),
+    ]);
+    const w = writeSteps();
+    if (note) await makeShareRoot(core, w, note);
+    const result = await retireOtherRoots(core, w, roots, noteId);
+    return json({ shareRoot: note ? rootInfo(note, true) : null, ...result });
+  },
+});
+
+/** Places the note under `_share` (unless it is already there) and gives it its own label. */
+async function makeShareRoot(core: CoreClient, w: WriteSteps, note: CoreNote): Promise<void> {
+  const noteId = note.noteId;
+  // POST /etapi/branches on an existing branch overwrites its position and prefix: only create.
+  if (!note.parentNoteIds.includes(SHARE_NOTE_ID)) {
+    await w.step(
+      `place ${noteId} under ${SHARE_NOTE_ID}`,
+      () => core.createBranch({ noteId, parentNoteId: SHARE_NOTE_ID }),
+      (branch) => core.deleteBranch(branch.branchId),
+    );
+  }
+  if (ownShareRootLabels(note).length === 0) {
+    await w.step(
+      `label ${noteId} #shareRoot`,
+      () => core.createAttribute({ noteId, type: "label", name: "shareRoot", value: "" }),
+      (attr) => core.deleteAttribute(attr.attributeId),
+    );
+  }
+}
+
+/**
+ * Removes `#shareRoot` from every owner but `keepId`, and takes each out of `_share` — unless it
+ * has no strong parent besides: deleting a note's last strong branch deletes the note (core-notes
+ * §2.6), so such a branch is kept and reported instead.
+ */
+async function retireOtherRoots(
+  core: CoreClient,
+  w: WriteSteps,
+  roots: ShareRoots,
+  keepId: string | null,
+): Promise<{ unsharedNoteIds: string[]; keptBranches: string[] }> {
+  const unsharedNoteIds: string[] = [];
+  const keptBranches: string[] = [];
+  const owners = roots.root ? [roots.root, ...roots.others] : [];
+  for (const old of owners.filter((n) => n.noteId !== keepId)) {
+    for (const label of ownShareRootLabels(old)) {
+      await w.step(
+        `remove #shareRoot from ${old.noteId}`,
+        () => core.deleteAttribute(label.attributeId),
+        () =>
+          core.createAttribute({
+            noteId: old.noteId,
+            type: "label",
+            name: label.name,
+            value: label.value,
+            isInheritable: label.isInheritable,
+            position: label.position,
+          }),
+      );
+    }
+    unsharedNoteIds.push(old.noteId);
+    if (!old.parentNoteIds.includes(SHARE_NOTE_ID)) continue;
+    const branchId = shareBranchId(old.noteId);
+    if (!old.parentNoteIds.some((p) => !WEAK_PARENTS.has(p))) {
+      keptBranches.push(branchId);
+      continue;
+    }
+    await w.step(
+      `take ${old.noteId} out of ${SHARE_NOTE_ID}`,
+      async () => {
+        // Read first so an undo can put the branch back where it was.
+        const branch = await core.getBranch(branchId);
+        await core.deleteBranch(branchId);
+        return branch;
+      },
+      (branch) =>
+        core.createBranch({
+          noteId: old.noteId,
+          parentNoteId: SHARE_NOTE_ID,
+          notePosition: branch.notePosition,
+          prefix: branch.prefix ?? null,
+        }),
+    );
+  }
+  return { unsharedNoteIds, keptBranches };
+}
+
+/** `GET /api/share/tree` — every lore note and every note of the share subtree, with flags. */
+export const getShareTree = defineRoute({
+  method: "GET",
+  path: "/api/share/tree",
+  summary:
+    "All lore notes plus the share root's subtree, with share flags (draft, GM-only, alias, protected, public)",
+  backend: "Core",
+  access: "private",
+  tag: "share",
+  responses: {
+    200: "`{ shareRootId: string | null, notes: ShareTreeEntry[], count }`, notes by title",
+  },
+  handler: async (ctx) => {
+    const core = await ctx.core();
+    const roots = await findShareRoots(core);
+    const [lore, snapshot] = await Promise.all([
+      core.search("#lore"),
+      loadShareSnapshot(core, roots),
+    ]);
+    // Every note of the share subtree is listed too, lore or not: it is what visitors can reach,
+    // and Core's plain search skips notes that live only under `_share`.
+    const byId = new Map(lore.map((n) => [n.noteId, n]));
+    for (const n of snapshot?.notes ?? []) if (!byId.has(n.noteId)) byId.set(n.noteId, n);
+    const notes = [...byId.values()].sort(compareByTitle).map((n): ShareTreeEntry => ({
+      noteId: n.noteId,
+      title: n.title,
+      // Any value, own or inherited, counts: that is how Core's share renderer reads them.
+      isDraft: hasLabel(n, "draft"),
+      isGmOnly: hasLabel(n, "gmOnly"),
+      shareAlias: ownShareAlias(n),
+      isProtected: n.isProtected,
+      // Notes behind #shareCredentials stay true: they are public, behind HTTP Basic.
+      isShared: snapshot !== null && snapshot.published && snapshot.view.isPublic(n.noteId),
+    }));
+    return json({ shareRootId: roots.root?.noteId ?? null, notes, count: notes.length });
+  },
+});
+
+/** The share settings routes. */
+export const shareRoutes: Route[] = [getShare, putShare, getShareTree];

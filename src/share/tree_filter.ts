@@ -81,7 +81,7 @@ function isLabel(a: unknown, name: string): a is ShareAttribute {
   return attr.type === "label" && attr.name === name;
 }
 
-function attributesOf(note: ShareNote): readonly unknown[] | null {
+function attributesOf(note: Pick<ShareNote, "attributes">): readonly unknown[] | null {
   return Array.isArray(note.attributes) ? note.attributes : null;
 }
 
@@ -89,8 +89,16 @@ function hasLabel(note: ShareNote, name: string): boolean {
   return attributesOf(note)?.some((a) => isLabel(a, name)) ?? false;
 }
 
-/** First own `#shareAlias` whose trimmed value is non-empty (Core's loader keeps one per note). */
-function ownAlias(note: ShareNote): string | null {
+/**
+ * The note's first own `#shareAlias` whose trimmed value is non-empty (Core's loader keeps one
+ * per note; inherited aliases do not count: Core maps an alias to the note that owns it).
+ *
+ * @example
+ * ```ts
+ * ownShareAlias(note); // "harbor-town" or null
+ * ```
+ */
+export function ownShareAlias(note: Pick<ShareNote, "noteId" | "attributes">): string | null {
   for (const a of attributesOf(note) ?? []) {
     if (isLabel(a, ALIAS) && a.noteId === note.noteId && typeof a.value === "string") {
       const alias = a.value.trim();
@@ -175,7 +183,7 @@ export function buildShareView(snapshot: ShareSnapshot): ShareView {
   // Only public notes take part, so a hidden note's alias can never shadow or reveal anything.
   const aliasToId = new Map<string, string>();
   for (const id of publicList) {
-    const alias = ownAlias(byId.get(id)!);
+    const alias = ownShareAlias(byId.get(id)!);
     if (alias === null) continue;
     const current = aliasToId.get(alias);
     if (current === undefined || id < current) aliasToId.set(alias, id);
@@ -225,7 +233,7 @@ export function buildShareView(snapshot: ShareSnapshot): ShareView {
     },
     aliasOf(noteId: string) {
       if (!publicSet.has(noteId)) return undefined;
-      const alias = ownAlias(byId.get(noteId)!);
+      const alias = ownShareAlias(byId.get(noteId)!);
       return alias !== null && aliasToId.get(alias) === noteId ? alias : undefined;
     },
     publicIds: () => publicList,
@@ -236,7 +244,7 @@ export function buildShareView(snapshot: ShareSnapshot): ShareView {
         isDraft: hasLabel(note, "draft"),
         isGmOnly: hasLabel(note, "gmOnly"),
         isProtected: note.isProtected !== false,
-        shareAlias: ownAlias(note),
+        shareAlias: ownShareAlias(note),
       };
     },
   });

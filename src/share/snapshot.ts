@@ -1,0 +1,111 @@
+/**
+ * The share configuration as Core holds it: which note owns `#shareRoot`, whether Core serves it
+ * (it sits in the `_share` tree, core-notes §4.1), and a snapshot of its subtree with the public
+ * filter of DESIGN.md §6 applied. The share settings routes and the public routes both read it.
+ *
+ * @module
+ */
+import { compareByTitle } from "../lore/order.ts";
+import { ownAttributes } from "../lore/note_view.ts";
+import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
+import { buildShareView, type ShareView } from "./tree_filter.ts";
+
+/** Core's fixed share note: only what lies under it is served (core-notes §4.1). */
+export const SHARE_NOTE_ID = "_share";
+
+const SHARE_ROOT_LABEL = "shareRoot";
+
+/** Every note below the ancestor, the ancestor included (core-notes §9, verified form). */
+const WHOLE_SUBTREE = "note.noteId != ''";
+
+/**
+ * The `#shareRoot` labels a note owns (inherited ones belong to another note).
+ *
+ * @example
+ * ```ts
+ * ownShareRootLabels(note).map((a) => a.attributeId);
+ * ```
+ */
+export function ownShareRootLabels(
+  note: Pick<CoreNote, "noteId" | "attributes">,
+): CoreAttribute[] {
+  return ownAttributes(note).filter((a) => a.type === "label" && a.name === SHARE_ROOT_LABEL);
+}
+
+/** The notes that own `#shareRoot`, as found by {@linkcode findShareRoots}. */
+export interface ShareRoots {
+  /** The effective root: the first owner by title; null when no note owns the label. */
+  root: CoreNote | null;
+  /** Every other owner, by title (a misconfiguration `PUT /api/share` repairs). */
+  others: CoreNote[];
+  /** Owners that lie in Core's `_share` tree, i.e. that Core actually serves. */
+  publishedIds: ReadonlySet<string>;
+}
+
+/**
+ * Finds every note owning `#shareRoot` with two searches run in parallel. Core's plain search
+ * skips notes whose every path runs through `_hidden` — which includes notes placed only under
+ * `_share` (core-notes §2.4) — so a second search inside `_share` finds those, and tells which
+ * owners Core serves. Results that only inherit the label are dropped.
+ *
+ * @example
+ * ```ts
+ * const { root, others } = await findShareRoots(core);
+ * ```
+ */
+export async function findShareRoots(core: CoreClient): Promise<ShareRoots> {
+  const query = `#${SHARE_ROOT_LABEL}`;
+  const [anywhere, shared] = await Promise.all([
+    core.search(query),
+    core.search(query, { ancestorNoteId: SHARE_NOTE_ID }),
+  ]);
+  const owners = new Map<string, CoreNote>();
+  for (const note of [...anywhere, ...shared]) {
+    if (!owners.has(note.noteId) && ownShareRootLabels(note).length > 0) {
+      owners.set(note.noteId, note);
+    }
+  }
+  const [root = null, ...others] = [...owners.values()].sort(compareByTitle);
+  const publishedIds = new Set(shared.map((n) => n.noteId).filter((id) => owners.has(id)));
+  return { root, others, publishedIds };
+}
+
+/** A loaded share configuration: the root, its whole subtree and the public view of it. */
+export interface CoreShareSnapshot {
+  root: CoreNote;
+  /** The root and all its descendants, with effective (own + inherited) attributes. */
+  notes: CoreNote[];
+  /** The public filter over `notes`; meaningful for visitors only when `published`. */
+  view: ShareView;
+  /** Whether Core serves the root at all (it lies in the `_share` tree). */
+  published: boolean;
+}
+
+/**
+ * Loads the share snapshot: the root (by {@linkcode findShareRoots}, or the `roots` a caller
+ * already found) and its whole subtree in ONE search. Archived notes are included because Core's
+ * share serves them too. Null when no note owns `#shareRoot`.
+ *
+ * @example
+ * ```ts
+ * const snap = await loadShareSnapshot(core);
+ * const visible = snap?.published === true && snap.view.isPublic(noteId);
+ * ```
+ */
+export async function loadShareSnapshot(
+  core: CoreClient,
+  roots?: ShareRoots,
+): Promise<CoreShareSnapshot | null> {
+  const { root, publishedIds } = roots ?? await findShareRoots(core);
+  if (!root) return null;
+  const notes = await core.search(WHOLE_SUBTREE, {
+    ancestorNoteId: root.noteId,
+    includeArchivedNotes: true,
+  });
+  return {
+    root,
+    notes,
+    view: buildShareView({ rootId: root.noteId, notes }),
+    published: publishedIds.has(root.noteId),
+  };
+}

@@ -1,0 +1,339 @@
+/** Search and discovery routes over HTTP through the real app against the Core double. */
+import assert from "node:assert/strict";
+import { loadConfig } from "../../src/config.ts";
+import { jsonLogger } from "../../src/http/log.ts";
+import { startServer } from "../../src/server.ts";
+import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
+import { DEFAULT_CORE_PASSWORD } from "../sims/core.ts";
+
+const bare = { core: { world: false } };
+
+interface ErrorBody {
+  error: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+interface Picked {
+  noteId: string;
+  title: string;
+  loreType: string | null;
+  source?: string;
+}
+
+/** A note created straight in the double's store (setup, not under test). */
+function note(h: Harness, title: string, labels: Record<string, string> = { lore: "" }): string {
+  const s = h.core.store;
+  const id = s.createNote({ parentNoteId: "root", title, type: "text", content: "" }).note.noteId;
+  for (const [name, value] of Object.entries(labels)) {
+    s.createAttribute({ noteId: id, type: "label", name, value });
+  }
+  return id;
+}
+
+/** The `search` parameters of the searches the double received. */
+const searches = (h: Harness) =>
+  h.core.requests.filter((r) => r.method === "GET" && r.path === "/etapi/notes")
+    .map((r) => Object.fromEntries(new URLSearchParams(r.search)));
+
+const get = <T>(h: Harness, path: string) => h.requestJson<T & ErrorBody>(path);
+
+Deno.test("mention-search: one fast #lore title search, ranked exact > prefix > word > substring", () =>
+  withHarness(async (h) => {
+    const exact = note(h, "Quorin", { lore: "", loreType: "character" });
+    const sub = note(h, "Haquorine");
+    const word = note(h, "Old Quorin Road", { lore: "", loreType: "location" });
+    const prefix = note(h, "Quorin's Watch");
+    note(h, "Quorin Notes", {}); // not lore
+    h.core.clearRequests();
+    const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=%20quORin%20");
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.results, [
+      { noteId: exact, title: "Quorin", loreType: "character", source: "core" },
+      { noteId: prefix, title: "Quorin's Watch", loreType: null, source: "core" },
+      { noteId: word, title: "Old Quorin Road", loreType: "location", source: "core" },
+      { noteId: sub, title: "Haquorine", loreType: null, source: "core" },
+    ]);
+    assert.deepEqual(searches(h), [
+      { search: '#lore note.title *=* "quORin"', fastSearch: "true" },
+    ]);
+    assert.equal(h.core.requests.length, 1);
+  }, bare));
+
+Deno.test("mention-search: at most 8; note-search: at most 12", () =>
+  withHarness(async (h) => {
+    for (let i = 1; i <= 15; i++) note(h, `Vexmoor ${i}`, { lore: "", loreType: "location" });
+    const m = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=vexmoor");
+    assert.deepEqual(
+      m.body.results.map((x) => x.title),
+      [1, 2, 3, 4, 5, 6, 7, 8].map((i) => `Vexmoor ${i}`),
+    );
+    const n = await get<{ results: Picked[] }>(h, "/api/lore/note-search?q=vexmoor");
+    assert.equal(n.body.results.length, 12);
+    assert.deepEqual(n.body.results.slice(8).map((x) => x.title), [
+      "Vexmoor 9",
+      "Vexmoor 10",
+      "Vexmoor 11",
+      "Vexmoor 12",
+    ]);
+    assert.deepEqual(Object.keys(n.body.results[0]), ["noteId", "title", "loreType"]);
+  }, bare));
+
+Deno.test("mention/note-search: hostile text stays one quoted literal in the Core query", () =>
+  withHarness(async (h) => {
+    note(h, "Secret Draft", { lore: "", draft: "" });
+    const quoted = note(h, "Placeholder");
+    h.core.store.patchNote(quoted, { title: 'Say "Hi" \\ bye' });
+    const cases: [string, string][] = [
+      ['"hi"', '"\\"hi\\""'],
+      ["a\\b", '"a\\\\b"'],
+      ["#draft", '"#draft"'],
+      ["~x.title", '"~x.title"'],
+      [") or (#draft", '") or (#draft"'],
+      ['x" or #draft or "', '"x\\" or #draft or \\""'],
+      ["note.title", '"note.title"'],
+      ["\\\\", '"\\\\\\\\"'],
+    ];
+    for (const [q, literal] of cases) {
+      h.core.clearRequests();
+      const m = await get<{ results: Picked[] }>(
+        h,
+        `/api/lore/mention-search?q=${encodeURIComponent(q)}`,
+      );
+      assert.equal(m.status, 200, q);
+      assert.ok(!m.body.results.some((x) => x.title === "Secret Draft"), q);
+      const n = await get<{ results: Picked[] }>(
+        h,
+        `/api/lore/note-search?q=${encodeURIComponent(q)}&type=location`,
+      );
+      assert.equal(n.status, 200, q);
+      assert.deepEqual(searches(h).map((x) => x.search), [
+        `#lore note.title *=* ${literal}`,
+        `#loreType="location" note.title *=* ${literal}`,
+      ]);
+    }
+    const hit = await get<{ results: Picked[] }>(
+      h,
+      `/api/lore/note-search?q=${encodeURIComponent('"hi" \\')}`,
+    );
+    assert.deepEqual(hit.body.results.map((x) => x.noteId), [quoted]);
+  }, bare));
+
+Deno.test("note-search: type filter, non-lore notes included without one", () =>
+  withHarness(async (h) => {
+    const c = note(h, "Ember Knight", { lore: "", loreType: "character" });
+    const l = note(h, "Ember Falls", { lore: "", loreType: "location" });
+    const plain = note(h, "Ember sketches", {});
+    h.core.clearRequests();
+    const typed = await get<{ results: Picked[] }>(
+      h,
+      "/api/lore/note-search?q=ember&type=character",
+    );
+    assert.deepEqual(typed.body.results, [{
+      noteId: c,
+      title: "Ember Knight",
+      loreType: "character",
+    }]);
+    assert.deepEqual(searches(h), [
+      { search: '#loreType="character" note.title *=* "ember"', fastSearch: "true" },
+    ]);
+    const all = await get<{ results: Picked[] }>(h, "/api/lore/note-search?q=ember");
+    assert.deepEqual(all.body.results.map((x) => x.noteId), [l, c, plain]);
+  }, bare));
+
+Deno.test("mention/note-search: q under 2 or over 200 characters, bad type → 400, nothing sent", () =>
+  withHarness(async (h) => {
+    h.core.clearRequests();
+    const long = "x".repeat(201);
+    for (const base of ["/api/lore/mention-search", "/api/lore/note-search"]) {
+      for (const qs of ["", "?q=", "?q=a", "?q=%20a%20", "?q=%20%20%20", `?q=${long}`]) {
+        const r = await get(h, base + qs);
+        assert.equal(r.status, 400, base + qs);
+        assert.equal(r.body.error, "INVALID_REQUEST");
+      }
+      const ok = await get<{ results: unknown[] }>(h, `${base}?q=${"x".repeat(200)}`);
+      assert.equal(ok.status, 200);
+    }
+    for (const type of ["a%20b", "char%22acter", "x%2Fy", "", "t".repeat(65)]) {
+      const r = await get(h, `/api/lore/note-search?q=ab&type=${type}`);
+      assert.equal(r.status, 400, type);
+    }
+    assert.equal(h.core.requests.length, 2, "only the two 200-character queries were sent");
+  }, bare));
+
+interface Matches {
+  matches: { term: string; noteId: string; title: string }[];
+}
+const autolink = (h: Harness, text: string, headers?: HeadersInit) =>
+  h.requestJson<Matches & ErrorBody>("/api/lore/autolink", {
+    method: "POST",
+    json: { text },
+    headers,
+  });
+
+Deno.test("autolink: whole words, longest match, Unicode titles, each note once", () =>
+  withHarness(async (h) => {
+    const keep = note(h, "Ashvale Keep");
+    note(h, "Ashvale");
+    const eo = note(h, "Éowyn Stormcrow");
+    const koln = note(h, "Köln");
+    note(h, "Ox");
+    note(h, "Not Lore At All", {});
+    const r = await autolink(
+      h,
+      "At ASHVALE keep, éowyn stormcrow met Kölner folk near köln. Ashvale Keep again. Ox!",
+    );
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.matches, [
+      { term: "ASHVALE keep", noteId: keep, title: "Ashvale Keep" },
+      { term: "éowyn stormcrow", noteId: eo, title: "Éowyn Stormcrow" },
+      { term: "köln", noteId: koln, title: "Köln" },
+    ]);
+    const none = await autolink(h, "Ashvalekeep and nothing else");
+    assert.deepEqual(none.body.matches, []);
+  }, bare));
+
+Deno.test("autolink: the title index is one search per 60 s, shared by concurrent requests", () =>
+  withHarness(async (h) => {
+    note(h, "Brinehold");
+    h.core.clearRequests();
+    h.core.fault({ method: "GET", path: "/etapi/notes", delayMs: 100, times: 1 });
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, () => autolink(h, "Off to brinehold")),
+    );
+    assert.ok(burst.every((r) => r.status === 200 && r.body.matches.length === 1));
+    note(h, "Saltmarsh");
+    const later = await autolink(h, "Brinehold and Saltmarsh");
+    assert.deepEqual(later.body.matches.map((m) => m.term), ["Brinehold"], "cached index");
+    assert.deepEqual(searches(h), [{ search: "#lore", fastSearch: "true" }]);
+  }, bare));
+
+Deno.test("autolink: bad bodies → 400/415 and nothing sent", () =>
+  withHarness(async (h) => {
+    h.core.clearRequests();
+    for (const json of [{}, { text: "" }, { text: 5 }, { text: "x", extra: 1 }]) {
+      const r = await h.requestJson<ErrorBody>("/api/lore/autolink", { method: "POST", json });
+      assert.equal(r.status, 400, JSON.stringify(json));
+      assert.equal(r.body.error, "INVALID_REQUEST");
+    }
+    const long = await autolink(h, "x".repeat(200_001));
+    assert.equal(long.status, 400);
+    const form = await h.requestJson<ErrorBody>("/api/lore/autolink", {
+      method: "POST",
+      body: "text=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    assert.equal(form.status, 415);
+    assert.deepEqual(upstreamCalls(h), []);
+    const max = await autolink(h, "Brinehold ".repeat(20_000));
+    assert.equal(max.status, 200);
+  }, bare));
+
+/**
+ * A second service on the same double whose Core token comes from a test header, with its own
+ * clock: one app state, several credentials.
+ */
+async function multiTokenService(h: Harness, clock: { now: number }) {
+  const config = loadConfig({
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "silent",
+    AUTOLINK_CACHE_MS: "60000",
+  });
+  const server = await startServer({
+    config,
+    log: jsonLogger("silent", () => {}),
+    now: () => clock.now,
+    credentials: {
+      core: (req) =>
+        Promise.resolve({ baseUrl: h.core.url, token: req.headers.get("x-test-token") ?? "" }),
+    },
+  });
+  const call = async (token: string, text: string): Promise<Matches> => {
+    const res = await fetch(`${server.url}/api/lore/autolink`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-test-token": token },
+      body: JSON.stringify({ text }),
+    });
+    assert.equal(res.status, 200);
+    return await res.json();
+  };
+  return { call, stop: () => server.stop() };
+}
+
+Deno.test("autolink: cache entries are per credential and expire after 60 s", () =>
+  withHarness(async (h) => {
+    note(h, "Brinehold");
+    const { authToken: second } = await h.etapi<{ authToken: string }>("/auth/login", {
+      method: "POST",
+      json: { password: DEFAULT_CORE_PASSWORD, tokenName: "second user" },
+    });
+    const clock = { now: 1_000_000 };
+    const svc = await multiTokenService(h, clock);
+    try {
+      const text = "Brinehold and Saltmarsh";
+      h.core.clearRequests();
+      assert.equal((await svc.call(h.core.token, text)).matches.length, 1);
+      note(h, "Saltmarsh");
+      assert.equal((await svc.call(h.core.token, text)).matches.length, 1, "first user: cached");
+      assert.equal((await svc.call(second, text)).matches.length, 2, "second user: own index");
+      assert.equal((await svc.call(second, text)).matches.length, 2);
+      const tokens = h.core.requests.filter((r) => r.path === "/etapi/notes")
+        .map((r) => r.headers.get("authorization"));
+      assert.deepEqual(tokens, [h.core.token, second]);
+
+      clock.now += 59_000;
+      assert.equal((await svc.call(h.core.token, text)).matches.length, 1, "still cached");
+      clock.now += 2_000;
+      assert.equal((await svc.call(h.core.token, text)).matches.length, 2, "reloaded");
+      assert.equal(searches(h).length, 3);
+    } finally {
+      await svc.stop();
+    }
+  }, bare));
+
+Deno.test("search: etapi mode passes the caller's Core query and answers summaries, complete", () =>
+  withHarness(async (h) => {
+    const ids = Array.from(
+      { length: 230 },
+      (_, i) => note(h, `Tide ${i}`, { lore: "", loreType: "event" }),
+    );
+    h.core.clearRequests();
+    const q = '#loreType=event note.title *=* "tide"';
+    const r = await get<{ mode: string; results: Record<string, unknown>[]; count: number }>(
+      h,
+      `/api/search?q=${encodeURIComponent(q)}`,
+    );
+    assert.equal(r.status, 200);
+    assert.equal(r.body.mode, "etapi");
+    assert.equal(r.body.count, 230);
+    assert.deepEqual(new Set(r.body.results.map((x) => x.noteId)), new Set(ids));
+    const first = r.body.results.find((x) => x.noteId === ids[0])!;
+    assert.deepEqual(Object.keys(first).sort(), [
+      "dateModified",
+      "isProtected",
+      "loreType",
+      "noteId",
+      "parentNoteIds",
+      "title",
+      "type",
+    ]);
+    assert.deepEqual([first.title, first.loreType, first.type], ["Tide 0", "event", "text"]);
+    assert.deepEqual(searches(h), [{ search: q }]);
+    const explicit = await get<{ mode: string }>(h, "/api/search?q=tide&mode=etapi");
+    assert.equal(explicit.body.mode, "etapi");
+  }, bare));
+
+Deno.test("search: rag mode is 503 NOT_CONFIGURED (parser); bad input → 400; nothing sent", () =>
+  withHarness(async (h) => {
+    h.core.clearRequests();
+    const rag = await get(h, "/api/search?q=who%20rules%20the%20coast&mode=rag");
+    assert.equal(rag.status, 503);
+    assert.equal(rag.body.error, "NOT_CONFIGURED");
+    assert.deepEqual(rag.body.details, { service: "parser" });
+    for (const qs of ["", "?q=", "?q=%20", `?q=${"x".repeat(2001)}`, "?q=x&mode=vector"]) {
+      const r = await get(h, `/api/search${qs}`);
+      assert.equal(r.status, 400, qs);
+      assert.equal(r.body.error, "INVALID_REQUEST");
+    }
+    assert.deepEqual(upstreamCalls(h), []);
+  }, bare));

@@ -1,0 +1,1198 @@
+/**
+ * Behaviour tests of the Core double over HTTP (core-notes.md is the reference).
+ * Each test starts its own sim on a random port and closes it.
+ */
+import assert from "node:assert/strict";
+import {
+  type CoreSim,
+  type CoreSimOptions,
+  DEFAULT_CORE_PASSWORD,
+  DEFAULT_CORE_TOKEN,
+  startCoreSim,
+} from "./core.ts";
+import { blobIdOf, type NotePojo } from "./core_store.ts";
+import { crc32, HARBOR_ALIAS, makePng, SHARE_CREDENTIALS, W, WORLD_SUMMARY } from "./world.ts";
+
+interface Res {
+  status: number;
+  headers: Headers;
+  text: string;
+  bytes: Uint8Array;
+  // deno-lint-ignore no-explicit-any
+  json: any;
+}
+
+interface Call {
+  method?: string;
+  body?: unknown;
+  /** Raw body (string/bytes) sent with `contentType`. */
+  raw?: BodyInit;
+  contentType?: string;
+  /** Authorization header; default the sim token; null sends none. */
+  auth?: string | null;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+async function call(sim: CoreSim, path: string, c: Call = {}): Promise<Res> {
+  const headers = new Headers(c.headers);
+  const auth = c.auth === undefined ? sim.token : c.auth;
+  if (auth !== null) headers.set("Authorization", auth);
+  let body: BodyInit | undefined = c.raw;
+  if (c.body !== undefined) {
+    body = JSON.stringify(c.body);
+    headers.set("Content-Type", "application/json");
+  }
+  if (c.contentType) headers.set("Content-Type", c.contentType);
+  const res = await fetch(`${sim.url}${path}`, {
+    method: c.method ?? (body === undefined ? "GET" : "POST"),
+    headers,
+    body,
+    signal: c.signal,
+  });
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const text = new TextDecoder().decode(bytes);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, bytes, json: parsed };
+}
+
+async function withSim(fn: (sim: CoreSim) => Promise<void>, opts: CoreSimOptions = {}) {
+  const sim = await startCoreSim(opts);
+  try {
+    await fn(sim);
+  } finally {
+    await sim.close();
+  }
+}
+
+const q = (s: string) => encodeURIComponent(s);
+
+async function searchIds(sim: CoreSim, query: string, extra = ""): Promise<string[]> {
+  const res = await call(sim, `/etapi/notes?search=${q(query)}${extra}`);
+  assert.equal(res.status, 200, `search ${query}: ${res.text}`);
+  return (res.json.results as NotePojo[]).map((n) => n.noteId);
+}
+
+function basic(user: string, pass: string): string {
+  return `Basic ${btoa(`${user}:${pass}`)}`;
+}
+
+const NOT_AUTHENTICATED = { status: 401, code: "NOT_AUTHENTICATED", message: "Not authenticated" };
+
+// ---------------------------------------------------------------------------------------------
+
+Deno.test("auth: raw, Bearer and Basic etapi:<token> work; other forms get Core's 401", async () => {
+  await withSim(async (sim) => {
+    assert.equal(sim.token, DEFAULT_CORE_TOKEN);
+    assert.match(sim.token, /^[A-Za-z0-9]{12}_[A-Za-z0-9+/=]{44}$/);
+    for (const auth of [sim.token, `Bearer ${sim.token}`, basic("etapi", sim.token)]) {
+      assert.equal((await call(sim, "/etapi/app-info", { auth })).status, 200, auth);
+    }
+    for (const auth of [null, basic("trilium", sim.token), "nope", `${sim.token}_x`]) {
+      const res = await call(sim, "/etapi/app-info", { auth });
+      assert.equal(res.status, 401);
+      assert.deepEqual(res.json, NOT_AUTHENTICATED);
+      assert.equal(res.headers.get("www-authenticate"), null);
+      assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8");
+    }
+  });
+});
+
+Deno.test("auth: login issues a new token each time, wrong password, logout revokes", async () => {
+  await withSim(async (sim) => {
+    const login = () =>
+      call(sim, "/etapi/auth/login", { auth: null, body: { password: DEFAULT_CORE_PASSWORD } });
+    const a = await login();
+    const b = await login();
+    assert.equal(a.status, 201);
+    assert.match(a.json.authToken, /^[A-Za-z0-9]{12}_[A-Za-z0-9+/]{43}=$/);
+    assert.notEqual(a.json.authToken, b.json.authToken);
+    assert.equal((await call(sim, "/etapi/app-info", { auth: a.json.authToken })).status, 200);
+
+    const wrong = await call(sim, "/etapi/auth/login", { auth: null, body: { password: "x" } });
+    assert.equal(wrong.status, 401);
+    assert.deepEqual(wrong.json, {
+      status: 401,
+      code: "WRONG_PASSWORD",
+      message: "Wrong password.",
+    });
+
+    const body = await call(sim, "/etapi/auth/login", {
+      auth: null,
+      raw: "x",
+      contentType: "text/html",
+    });
+    assert.deepEqual([body.status, body.json.code], [500, "GENERIC"]);
+
+    const out = await call(sim, "/etapi/auth/logout", { method: "POST", auth: a.json.authToken });
+    assert.equal(out.status, 204);
+    assert.equal((await call(sim, "/etapi/app-info", { auth: a.json.authToken })).status, 401);
+    assert.equal((await call(sim, "/etapi/app-info", { auth: b.json.authToken })).status, 200);
+
+    // express-rate-limit: 10 failed logins per 15 minutes, then a plain-text 429
+    for (let i = 0; i < 8; i++) {
+      await call(sim, "/etapi/auth/login", { auth: null, body: { password: "x" } });
+    }
+    const limited = await login();
+    assert.deepEqual([limited.status, limited.text], [
+      429,
+      "Too many requests, please try again later.",
+    ]);
+  }, { password: DEFAULT_CORE_PASSWORD });
+});
+
+Deno.test("errors: unknown route 404 before auth, bad JSON 500, app-info", async () => {
+  await withSim(async (sim) => {
+    const unknown = await call(sim, "/etapi/zzz", { auth: null });
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(unknown.json, { message: "Router not found for request GET /etapi/zzz" });
+
+    const bad = await call(sim, "/etapi/create-note", {
+      method: "POST",
+      raw: "{nope",
+      contentType: "application/json",
+    });
+    assert.equal(bad.status, 500);
+    assert.deepEqual(Object.keys(bad.json), ["message"]);
+
+    const info = await call(sim, "/etapi/app-info");
+    assert.equal(info.json.appVersion, "0.101.3");
+    assert.equal(typeof info.json.nodeVersion, "string");
+
+    const history = await call(sim, "/etapi/notes/history");
+    assert.equal(history.status, 500);
+    assert.match(history.json.message, /^core sim: unsupported endpoint/);
+  });
+});
+
+Deno.test("create-note: 201 shape, sanitised title, branchId, prefix null, positions, mimes", async () => {
+  await withSim(async (sim) => {
+    const res = await call(sim, "/etapi/create-note", {
+      body: { parentNoteId: W.loreRoot, title: "Tom & Jerry", type: "text", content: "<p>x</p>" },
+    });
+    assert.equal(res.status, 201);
+    const { note, branch } = res.json;
+    assert.deepEqual(Object.keys(res.json), ["note", "branch"]);
+    assert.deepEqual(Object.keys(note), [
+      "noteId",
+      "isProtected",
+      "title",
+      "type",
+      "mime",
+      "blobId",
+      "dateCreated",
+      "dateModified",
+      "utcDateCreated",
+      "utcDateModified",
+      "parentNoteIds",
+      "childNoteIds",
+      "parentBranchIds",
+      "childBranchIds",
+      "attributes",
+    ]);
+    assert.match(note.noteId, /^[A-Za-z0-9]{12}$/);
+    assert.equal(note.title, "Tom &amp; Jerry");
+    assert.equal(note.mime, "text/html");
+    assert.equal(note.blobId, blobIdOf("<p>x</p>"));
+    assert.match(note.dateCreated, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}[+-]\d{4}$/);
+    assert.match(note.utcDateCreated, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.deepEqual(Object.keys(branch), [
+      "branchId",
+      "noteId",
+      "parentNoteId",
+      "prefix",
+      "notePosition",
+      "isExpanded",
+      "utcDateModified",
+    ]);
+    assert.equal(branch.branchId, `${W.loreRoot}_${note.noteId}`);
+    assert.equal(branch.prefix, null);
+    const siblings = sim.store.childBranchesOf(W.loreRoot).filter((b) => b.noteId !== note.noteId);
+    assert.equal(branch.notePosition, Math.max(...siblings.map((b) => b.notePosition)) + 10);
+    assert.equal((await call(sim, "/etapi/notes/root")).json.parentBranchIds[0], "none_root");
+
+    const img = await call(sim, "/etapi/create-note", {
+      body: { parentNoteId: W.loreRoot, title: "pic", type: "image", content: "" },
+    });
+    assert.equal(img.json.note.mime, "");
+    const code = await call(sim, "/etapi/create-note", {
+      body: { parentNoteId: W.loreRoot, title: "c", type: "canvas", content: "{}" },
+    });
+    assert.equal(code.json.note.mime, "application/json");
+    const shared = await call(sim, "/etapi/create-note", {
+      body: { parentNoteId: "_share", title: "s", type: "text", content: "" },
+    });
+    assert.equal(shared.status, 201);
+  });
+});
+
+Deno.test("create-note: Core's exact error bodies", async () => {
+  await withSim(async (sim) => {
+    const create = (body: unknown) => call(sim, "/etapi/create-note", { body });
+    const base = { parentNoteId: W.loreRoot, title: "t", type: "text", content: "" };
+    const cases: [unknown, number, string, string][] = [
+      [
+        { ...base, branchId: "abcd" },
+        400,
+        "PROPERTY_NOT_ALLOWED",
+        "Property 'branchId' is not allowed for this method.",
+      ],
+      [
+        { ...base, isProtected: true },
+        400,
+        "PROPERTY_NOT_ALLOWED",
+        "Property 'isProtected' is not allowed for this method.",
+      ],
+      [
+        { ...base, title: true },
+        400,
+        "PROPERTY_VALIDATION_ERROR",
+        "Validation failed on property 'title': 'true' is not a string.",
+      ],
+      [
+        { ...base, parentNoteId: "missing1" },
+        400,
+        "PROPERTY_VALIDATION_ERROR",
+        "Validation failed on property 'parentNoteId': Note 'missing1' does not exist.",
+      ],
+      [
+        { ...base, title: null },
+        400,
+        "PROPERTY_VALIDATION_ERROR",
+        "Validation failed on property 'title': cannot be null.",
+      ],
+      [
+        { parentNoteId: W.loreRoot, title: "t", type: "text" },
+        500,
+        "GENERIC",
+        "Note content must be set",
+      ],
+      [
+        { title: "t", type: "text", content: "" },
+        500,
+        "GENERIC",
+        "Parent note 'undefined' was not found.",
+      ],
+      [
+        { parentNoteId: W.loreRoot, title: "t", content: "" },
+        500,
+        "GENERIC",
+        "Note type is a required param",
+      ],
+      [
+        { ...base, parentNoteId: "_hidden" },
+        500,
+        "GENERIC",
+        "Creating child notes into '_hidden' is not allowed.",
+      ],
+    ];
+    for (const [body, status, code, message] of cases) {
+      const res = await create(body);
+      assert.deepEqual([res.status, res.json], [status, { status, code, message }]);
+    }
+    const badType = await create({ ...base, type: "html" });
+    assert.match(
+      badType.json.message,
+      /'html' is not a valid note type, allowed types are: text, code/,
+    );
+    const missing = await call(sim, "/etapi/notes/nope1234");
+    assert.deepEqual(missing.json, {
+      status: 404,
+      code: "NOTE_NOT_FOUND",
+      message: "Note 'nope1234' not found.",
+    });
+  });
+});
+
+Deno.test("PATCH/DELETE note: any type string, {} ok, protected, idempotent delete, root", async () => {
+  await withSim(async (sim) => {
+    const before = sim.store.getNote(W.charOskar)!.utcDateModified;
+    const patched = await call(sim, `/etapi/notes/${W.charOskar}`, {
+      method: "PATCH",
+      body: { title: "<b>Oskar</b>", type: "html" },
+    });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.json.title, "<b>Oskar</b>"); // PATCH titles are not sanitised
+    assert.equal(patched.json.type, "html");
+    assert.notEqual(patched.json.utcDateModified, before);
+    assert.equal(
+      (await call(sim, `/etapi/notes/${W.charOskar}`, { method: "PATCH", body: {} })).status,
+      200,
+    );
+    const prot = await call(sim, `/etapi/notes/${W.guideProtected}`, { method: "PATCH", body: {} });
+    assert.deepEqual(prot.json, {
+      status: 400,
+      code: "NOTE_IS_PROTECTED",
+      message: `Note '${W.guideProtected}' is protected and cannot be modified through ETAPI.`,
+    });
+    assert.equal((await call(sim, "/etapi/notes/nope1234", { method: "DELETE" })).status, 204);
+    const root = await call(sim, "/etapi/notes/root", { method: "DELETE" });
+    assert.deepEqual(root.json, {
+      status: 500,
+      code: "GENERIC",
+      message: "Can't delete root or hoisted branch/note",
+    });
+  });
+});
+
+Deno.test("attributes: inherited (owner kept), templates minus #template, no duplicates", async () => {
+  await withSim(async (sim) => {
+    const parent = (await call(sim, "/etapi/create-note", {
+      body: { parentNoteId: W.loreRoot, title: "P", type: "text", content: "" },
+    })).json.note.noteId;
+    const child = (await call(sim, "/etapi/create-note", {
+      body: { parentNoteId: parent, title: "C", type: "text", content: "" },
+    })).json.note.noteId;
+    await call(sim, "/etapi/attributes", {
+      body: { noteId: parent, type: "label", name: "draft", isInheritable: true },
+    });
+    await call(sim, "/etapi/attributes", { body: { noteId: parent, type: "label", name: "solo" } });
+    const attrs = (await call(sim, `/etapi/notes/${child}`)).json.attributes;
+    assert.equal(attrs.length, 1);
+    assert.equal(attrs[0].name, "draft");
+    assert.equal(attrs[0].noteId, parent);
+    assert.equal(attrs[0].isInheritable, true);
+    assert.deepEqual(await searchIds(sim, "#draft", `&ancestorNoteId=${parent}`), [parent, child]);
+
+    const quest = (await call(sim, `/etapi/notes/${W.questLamp}`)).json.attributes as {
+      noteId: string;
+      name: string;
+      type: string;
+    }[];
+    const own = quest.filter((a) => a.noteId === W.questLamp).map((a) => a.name);
+    assert.deepEqual(own.slice(0, 3), ["lore", "loreType", "template"]);
+    const fromTemplate = quest.filter((a) => a.noteId === "_template_quest").map((a) => a.name);
+    assert.ok(fromTemplate.includes("quest") && fromTemplate.includes("iconClass"));
+    assert.ok(!fromTemplate.includes("template"));
+    const ids = quest.map((a) => JSON.stringify(a));
+    assert.equal(new Set(ids).size, ids.length);
+    // root and _hidden pass nothing down even when inheritable
+    await call(sim, "/etapi/attributes", {
+      body: { noteId: "root", type: "label", name: "rootFlag", isInheritable: true },
+    });
+    const mira = (await call(sim, `/etapi/notes/${W.charMira}`)).json.attributes;
+    assert.ok(!mira.some((a: { name: string }) => a.name === "rootFlag"));
+  });
+});
+
+Deno.test("attributes: name sanitising, relation checks, PATCH rules, idempotent delete", async () => {
+  await withSim(async (sim) => {
+    const res = await call(sim, "/etapi/attributes", {
+      body: { noteId: W.charOskar, type: "label", name: "lore-type", value: "x" },
+    });
+    assert.equal(res.status, 201);
+    assert.equal(res.json.name, "lore_type");
+    const max = Math.max(
+      ...sim.store.attributesOf(W.charOskar).filter((a) => a.attributeId !== res.json.attributeId)
+        .map((a) => a.position),
+    );
+    assert.equal(res.json.position, max + 10);
+    const missing = await call(sim, "/etapi/attributes", {
+      body: { noteId: W.charOskar, type: "relation", name: "relAlly", value: "ghost123" },
+    });
+    assert.deepEqual(missing.json, {
+      status: 404,
+      code: "NOTE_NOT_FOUND",
+      message: "Note 'ghost123' not found.",
+    });
+    const empty = await call(sim, "/etapi/attributes", {
+      body: { noteId: W.charOskar, type: "label", name: "" },
+    });
+    assert.equal(empty.status, 500);
+    assert.match(empty.json.message, /^Invalid empty name/);
+
+    const label = await call(sim, `/etapi/attributes/${res.json.attributeId}`, {
+      method: "PATCH",
+      body: { value: "y" },
+    });
+    assert.equal(label.json.value, "y");
+    const renamed = await call(sim, `/etapi/attributes/${res.json.attributeId}`, {
+      method: "PATCH",
+      body: { name: "z" },
+    });
+    assert.equal(renamed.json.code, "PROPERTY_NOT_ALLOWED");
+    const rel = sim.store.ownAttributes(W.charMira).find((a) => a.name === "relAlly")!;
+    const noValue = await call(sim, `/etapi/attributes/${rel.attributeId}`, {
+      method: "PATCH",
+      body: { position: 5 },
+    });
+    assert.deepEqual(noValue.json, {
+      status: 404,
+      code: "NOTE_NOT_FOUND",
+      message: "Note 'undefined' not found.",
+    });
+    const withValue = await call(sim, `/etapi/attributes/${rel.attributeId}`, {
+      method: "PATCH",
+      body: { value: W.charIselde, position: 5 },
+    });
+    assert.equal(withValue.json.code, "PROPERTY_NOT_ALLOWED");
+    for (let i = 0; i < 2; i++) {
+      const del = await call(sim, `/etapi/attributes/${res.json.attributeId}`, {
+        method: "DELETE",
+      });
+      assert.equal(del.status, 204);
+    }
+    const gone = await call(sim, `/etapi/attributes/${res.json.attributeId}`);
+    assert.equal(gone.json.message, `Attribute '${res.json.attributeId}' not found.`);
+  });
+});
+
+Deno.test("branches: 201 new, 200 overwrite resets, PATCH allow-list, last branch deletes note", async () => {
+  await withSim(async (sim) => {
+    const made = await call(sim, "/etapi/branches", {
+      body: { noteId: W.charOskar, parentNoteId: W.faction, prefix: "Agent", notePosition: 5 },
+    });
+    assert.equal(made.status, 201);
+    assert.equal(made.json.branchId, `${W.faction}_${W.charOskar}`);
+    assert.equal(made.json.prefix, "Agent");
+    const again = await call(sim, "/etapi/branches", {
+      body: { noteId: W.charOskar, parentNoteId: W.faction },
+    });
+    assert.equal(again.status, 200);
+    assert.equal(again.json.prefix, null);
+    assert.equal(again.json.isExpanded, false);
+    assert.notEqual(again.json.notePosition, 5);
+    const move = await call(sim, `/etapi/branches/${made.json.branchId}`, {
+      method: "PATCH",
+      body: { parentNoteId: "root" },
+    });
+    assert.equal(move.json.code, "PROPERTY_NOT_ALLOWED");
+    const missingIds = await call(sim, "/etapi/branches", { body: { noteId: W.charOskar } });
+    assert.deepEqual([missingIds.status, missingIds.json.code], [400, "GENERIC"]);
+
+    const temp = (await call(sim, "/etapi/create-note", {
+      body: { parentNoteId: W.loreRoot, title: "temp", type: "text", content: "" },
+    })).json;
+    assert.equal(
+      (await call(sim, `/etapi/branches/${temp.branch.branchId}`, { method: "DELETE" })).status,
+      204,
+    );
+    assert.equal((await call(sim, `/etapi/notes/${temp.note.noteId}`)).status, 404);
+  });
+});
+
+Deno.test("DELETE cascade: subtree, relations to it, _share clones; other strong parents survive", async () => {
+  await withSim(async (sim) => {
+    const store = sim.store;
+    // The guide has children; one of them (Mira) also lives under the lore root.
+    assert.ok(store.getBranch(`_share_${W.guide}`));
+    const relToBrannoch = store.targetRelationsOf(W.charBrannoch).length;
+    assert.ok(relToBrannoch > 0);
+    assert.equal((await call(sim, `/etapi/notes/${W.guide}`, { method: "DELETE" })).status, 204);
+    assert.equal(store.getNote(W.guide), undefined);
+    assert.equal(store.getBranch(`_share_${W.guide}`), undefined);
+    for (const id of [W.guideWelcome, W.guideDraft, W.guideVaultLedger, W.guideWipChild]) {
+      assert.equal(store.getNote(id), undefined, id);
+    }
+    assert.ok(store.getNote(W.charMira)); // still under the lore root
+    assert.deepEqual(store.branchesOf(W.charMira).map((b) => b.parentNoteId), [W.loreRoot]);
+
+    await call(sim, `/etapi/notes/${W.charBrannoch}`, { method: "DELETE" });
+    assert.equal(store.targetRelationsOf(W.charBrannoch).length, 0);
+    const oskar = store.attributesOf(W.charOskar).map((a) => a.name);
+    assert.ok(!oskar.includes("relEnemy"));
+  });
+});
+
+Deno.test("content: GET headers, ETag/304, binary image, protected", async () => {
+  await withSim(async (sim) => {
+    const res = await call(sim, `/etapi/notes/${W.charMira}/content`);
+    assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.equal(res.headers.get("cache-control"), "no-cache, no-store, must-revalidate");
+    assert.equal(
+      res.headers.get("content-disposition"),
+      `file; filename="Mira Tallowend.html"; filename*=UTF-8''Mira%20Tallowend.html`,
+    );
+    assert.ok(res.text.includes('class="gm-only"')); // ETAPI never filters
+    const etag = res.headers.get("etag")!;
+    assert.match(etag, /^W\/"[0-9a-f]+-/);
+    const cached = await call(sim, `/etapi/notes/${W.charMira}/content`, {
+      headers: { "If-None-Match": etag },
+    });
+    assert.equal(cached.status, 304);
+    assert.equal(cached.text, "");
+
+    const img = await call(sim, `/etapi/notes/${W.imgChart}/content`);
+    assert.equal(img.headers.get("content-type"), "image/png");
+    assert.deepEqual([...img.bytes.slice(1, 4)], [0x50, 0x4e, 0x47]);
+    assert.equal(new DataView(img.bytes.buffer).getUint32(16), 64);
+    assert.equal(new DataView(img.bytes.buffer).getUint32(20), 48);
+
+    const prot = await call(sim, `/etapi/notes/${W.guideProtected}/content`);
+    assert.deepEqual([prot.status, prot.json.code], [400, "NOTE_IS_PROTECTED"]);
+  });
+});
+
+Deno.test("content PUT: text/plain and octet-stream only, json stored as [object Object]", async () => {
+  await withSim(async (sim) => {
+    const id = W.charIselde;
+    const put = (raw: BodyInit, contentType: string) =>
+      call(sim, `/etapi/notes/${id}/content`, { method: "PUT", raw, contentType });
+    const html = await put("<p>html</p>", "text/html");
+    assert.deepEqual(html.json, {
+      status: 500,
+      code: "GENERIC",
+      message: `Cannot set null content to noteId '${id}'`,
+    });
+    assert.equal((await put("<p>ok</p>", "text/plain")).status, 204);
+    assert.equal(sim.store.getContent(id), "<p>ok</p>");
+    assert.equal(sim.store.getNote(id)!.blobId, blobIdOf("<p>ok</p>"));
+    await put(JSON.stringify({ a: 1 }), "application/json");
+    assert.equal(sim.store.getContent(id), "[object Object]");
+
+    const png = makePng(3, 2, () => [1, 2, 3]);
+    assert.equal(
+      (await call(sim, `/etapi/notes/${W.imgPortrait}/content`, {
+        method: "PUT",
+        raw: png as BodyInit,
+        contentType: "application/octet-stream",
+      })).status,
+      204,
+    );
+    assert.deepEqual(sim.store.getContent(W.imgPortrait), png);
+  });
+});
+
+Deno.test("content PUT: link scan rewrites URLs and keeps link relations in sync", async () => {
+  await withSim(async (sim) => {
+    const id = W.questLedger;
+    const html = `<p><img src="https://portal.example/api/lore/${W.imgChart}/image"></p>` +
+      `<p><img src="http://core:8080/api/images/${W.imgPortrait}/p.png"></p>` +
+      `<a class="reference-link" href="http://core:8080/#root/${W.loreRoot}/${W.charIselde}">I</a>` +
+      `<a href="#root/${W.loreRoot}/ghost9999">ghost</a>` +
+      `<section class="include-note" data-note-id="${W.eventPact}" data-box-size="small"></section>`;
+    const res = await call(sim, `/etapi/notes/${id}/content`, {
+      method: "PUT",
+      raw: html,
+      contentType: "text/plain",
+    });
+    assert.equal(res.status, 204);
+    const stored = sim.store.getContent(id) as string;
+    assert.ok(stored.includes(`src="api/images/${W.imgChart}/image"`));
+    assert.ok(stored.includes(`src="api/images/${W.imgPortrait}/p.png"`));
+    assert.ok(stored.includes(`href="#root/${W.loreRoot}/${W.charIselde}"`));
+    const links = () =>
+      sim.store.ownAttributes(id).filter((a) => a.type === "relation" && a.name !== "template")
+        .map((a) => `${a.name}=${a.value}`).sort();
+    assert.deepEqual(links(), [
+      `imageLink=${W.imgChart}`,
+      `imageLink=${W.imgPortrait}`,
+      `includeNoteLink=${W.eventPact}`,
+      `internalLink=${W.charIselde}`,
+    ]);
+    await call(sim, `/etapi/notes/${id}/content`, {
+      method: "PUT",
+      raw: `<a href="#root/${W.charMira}">M</a>`,
+      contentType: "text/plain",
+    });
+    assert.deepEqual(links(), [`internalLink=${W.charMira}`]);
+  });
+});
+
+Deno.test("revisions: 600 s snapshot rule with an injected clock; list vs single shape", async () => {
+  let now = new Date("2026-06-01T12:00:00.000Z");
+  await withSim(async (sim) => {
+    const created = (await call(sim, "/etapi/create-note", {
+      body: { parentNoteId: W.loreRoot, title: "R", type: "text", content: "v1" },
+    })).json.note.noteId;
+    const put = (s: string) =>
+      call(sim, `/etapi/notes/${created}/content`, {
+        method: "PUT",
+        raw: s,
+        contentType: "text/plain",
+      });
+    await put("v2"); // too young: no revision
+    assert.deepEqual((await call(sim, `/etapi/notes/${created}/revisions`)).json, []);
+    now = new Date(now.getTime() + 601_000);
+    await put("v3");
+    const list = (await call(sim, `/etapi/notes/${created}/revisions`)).json;
+    assert.equal(list.length, 1);
+    assert.equal(list[0].contentLength, 2);
+    assert.equal((await call(sim, `/etapi/revisions/${list[0].revisionId}/content`)).text, "v2");
+    now = new Date(now.getTime() + 60_000);
+    await put("v4"); // a revision exists inside the window
+    assert.equal((await call(sim, `/etapi/notes/${created}/revisions`)).json.length, 1);
+    assert.equal(
+      (await call(sim, `/etapi/notes/${created}/revision`, { method: "POST" })).status,
+      204,
+    );
+    assert.equal((await call(sim, `/etapi/notes/${created}/revisions`)).json.length, 2);
+
+    const mira = (await call(sim, `/etapi/notes/${W.charMira}/revisions`)).json;
+    assert.deepEqual(mira.map((r: { revisionId: string }) => r.revisionId), [
+      W.revMiraNew,
+      W.revMiraOld,
+    ]);
+    const single = (await call(sim, `/etapi/revisions/${W.revMiraOld}`)).json;
+    assert.equal("contentLength" in single, false);
+  }, { now: () => now });
+});
+
+Deno.test("attachments: create omits two keys, list/get include them, content, position 10", async () => {
+  await withSim(async (sim) => {
+    const made = await call(sim, "/etapi/attachments", {
+      body: {
+        ownerId: W.charOskar,
+        role: "file",
+        mime: "text/plain",
+        title: "notes.txt",
+        content: "hi",
+      },
+    });
+    assert.equal(made.status, 201);
+    assert.equal("contentLength" in made.json, false);
+    assert.equal("utcDateScheduledForErasureSince" in made.json, false);
+    assert.equal(made.json.position, 10);
+    const one = (await call(sim, `/etapi/attachments/${made.json.attachmentId}`)).json;
+    assert.equal(one.contentLength, 2);
+    assert.equal(one.utcDateScheduledForErasureSince, null);
+    const list = (await call(sim, `/etapi/notes/${W.charOskar}/attachments`)).json;
+    assert.deepEqual(list.map((a: { attachmentId: string }) => a.attachmentId), [
+      made.json.attachmentId,
+    ]);
+    const content = await call(sim, `/etapi/attachments/${made.json.attachmentId}/content`);
+    assert.deepEqual([content.text, content.headers.get("content-type")], [
+      "hi",
+      "text/plain; charset=utf-8",
+    ]);
+    const noOwner = await call(sim, "/etapi/attachments", {
+      body: { role: "file", mime: "x", title: "t" },
+    });
+    assert.deepEqual(noOwner.json, { status: 500, code: "GENERIC", message: "Missing owner ID." });
+    assert.equal(
+      (await call(sim, `/etapi/attachments/${made.json.attachmentId}`, { method: "DELETE" }))
+        .status,
+      204,
+    );
+    assert.equal(
+      (await call(sim, `/etapi/attachments/${made.json.attachmentId}`, { method: "DELETE" }))
+        .status,
+      204,
+    );
+  });
+});
+
+Deno.test("search: parameters, hidden and archived notes, subset semantics", async () => {
+  await withSim(async (sim) => {
+    const missing = await call(sim, "/etapi/notes");
+    assert.deepEqual(missing.json, {
+      status: 400,
+      code: "SEARCH_QUERY_PARAM_MANDATORY",
+      message: "'search' query parameter is mandatory.",
+    });
+    const bad = await call(sim, `/etapi/notes?search=x&fastSearch=yes`);
+    assert.deepEqual(bad.json, {
+      status: 400,
+      code: "SEARCH_PARAM_VALIDATION_ERROR",
+      message:
+        "Cannot parse boolean 'fastSearch' value 'yes, allowed values are 'true' and 'false'.",
+    });
+
+    const lore = await searchIds(sim, "#lore");
+    assert.equal(lore.length, 16);
+    assert.ok(!lore.includes("_template_quest")); // templates live under _hidden
+    assert.deepEqual(
+      (await searchIds(sim, "#loreType=character")).sort(),
+      [W.charBrannoch, W.charIselde, W.charMira, W.charOskar].sort(),
+    );
+    assert.deepEqual(
+      (await searchIds(sim, "#statblock")).sort(),
+      [W.statEel, W.statSentinel].sort(),
+    );
+    assert.deepEqual(await searchIds(sim, "#questStatus=rumoured"), [W.questLedger]);
+    assert.deepEqual(await searchIds(sim, '#geolocation*=*"past the"'), [W.locReef]);
+    assert.deepEqual(await searchIds(sim, "#geolocation*=gulls"), [W.locReef]);
+    assert.deepEqual(await searchIds(sim, "#loreType=*loc #geolocation=*40"), [W.locLighthouse]);
+    assert.deepEqual(await searchIds(sim, "#inWorldDate*=14"), [W.eventFlood]);
+    assert.deepEqual(
+      (await searchIds(sim, "#loreType=event or #loreType=faction")).sort(),
+      [W.eventFlood, W.eventPact, W.faction].sort(),
+    );
+    assert.deepEqual(
+      (await searchIds(sim, "#loreType=character and not(~relAlly) and #!shareAlias")).sort(),
+      [W.charBrannoch, W.charOskar].sort(),
+    );
+    assert.deepEqual(await searchIds(sim, `~relAlly.noteId=${W.charOskar}`), [W.charMira]);
+    assert.deepEqual(await searchIds(sim, `~relAlly.noteId="${W.charOskar}"`), [W.charMira]);
+    assert.deepEqual(await searchIds(sim, `~relEnemy.title="Mira Tallowend"`), [W.charBrannoch]);
+    assert.deepEqual(
+      (await searchIds(
+        sim,
+        `~relAlly.noteId=${W.charOskar} OR ~internalLink.noteId=${W.charOskar}`,
+      )).sort(),
+      [W.charMira, W.questLedger].sort(),
+    );
+    assert.deepEqual(await searchIds(sim, `note.title *=* "greyfin" #loreType=quest`), [
+      W.questLamp,
+    ]);
+    assert.deepEqual(await searchIds(sim, `note.title =* "the brine"`), [W.eventFlood]);
+    assert.deepEqual(await searchIds(sim, `note.title = eel`), [W.statEel]);
+    assert.deepEqual(await searchIds(sim, `note.type = image #!lore`), [W.imgChart, W.imgPortrait]);
+    assert.deepEqual(
+      (await searchIds(sim, `note.parents.noteId = ${W.timeline}`)).sort(),
+      [W.eventPact, W.eventFlood].sort(),
+    );
+    assert.deepEqual(
+      await searchIds(sim, `#questStatus (#loreType=quest or #loreType=event)`),
+      [W.questLamp, W.questLedger],
+    );
+    // full-text: title, attribute values, content (not with fastSearch), diacritics removed
+    assert.deepEqual(await searchIds(sim, "knucklebone"), [W.locReef]);
+    assert.ok((await searchIds(sim, "copper fathom")).includes(W.charMira));
+    assert.deepEqual(await searchIds(sim, "copper fathom", "&fastSearch=true"), []);
+    const accented = await searchIds(sim, "Sâltmarrow Hárbor");
+    assert.equal(accented[0], W.locHarbor); // exact title ranks first
+    assert.deepEqual(accented, await searchIds(sim, "saltmarrow harbor"));
+    // archived notes are excluded unless asked for
+    sim.store.createAttribute({ noteId: W.statEel, type: "label", name: "archived" });
+    assert.deepEqual(await searchIds(sim, "#statblock"), [W.statSentinel]);
+    assert.equal((await searchIds(sim, "#statblock", "&includeArchivedNotes=true")).length, 2);
+  });
+});
+
+Deno.test("search: ordering quirks, limit, subtree, depth, backlinks, unsupported syntax", async () => {
+  await withSim(async (sim) => {
+    const titles = async (query: string, extra = "") =>
+      (await searchIds(sim, query, extra)).map((id) => sim.store.getNote(id)!.title);
+    assert.deepEqual(await titles("#loreType=character orderBy note.title asc"), [
+      "Brannoch the Drowned",
+      "Iselde Crane",
+      "Mira Tallowend",
+      "Oskar Venn",
+    ]);
+    assert.deepEqual(await titles("#loreType=character orderBy note.title desc limit 2"), [
+      "Oskar Venn",
+      "Mira Tallowend",
+    ]);
+    assert.deepEqual(await titles("#loreType=event orderBy #inWorldDate desc"), [
+      "The Lantern Pact",
+      "The Brine Flood",
+    ]);
+    // notes without the label sort last ascending, first descending (OrderByAndLimitExp)
+    assert.equal((await titles("#lore orderBy #inWorldDate asc"))[0], "The Brine Flood");
+    // the orderBy parameter always sorts descending, orderDirection notwithstanding
+    assert.deepEqual(
+      await titles("#loreType=character", "&orderBy=title&orderDirection=asc"),
+      ["Oskar Venn", "Mira Tallowend", "Iselde Crane", "Brannoch the Drowned"],
+    );
+    // `#label` as a parameter sorts nothing: creation order
+    assert.deepEqual(
+      await titles("#loreType=event", "&orderBy=%23inWorldDate"),
+      ["The Brine Flood", "The Lantern Pact"],
+    );
+    assert.equal((await searchIds(sim, "#lore", "&limit=3")).length, 3);
+
+    const subtree = await searchIds(sim, "note.noteId != ''", `&ancestorNoteId=${W.locChart}`);
+    assert.deepEqual(subtree.sort(), [W.locChart, W.locHarbor, W.locLighthouse, W.locReef].sort());
+    const depth1 = await searchIds(
+      sim,
+      "note.noteId != ''",
+      `&ancestorNoteId=${W.guide}&ancestorDepth=eq1`,
+    );
+    assert.ok(
+      depth1.includes(W.guideVault) && !depth1.includes(W.guideVaultLedger) &&
+        !depth1.includes(W.guide),
+    );
+    assert.deepEqual(await searchIds(sim, "#draft", `&ancestorNoteId=${W.guideWip}`), [
+      W.guideWip,
+      W.guideWipChild,
+    ]);
+    assert.deepEqual(await searchIds(sim, "#lore", "&ancestorNoteId=nothere1"), []);
+    // notes only under _share are completely hidden without an ancestor
+    const lonely = sim.store.createNote({
+      parentNoteId: "_share",
+      title: "Only shared",
+      type: "text",
+      content: "",
+    });
+    assert.deepEqual(await searchIds(sim, "only shared"), []);
+    assert.deepEqual(await searchIds(sim, "only shared", "&ancestorNoteId=_share"), [
+      lonely.note.noteId,
+    ]);
+
+    // backlinks: the noteId as full text with fastSearch, filtered by relation ownership
+    const back = (await call(sim, `/etapi/notes?search=${W.charOskar}&fastSearch=true`)).json
+      .results as NotePojo[];
+    const linking = back.filter((n) =>
+      n.attributes.some((a) =>
+        a.noteId === n.noteId && a.type === "relation" && a.value === W.charOskar
+      )
+    ).map((n) => n.noteId).sort();
+    assert.ok(back.some((n) => n.noteId === W.charOskar));
+    assert.deepEqual(linking, [W.charMira, W.questLedger].sort());
+
+    for (
+      const [query, part] of [
+        ["~*.noteId=x", "~*"],
+        ["note.relations.noteId=x", "note.relations"],
+        ["#race=half-elf", "-"],
+        ["#a #b or #c", "mixed and/or"],
+        ["#year >= 1950", "#year >="],
+        ["~relAlly = x", "~relally ="],
+        ["#lore dragon", "dragon"],
+        ["note.content *=* x", "note.content"],
+        ["(#a or #b) #c", '"(" directly before #'],
+        ["( #a or #b )", "parenthesis in full-text"],
+        ["#a and", "dangling and"],
+      ]
+    ) {
+      const res = await call(sim, `/etapi/notes?search=${q(query)}`);
+      assert.equal(res.status, 500, query);
+      assert.equal(res.json.code, "GENERIC");
+      assert.ok(
+        res.json.message.startsWith(`core sim: unsupported search syntax: `) &&
+          res.json.message.includes(part),
+        `${query}: ${res.json.message}`,
+      );
+    }
+  });
+});
+
+Deno.test("share: root, alias, gm-only removal, draft/gmOnly/protected, links", async () => {
+  await withSim(async (sim) => {
+    const root = await call(sim, "/share/", { auth: null });
+    assert.equal(root.status, 200);
+    assert.deepEqual(Object.keys(root.json), [
+      "noteId",
+      "title",
+      "type",
+      "mime",
+      "header",
+      "content",
+    ]);
+    assert.equal(root.json.noteId, W.guide);
+    assert.equal(root.json.header, "");
+    assert.equal(root.headers.get("x-robots-tag"), null);
+    const redirect = await fetch(`${sim.url}/share`, { redirect: "manual" });
+    await redirect.body?.cancel();
+    assert.equal(redirect.status, 302);
+
+    const harbor = await call(sim, `/share/${HARBOR_ALIAS}`, { auth: null });
+    assert.equal(harbor.json.noteId, W.locHarbor);
+
+    const mira = (await call(sim, `/share/${W.charMira}`, { auth: null })).json.content as string;
+    assert.ok(!mira.includes("gm-only") && !mira.includes("owes the") && !mira.includes("mother"));
+    assert.ok(mira.includes("Raised by lighthouse keepers"));
+    const raw = await call(sim, `/share/${W.charMira}?raw`, { auth: null });
+    assert.equal(raw.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.ok(raw.text.includes('class="note gm-only secret"'));
+
+    for (const id of [W.guideDraft, W.guideGmOnly, W.guideWipChild]) {
+      const res = await call(sim, `/share/${id}`, { auth: null });
+      assert.deepEqual([res.status, res.json.content], [200, ""], id);
+    }
+    const prot = await call(sim, `/share/${W.guideProtected}`, { auth: null });
+    assert.equal(prot.json.content, "<p>Protected note cannot be displayed</p>");
+
+    const welcome = (await call(sim, `/share/${W.guideWelcome}`, { auth: null })).json.content;
+    assert.ok(welcome.includes(`href="./${W.imgChart}"`));
+    assert.ok(welcome.includes("type-image"));
+    assert.ok(!welcome.includes(W.charBrannoch)); // not shared: the link loses its href
+    assert.ok(welcome.includes("Beware Brannoch the Drowned"));
+
+    const img = (await call(sim, `/share/${W.imgChart}`, { auth: null })).json.content;
+    assert.match(img, new RegExp(`^<img src="api/images/${W.imgChart}/coast-chart.png\\?2026-`));
+    assert.equal((await call(sim, `/share/${W.charOskar}`, { auth: null })).status, 404);
+    assert.deepEqual((await call(sim, "/share/_share", { auth: null })).json, {
+      message: "Accessing share index is forbidden.",
+    });
+  });
+});
+
+Deno.test("share api: pojo, images, attachments, search", async () => {
+  await withSim(async (sim) => {
+    const pojo = (await call(sim, `/share/api/notes/${W.guideWipChild}`, { auth: null })).json;
+    assert.deepEqual(Object.keys(pojo), [
+      "noteId",
+      "title",
+      "type",
+      "mime",
+      "utcDateModified",
+      "attributes",
+      "attachments",
+      "parentNoteIds",
+      "childNoteIds",
+    ]);
+    assert.deepEqual(
+      pojo.attributes.map((a: { name: string; noteId: string }) => [a.name, a.noteId]),
+      [
+        ["draft", W.guideWip],
+      ],
+    );
+    const mira = (await call(sim, `/share/api/notes/${W.charMira}`, { auth: null })).json;
+    assert.ok(mira.attributes.every((a: { type: string }) => a.type === "label"));
+    assert.deepEqual(mira.parentNoteIds, [W.guide]);
+    assert.equal(
+      (await call(sim, `/share/api/notes/${W.guideProtected}`, { auth: null })).json.title,
+      "[protected]",
+    );
+    assert.deepEqual((await call(sim, `/share/api/notes/${W.charOskar}`, { auth: null })).json, {
+      message: `Note '${W.charOskar}' not found.`,
+    });
+
+    const png = await call(sim, `/share/api/images/${W.imgChart}/whatever.png`, { auth: null });
+    assert.deepEqual([png.status, png.headers.get("content-type")], [200, "image/png"]);
+    const notImage = await call(sim, `/share/api/images/${W.charMira}/x.png`, { auth: null });
+    assert.deepEqual([notImage.status, notImage.json.message], [
+      400,
+      "Requested note is not a shareable image",
+    ]);
+    const sigil = await call(sim, `/share/api/attachments/${W.attSigil}/image/s.png`, {
+      auth: null,
+    });
+    assert.deepEqual([sigil.status, sigil.headers.get("content-type")], [200, "image/png"]);
+    const faction = (await call(sim, `/share/${W.faction}`, { auth: null })).json.content;
+    assert.ok(faction.includes(`api/attachments/${W.attSigil}/image/lantern-sigil.png`));
+
+    const forbidden = await call(sim, "/share/api/notes?search=harbor", { auth: null });
+    assert.deepEqual([forbidden.status, forbidden.json], [403, {
+      message: "Accessing share index is forbidden.",
+    }]);
+    const found = await call(sim, `/share/api/notes?search=harbor&ancestorNoteId=${W.guide}`, {
+      auth: null,
+    });
+    const harbor = found.json.results.find((r: { title: string }) =>
+      r.title === "Saltmarrow Harbor"
+    );
+    assert.deepEqual(Object.keys(harbor), ["id", "title", "score", "path"]);
+    assert.equal(harbor.id, HARBOR_ALIAS);
+    assert.equal(harbor.path, "Saltmarrow Harbor");
+    const ledger = await call(sim, `/share/api/notes?search=ledger&ancestorNoteId=_share`, {
+      auth: null,
+    });
+    assert.equal(ledger.status, 403);
+    sim.store.createAttribute({ noteId: W.guide, type: "label", name: "shareIndex" });
+    const indexed = await call(sim, `/share/api/notes?search=oil&ancestorNoteId=_share`, {
+      auth: null,
+    });
+    const vault = indexed.json.results.find((r: { id: string }) => r.id === W.guideVaultLedger);
+    assert.equal(vault.path, "Player's Guide / The Lantern Vault / Ledger of the Vault");
+  });
+});
+
+Deno.test("share credentials: 401 with WWW-Authenticate, Basic works, api answers 401", async () => {
+  await withSim(async (sim) => {
+    const good = basic(SHARE_CREDENTIALS.user, SHARE_CREDENTIALS.password);
+    for (const path of [`/share/${W.guideVault}`, `/share/${W.guideVaultLedger}`]) {
+      const res = await call(sim, path, { auth: null });
+      assert.equal(res.status, 401);
+      assert.equal(res.text, "Unauthorized");
+      assert.equal(
+        res.headers.get("www-authenticate"),
+        'Basic realm="User Visible Realm", charset="UTF-8"',
+      );
+      assert.equal((await call(sim, path, { auth: basic("player", "wrong") })).status, 401);
+      assert.equal((await call(sim, path, { auth: good })).status, 200);
+    }
+    const api = await call(sim, `/share/api/notes/${W.guideVaultLedger}`, { auth: null });
+    assert.equal(api.status, 401);
+    const pojo = (await call(sim, `/share/api/notes/${W.guideVaultLedger}`, { auth: good })).json;
+    assert.ok(!pojo.attributes.some((a: { name: string }) => a.name === "shareCredentials"));
+  });
+});
+
+Deno.test("share credentials: api hangs until the client aborts when shareApiHangsOnAuth", async () => {
+  await withSim(async (sim) => {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), 150);
+    await assert.rejects(
+      call(sim, `/share/api/notes/${W.guideVaultLedger}`, { auth: null, signal: ac.signal }),
+      (e: Error) => e.name === "AbortError",
+    );
+    clearTimeout(timer);
+    const page = await call(sim, `/share/${W.guideVaultLedger}`, { auth: null });
+    assert.equal(page.status, 401);
+  }, { shareApiHangsOnAuth: true });
+});
+
+Deno.test("faults: status, times, delay, hang (abort and close), recording", async () => {
+  const sim = await startCoreSim({ world: false });
+  try {
+    sim.fault({ path: "/etapi/app-info", status: 503, times: 1 });
+    const first = await call(sim, "/etapi/app-info");
+    assert.deepEqual([first.status, first.json.status, first.json.code], [503, 503, "GENERIC"]);
+    assert.equal((await call(sim, "/etapi/app-info")).status, 200);
+
+    sim.fault({
+      method: "POST",
+      path: /^\/etapi\/create-note$/,
+      status: 429,
+      body: "slow down",
+      contentType: "text/plain",
+    });
+    assert.equal((await call(sim, "/etapi/app-info")).status, 200);
+    const limited = await call(sim, "/etapi/create-note", { body: {} });
+    assert.deepEqual([limited.status, limited.text, limited.headers.get("content-type")], [
+      429,
+      "slow down",
+      "text/plain",
+    ]);
+    sim.clearFaults();
+
+    sim.fault({ path: "/etapi/app-info", delayMs: 120, times: 1 });
+    const started = performance.now();
+    assert.equal((await call(sim, "/etapi/app-info")).status, 200);
+    assert.ok(performance.now() - started >= 110);
+
+    sim.fault({ path: "/etapi/notes/root", hang: true });
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), 80);
+    await assert.rejects(call(sim, "/etapi/notes/root", { signal: ac.signal }));
+    clearTimeout(timer);
+
+    sim.clearRequests();
+    await call(sim, "/etapi/create-note", {
+      body: { parentNoteId: "root", title: "rec", type: "text", content: "" },
+      headers: { "X-Trace": "t1" },
+    });
+    await call(sim, `/etapi/notes/root/content`, {
+      method: "PUT",
+      raw: new Uint8Array([0xff, 0xfe]) as BodyInit,
+      contentType: "application/octet-stream",
+    });
+    assert.equal(sim.requests.length, 2);
+    assert.equal(sim.requests[0].method, "POST");
+    assert.equal(sim.requests[0].path, "/etapi/create-note");
+    assert.equal(sim.requests[0].headers.get("x-trace"), "t1");
+    assert.equal(sim.requests[0].headers.get("authorization"), sim.token);
+    assert.equal(JSON.parse(sim.requests[0].bodyText!).title, "rec");
+    assert.equal(sim.requests[1].bodyText, null);
+
+    // close() ends a request that hangs without a client abort
+    const pending = call(sim, "/etapi/notes/root");
+    await new Promise((r) => setTimeout(r, 50));
+    await sim.close();
+    assert.equal((await pending).status, 503);
+  } finally {
+    await sim.close().catch(() => {});
+  }
+});
+
+Deno.test("search lexer: quotes, escapes, operator splitting, commas (debug=true)", async () => {
+  await withSim(async (sim) => {
+    const tokens = async (query: string) => {
+      const res = await call(sim, `/etapi/notes?search=${q(query)}&debug=true`);
+      assert.equal(res.status, 200, res.text);
+      const info = res.json.debugInfo;
+      return {
+        full: info.fulltextTokens.map((t: { token: string }) => t.token),
+        expr: info.structuredExpressionTokens.map((t: { token: string }) => t.token),
+      };
+    };
+    assert.deepEqual(await tokens(`D'Artagnan, "Two Towers" #Race="Half-Elf"`), {
+      full: ["d'artagnan", "two towers"],
+      expr: ["#race", "=", "half-elf"],
+    });
+    assert.deepEqual((await tokens(`#quote="say \\"hi\\", ok"`)).expr, [
+      "#quote",
+      "=",
+      'say "hi" ok',
+    ]);
+    assert.deepEqual((await tokens("#a!=b")).expr, ["#a", "!=", "b"]);
+    assert.deepEqual((await tokens("#!draft")).expr, ["#!draft"]);
+    assert.deepEqual((await tokens("~rel.noteId=x")).expr, ["~rel", ".", "noteid", "=", "x"]);
+    assert.deepEqual((await tokens("#a orderBy #b asc, note.title")).expr, [
+      "#a",
+      "orderby",
+      "#b",
+      "asc",
+      ",",
+      "note",
+      ".",
+      "title",
+    ]);
+  });
+});
+
+Deno.test("quirks: content kept as sent, empty-mime binary, isProtected, robots, cycles", async () => {
+  await withSim(async (sim) => {
+    const script = await call(sim, "/etapi/create-note", {
+      body: { parentNoteId: W.loreRoot, title: "s", type: "text", content: "<script>x()</script>" },
+    });
+    assert.equal(sim.store.getContent(script.json.note.noteId), "<script>x()</script>");
+    const patch = await call(sim, `/etapi/notes/${W.charOskar}`, {
+      method: "PATCH",
+      body: { isProtected: true },
+    });
+    assert.deepEqual(patch.json, {
+      status: 400,
+      code: "PROPERTY_NOT_ALLOWED",
+      message: "Property 'isProtected' is not allowed for this method.",
+    });
+    assert.equal((await call(sim, "/etapi/branches/nope_nope", { method: "DELETE" })).status, 204);
+
+    const blank = (await call(sim, "/etapi/create-note", {
+      body: { parentNoteId: W.media, title: "blob", type: "file", mime: "", content: "" },
+    })).json.note.noteId;
+    await call(sim, `/etapi/notes/${blank}/content`, {
+      method: "PUT",
+      raw: new Uint8Array([1, 2, 3]) as BodyInit,
+      contentType: "application/octet-stream",
+    });
+    const bin = await call(sim, `/etapi/notes/${blank}/content`);
+    assert.equal(bin.headers.get("content-type"), "application/octet-stream");
+    assert.deepEqual([...bin.bytes], [1, 2, 3]);
+
+    sim.store.createAttribute({
+      noteId: W.guide,
+      type: "label",
+      name: "shareDisallowRobotIndexing",
+    });
+    const root = await call(sim, "/share/", { auth: null });
+    assert.equal(root.headers.get("x-robots-tag"), "noindex");
+    sim.store.createAttribute({ noteId: W.locReef, type: "label", name: "shareRaw" });
+    await call(sim, "/etapi/branches", { body: { noteId: W.locReef, parentNoteId: W.guide } });
+    const rawReef = await call(sim, `/share/${W.locReef}`, { auth: null });
+    assert.equal(rawReef.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.ok(rawReef.text.startsWith("<p>The Knucklebone Reef"));
+
+    // Core has no cycle check; the double must not loop on one either
+    const cycle = await call(sim, "/etapi/branches", {
+      body: { noteId: W.loreRoot, parentNoteId: W.charMira },
+    });
+    assert.equal(cycle.status, 201);
+    assert.equal((await call(sim, `/etapi/notes/${W.charMira}`)).status, 200);
+    assert.ok(
+      (await searchIds(sim, "note.noteId != ''", `&ancestorNoteId=${W.charMira}`)).includes(
+        W.charOskar,
+      ),
+    );
+    assert.equal((await call(sim, `/etapi/notes/${W.charMira}`, { method: "DELETE" })).status, 204);
+  });
+});
+
+Deno.test("world: ids, system notes, PNG validity, summary", async () => {
+  await withSim(async (sim) => {
+    for (const id of Object.values(W)) assert.match(id, /^[A-Za-z0-9]{12}$/, id);
+    const s = sim.store;
+    assert.deepEqual(s.branchesOf("_share").map((b) => b.branchId), ["_hidden__share"]);
+    assert.equal(s.getNote("_share")!.title, "Shared Notes");
+    assert.equal(s.childBranchesOf("_templates_lore").length, 21);
+    assert.ok(s.hasLabel("_template_timeline", "sorted"));
+    assert.equal(s.labelValue("_template_timeline", "sortBy"), "inWorldDate");
+    assert.deepEqual((await call(sim, `/etapi/notes/${W.charMira}`)).json.parentNoteIds, [
+      W.loreRoot,
+      W.guide,
+    ]);
+    assert.deepEqual(s.branchesOf(W.guide).map((b) => b.parentNoteId), [W.loreRoot, "_share"]);
+    const internal = s.ownAttributes(W.charMira).filter((a) => a.name === "internalLink").map((a) =>
+      a.value
+    );
+    assert.deepEqual(internal.sort(), [W.faction, W.locHarbor, W.charOskar].sort());
+    const png = s.getContent(W.imgPortrait) as Uint8Array;
+    const view = new DataView(png.buffer, png.byteOffset);
+    assert.deepEqual([view.getUint32(16), view.getUint32(20)], [16, 16]);
+    let at = 8;
+    while (at < png.length) {
+      const len = view.getUint32(at);
+      assert.equal(view.getUint32(at + 8 + len), crc32(png.subarray(at + 4, at + 8 + len)));
+      at += 12 + len;
+    }
+    assert.ok(WORLD_SUMMARY.includes(W.charMira) && WORLD_SUMMARY.includes("Mira Tallowend"));
+  });
+});

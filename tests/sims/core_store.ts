@@ -1,0 +1,2303 @@
+/**
+ * In-memory data model of Core (a TriliumNext fork) for the Core test double.
+ *
+ * Pure data + rules, no HTTP: notes, branches, attributes (with inheritance), revisions,
+ * attachments, blobs, ETAPI tokens, the search language subset and the share tree ("shaca").
+ * Behaviour follows /work/shared/reference/core-notes.md, quirks included; see core.ts for the
+ * wire layer. Rule violations throw {@link CoreError} carrying the status/code Core would answer.
+ *
+ * @example
+ * ```ts
+ * const store = createCoreStore({ now: () => new Date("2026-01-01T00:00:00Z") });
+ * const { note } = store.createNote({ parentNoteId: "root", title: "A", type: "text", content: "" });
+ * store.createAttribute({ noteId: note.noteId, type: "label", name: "lore" });
+ * store.search("#lore").hits.map((h) => h.noteId); // [note.noteId]
+ * ```
+ * @module
+ */
+import { createHash, randomBytes } from "node:crypto";
+// @ts-types="@types/sanitize-html"
+import sanitizeHtml from "sanitize-html";
+
+// ---------------------------------------------------------------------------------------------
+// Records and errors
+// ---------------------------------------------------------------------------------------------
+
+/** Note row; keys in ETAPI emission order (see {@link CoreStore.notePojo} for the full JSON). */
+export interface NoteRecord {
+  noteId: string;
+  isProtected: boolean;
+  title: string;
+  type: string;
+  mime: string;
+  blobId: string;
+  dateCreated: string;
+  dateModified: string;
+  utcDateCreated: string;
+  utcDateModified: string;
+}
+
+/** Branch row = ETAPI Branch JSON (`prefix` is null when blank). */
+export interface BranchRecord {
+  branchId: string;
+  noteId: string;
+  parentNoteId: string;
+  prefix: string | null;
+  notePosition: number;
+  isExpanded: boolean;
+  utcDateModified: string;
+}
+
+/** Attribute row = ETAPI Attribute JSON. A relation's `value` is the target noteId. */
+export interface AttributeRecord {
+  attributeId: string;
+  noteId: string;
+  type: "label" | "relation";
+  name: string;
+  value: string;
+  position: number;
+  isInheritable: boolean;
+  utcDateModified: string;
+}
+
+/** Revision row (ETAPI JSON minus `contentLength`). */
+export interface RevisionRecord {
+  revisionId: string;
+  noteId: string;
+  type: string;
+  mime: string;
+  isProtected: boolean;
+  title: string;
+  blobId: string;
+  dateLastEdited: string;
+  dateCreated: string;
+  utcDateLastEdited: string;
+  utcDateCreated: string;
+  utcDateModified: string;
+}
+
+/** Attachment row (ETAPI JSON minus `contentLength`). */
+export interface AttachmentRecord {
+  attachmentId: string;
+  ownerId: string;
+  role: string;
+  mime: string;
+  title: string;
+  position: number;
+  blobId: string;
+  dateModified: string;
+  utcDateModified: string;
+  utcDateScheduledForErasureSince: string | null;
+}
+
+/** ETAPI token; only the sha256 of the secret is kept, like Core. */
+export interface TokenRecord {
+  etapiTokenId: string;
+  name: string;
+  tokenHash: string;
+  isDeleted: boolean;
+  utcDateCreated: string;
+}
+
+/** Note JSON as ETAPI emits it (`mapNoteToPojo`). */
+export interface NotePojo extends NoteRecord {
+  parentNoteIds: string[];
+  childNoteIds: string[];
+  parentBranchIds: string[];
+  childBranchIds: string[];
+  attributes: AttributeRecord[];
+}
+
+/** Note content: strings for "string" notes, bytes for image/file and other binary mimes. */
+export type Content = string | Uint8Array;
+
+/**
+ * An error Core would report. `code: null` means Express' generic handler shape `{message}`.
+ *
+ * @example
+ * ```ts
+ * throw new CoreError(404, "NOTE_NOT_FOUND", "Note 'x' not found.");
+ * ```
+ */
+export class CoreError extends Error {
+  constructor(readonly status: number, readonly code: string | null, message: string) {
+    super(message);
+    this.name = "CoreError";
+  }
+}
+
+/** The 17 note types Core accepts on create (`isNoteType`). */
+export const NOTE_TYPES = [
+  "text",
+  "code",
+  "render",
+  "file",
+  "image",
+  "search",
+  "relationMap",
+  "book",
+  "noteMap",
+  "mermaid",
+  "canvas",
+  "webView",
+  "launcher",
+  "doc",
+  "contentWidget",
+  "mindMap",
+  "aiChat",
+] as const;
+
+/** Automatic link relations maintained by the content link scan. */
+export const LINK_RELATION_NAMES = [
+  "internalLink",
+  "imageLink",
+  "relationMapLink",
+  "includeNoteLink",
+] as const;
+
+/** Seconds a note must be old (and revision-free) before a content change snapshots it. */
+export const REVISION_SNAPSHOT_INTERVAL_S = 600;
+
+const WEAK_PARENTS = new Set(["_share", "_lbBookmarks"]);
+const STRING_TYPES = new Set([
+  "text",
+  "code",
+  "relationMap",
+  "search",
+  "render",
+  "book",
+  "mermaid",
+  "canvas",
+  "webView",
+]);
+const STRING_MIMES = new Set([
+  "application/json",
+  "application/javascript",
+  "application/x-javascript",
+  "application/x-sql",
+  "image/svg+xml",
+]);
+const CONTENT_SEARCH_TYPES = new Set(["text", "code", "mermaid", "canvas", "mindMap"]);
+const MAX_SEARCH_CONTENT = 2 * 1024 * 1024;
+
+// ---------------------------------------------------------------------------------------------
+// Small pure helpers (exported where other sims/tests need them)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Local timestamp `YYYY-MM-DD HH:mm:ss.SSS+ZZZZ` for a UTC offset in minutes.
+ *
+ * @example
+ * ```ts
+ * formatLocalDateTime(new Date("2021-12-31T19:18:11.930Z"), 60); // "2021-12-31 20:18:11.930+0100"
+ * ```
+ */
+export function formatLocalDateTime(date: Date, utcOffsetMinutes = 0): string {
+  const iso = new Date(date.getTime() + utcOffsetMinutes * 60_000).toISOString();
+  const abs = Math.abs(utcOffsetMinutes);
+  const sign = utcOffsetMinutes < 0 ? "-" : "+";
+  const zone = `${sign}${pad2(Math.floor(abs / 60))}${pad2(abs % 60)}`;
+  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}${zone}`;
+}
+
+/**
+ * UTC timestamp `YYYY-MM-DD HH:mm:ss.SSSZ` (ISO with a space).
+ *
+ * @example
+ * ```ts
+ * formatUtcDateTime(new Date("2021-12-31T19:18:11.930Z")); // "2021-12-31 19:18:11.930Z"
+ * ```
+ */
+export function formatUtcDateTime(date: Date): string {
+  return date.toISOString().replace("T", " ");
+}
+
+function pad2(n: number): string {
+  return String(n).padStart(2, "0");
+}
+
+function parseUtcDateTime(s: string): Date {
+  return new Date(s.replace(" ", "T"));
+}
+
+const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/**
+ * Random 12-character alphanumeric id, like Core's `newEntityId()`.
+ *
+ * @example
+ * ```ts
+ * randomEntityId(); // e.g. "aB3dE5fG7hJ9"
+ * ```
+ */
+export function randomEntityId(length = 12): string {
+  let out = "";
+  while (out.length < length) {
+    for (const b of randomBytes(length * 2)) {
+      // 248 = 4 * 62: rejection keeps the distribution uniform
+      if (b < 248 && out.length < length) out += ALNUM[b % 62];
+    }
+  }
+  return out;
+}
+
+/**
+ * Core's content-addressed blob id: sha512 base64, `+`→`X`, `/`→`Y`, first 20 characters.
+ *
+ * @example
+ * ```ts
+ * blobIdOf(""); // "z4PhNX7vuL3xVChQ1m2A"
+ * ```
+ */
+export function blobIdOf(content: Content): string {
+  return createHash("sha512").update(content).digest("base64").replaceAll("+", "X")
+    .replaceAll("/", "Y").slice(0, 20);
+}
+
+/**
+ * Whether Core keeps a note's content as a string (`utils.isStringNote`).
+ *
+ * @example
+ * ```ts
+ * isStringNote("image", "image/png"); // false
+ * isStringNote("code", "application/json"); // true
+ * ```
+ */
+export function isStringNote(type: string | undefined, mime: string): boolean {
+  return (type !== undefined && STRING_TYPES.has(type)) || mime.startsWith("text/") ||
+    STRING_MIMES.has(mime);
+}
+
+/**
+ * Default mime for a note type (`getDefaultMimeForNoteType`).
+ *
+ * @example
+ * ```ts
+ * defaultMimeForType("image"); // ""
+ * ```
+ */
+export function defaultMimeForType(type: string): string {
+  switch (type) {
+    case "text":
+      return "text/html";
+    case "code":
+      return "text/plain";
+    case "file":
+      return "application/octet-stream";
+    case "mermaid":
+      return "text/vnd.mermaid";
+    case "relationMap":
+    case "canvas":
+    case "mindMap":
+    case "aiChat":
+      return "application/json";
+    default:
+      return "";
+  }
+}
+
+/**
+ * Core's attribute name sanitising: anything outside `[\p{L}\p{N}_:]` becomes `_`.
+ *
+ * @example
+ * ```ts
+ * sanitizeAttributeName("lore-type"); // "lore_type"
+ * ```
+ */
+export function sanitizeAttributeName(name: string): string {
+  return name.replace(/[^\p{L}\p{N}_:]/gu, "_");
+}
+
+/**
+ * Lowercase and strip diacritics, as Core normalises search text.
+ *
+ * @example
+ * ```ts
+ * normalizeSearchText("Élan"); // "elan"
+ * ```
+ */
+export function normalizeSearchText(s: string): string {
+  return s.toLowerCase().normalize("NFD").replace(/\p{Diacritic}/gu, "");
+}
+
+const TEXT_ENCODER = new TextEncoder();
+const TEXT_DECODER = new TextDecoder();
+
+/**
+ * Content as bytes (strings are UTF-8 encoded).
+ *
+ * @example
+ * ```ts
+ * contentBytes("é").length; // 2
+ * ```
+ */
+export function contentBytes(content: Content): Uint8Array {
+  return typeof content === "string" ? TEXT_ENCODER.encode(content) : content;
+}
+
+function contentString(content: Content): string {
+  return typeof content === "string" ? content : TEXT_DECODER.decode(content);
+}
+
+function sha256Base64(s: string): string {
+  return createHash("sha256").update(s).digest("base64");
+}
+
+/** Removes tags and decodes the common entities, for full-text matching of text notes. */
+function htmlToText(html: string): string {
+  return html.replace(/<[^>]*>/g, " ").replace(/&nbsp;/g, " ").replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Store interface
+// ---------------------------------------------------------------------------------------------
+
+/** Options of {@link createCoreStore}. All injectable for deterministic tests. */
+export interface CoreStoreOptions {
+  /** Clock; default `() => new Date()`. */
+  now?: () => Date;
+  /** Offset used for local timestamps (`+ZZZZ`); default 0 (a UTC container). */
+  utcOffsetMinutes?: number;
+  /** Entity id factory; default random 12-char alphanumeric. */
+  newId?: () => string;
+}
+
+/** `POST /etapi/create-note` parameters after ETAPI validation (plus seeding-only fields). */
+export interface CreateNoteParams {
+  parentNoteId?: string;
+  title?: string;
+  type?: string;
+  mime?: string;
+  content?: string | Uint8Array;
+  notePosition?: number;
+  prefix?: string;
+  isExpanded?: boolean;
+  noteId?: string;
+  dateCreated?: string;
+  utcDateCreated?: string;
+  /** Seeding only (ETAPI rejects it): stores the note as protected. */
+  isProtected?: boolean;
+}
+
+/** Create-note behaviour switches for seeding system notes. */
+export interface CreateNoteOptions {
+  /** Allow parents such as `_hidden` (Core does this for its own hidden subtree). */
+  ignoreForbiddenParents?: boolean;
+  /** Skip title sanitising (system titles are trusted). */
+  rawTitle?: boolean;
+}
+
+/** `POST /etapi/attributes` parameters after validation. */
+export interface CreateAttributeParams {
+  attributeId?: string;
+  noteId?: string;
+  type?: string;
+  name?: string;
+  value?: string;
+  isInheritable?: boolean;
+  position?: number;
+}
+
+/** `POST /etapi/branches` parameters after validation. */
+export interface CreateBranchParams {
+  noteId?: string;
+  parentNoteId?: string;
+  notePosition?: number;
+  prefix?: string | null;
+  isExpanded?: boolean;
+}
+
+/** `POST /etapi/attachments` parameters after validation. */
+export interface CreateAttachmentParams {
+  /** Seeding only (ETAPI has no forced attachment ids). */
+  attachmentId?: string;
+  ownerId?: string;
+  role?: string;
+  mime?: string;
+  title?: string;
+  position?: number;
+  content?: Content;
+}
+
+/** Search parameters of `GET /etapi/notes` (already parsed and validated). */
+export interface SearchParams {
+  fastSearch?: boolean;
+  includeArchivedNotes?: boolean;
+  ancestorNoteId?: string;
+  ancestorDepth?: string;
+  orderBy?: string;
+  orderDirection?: string;
+  limit?: number;
+  debug?: boolean;
+}
+
+/** One search hit: the note, a score, and the note path used for ranking/share paths. */
+export interface SearchHit {
+  noteId: string;
+  score: number;
+  notePath: string[];
+}
+
+/** Search outcome. `debugInfo` only when `debug` was requested. */
+export interface SearchOutcome {
+  hits: SearchHit[];
+  debugInfo?: Record<string, unknown>;
+}
+
+/**
+ * The share cache ("shaca"): notes reachable from `_share` through branches, with inheritance
+ * limited to that set (core-notes §4.1).
+ */
+export interface ShareView {
+  /** noteIds in the share tree (`_share` included). */
+  notes: ReadonlySet<string>;
+  /** The note carrying `#shareRoot` (last one wins), if it is in the share tree. */
+  shareRootNoteId: string | null;
+  /** True when some shared note owns `#shareIndex`. */
+  shareIndexEnabled: boolean;
+  /** `#shareAlias` (trimmed) → noteId. */
+  aliasToNote: ReadonlyMap<string, string>;
+  /** Parents inside the share tree, in branch order. */
+  parentsOf(noteId: string): string[];
+  /** Children (all shared), by notePosition. */
+  childrenOf(noteId: string): string[];
+  /** Effective attributes computed inside the share tree only. */
+  attributesOf(noteId: string): AttributeRecord[];
+  /** Label value (effective in the share tree), or undefined. */
+  labelValue(noteId: string, name: string): string | undefined;
+  /** `#name` present with a value other than "false". */
+  isLabelTruthy(noteId: string, name: string): boolean;
+  /** The id used in share URLs: "" for the `#shareRoot` owner, else the alias, else noteId. */
+  shareIdOf(noteId: string): string;
+  /** Attachments of shared notes. */
+  hasAttachment(attachmentId: string): boolean;
+}
+
+/**
+ * The in-memory Core. Reads return live records: treat them as read-only and change data through
+ * the mutating methods so caches stay right.
+ */
+export interface CoreStore {
+  /** Current time of the injected clock. */
+  now(): Date;
+  /** Local timestamp of {@link now}. */
+  localNow(): string;
+  /** UTC timestamp of {@link now}. */
+  utcNow(): string;
+  /** Runs `fn` with the clock pinned to `at` (used to seed data with fixed dates). */
+  withTime<T>(at: Date, fn: () => T): T;
+
+  // notes and tree
+  /** All live noteIds in creation order. */
+  noteIds(): string[];
+  getNote(noteId: string): NoteRecord | undefined;
+  /** Note content (string for string notes, bytes for binary notes). */
+  getContent(noteId: string): Content | undefined;
+  /** Effective attributes as ETAPI shows them: own, inherited, then template attributes. */
+  attributesOf(noteId: string): AttributeRecord[];
+  /** Attributes the note owns, in creation order. */
+  ownAttributes(noteId: string): AttributeRecord[];
+  /** First effective label value, or undefined. */
+  labelValue(noteId: string, name: string): string | undefined;
+  /** Effective label present. */
+  hasLabel(noteId: string, name: string): boolean;
+  /** Parent branches, archived/completely-hidden parents last (the `parentBranchIds` order). */
+  branchesOf(noteId: string): BranchRecord[];
+  /** Child branches ordered by notePosition. */
+  childBranchesOf(noteId: string): BranchRecord[];
+  getBranch(branchId: string): BranchRecord | undefined;
+  getAttribute(attributeId: string): AttributeRecord | undefined;
+  /** Relations (owned by any note) pointing to `noteId`. */
+  targetRelationsOf(noteId: string): AttributeRecord[];
+  /** Every path runs through `_hidden` (`_share`-only notes and templates included). */
+  isHiddenCompletely(noteId: string): boolean;
+  /** Has an effective `#archived` label. */
+  isArchived(noteId: string): boolean;
+  /** The note and all descendants with their minimal depth (ancestor = 0). */
+  subtreeDepths(noteId: string): Map<string, number>;
+  /** Best path from root (non-hidden parents preferred), e.g. `["root", "a", "b"]`. */
+  notePath(noteId: string): string[];
+  /** ETAPI note JSON. */
+  notePojo(noteId: string): NotePojo;
+
+  // revisions, attachments, blobs
+  getRevision(revisionId: string): RevisionRecord | undefined;
+  /** Revisions of a note, newest first. */
+  revisionsOf(noteId: string): RevisionRecord[];
+  getAttachment(attachmentId: string): AttachmentRecord | undefined;
+  /** Attachments of a note ordered by position. */
+  attachmentsOf(noteId: string): AttachmentRecord[];
+  getBlob(blobId: string): Content | undefined;
+  /** Revision content typed by its type/mime. */
+  getRevisionContent(revisionId: string): Content | undefined;
+  /** Attachment content typed by its mime. */
+  getAttachmentContent(attachmentId: string): Content | undefined;
+
+  // mutations (ETAPI semantics; errors are CoreError)
+  createNote(
+    params: CreateNoteParams,
+    opts?: CreateNoteOptions,
+  ): { note: NoteRecord; branch: BranchRecord };
+  /** Applies an already-validated PATCH (title/type/mime/dates); always bumps dateModified. */
+  patchNote(noteId: string, patch: Partial<NoteRecord>): NoteRecord;
+  /**
+   * ETAPI `PUT /notes/:id/content` semantics: coerces `body` by note type, snapshots a revision
+   * when due, stores the blob and, for text notes, runs the link scan.
+   * `body === undefined` (an unparsed request body) fails like Core.
+   */
+  putNoteContent(noteId: string, body: unknown): void;
+  /** Stores content without side effects (seeding), optionally running the link scan. */
+  setNoteContent(noteId: string, content: Content, opts?: { scanLinks?: boolean }): void;
+  /** Snapshot of the current note (`POST /notes/:id/revision`). */
+  saveRevision(noteId: string): RevisionRecord;
+  /** Snapshot only when older than 600 s and no revision in that window. */
+  saveRevisionIfNeeded(noteId: string): RevisionRecord | null;
+  /** Deletes the note through all its parent branches (cascade as in Core). */
+  deleteNote(noteId: string): void;
+  createAttribute(params: CreateAttributeParams): AttributeRecord;
+  /** Applies an already-validated patch (`value`/`position`). */
+  patchAttribute(
+    attributeId: string,
+    patch: { value?: string; position?: number },
+  ): AttributeRecord;
+  deleteAttribute(attributeId: string): void;
+  /** Creates (created=true) or overwrites the existing parent–child branch. */
+  createBranch(params: CreateBranchParams): { branch: BranchRecord; created: boolean };
+  patchBranch(
+    branchId: string,
+    patch: { notePosition?: number; prefix?: string | null; isExpanded?: boolean },
+  ): BranchRecord;
+  /** Deletes a branch; the note goes too when it was its last strong branch. */
+  deleteBranch(branchId: string): void;
+  createAttachment(params: CreateAttachmentParams): AttachmentRecord;
+  patchAttachment(
+    attachmentId: string,
+    patch: { role?: string; mime?: string; title?: string; position?: number },
+  ): AttachmentRecord;
+  /** ETAPI `PUT /attachments/:id/content` semantics. */
+  putAttachmentContent(attachmentId: string, body: unknown): void;
+  deleteAttachment(attachmentId: string): void;
+  /** Inserts a revision row directly (seeding history with fixed dates). */
+  insertRevision(
+    row: Omit<RevisionRecord, "revisionId" | "blobId"> & { content: Content; revisionId?: string },
+  ): RevisionRecord;
+
+  // tokens
+  /** Registers a full token `<id>_<secret>` (or a legacy secret without `_`). */
+  addToken(token: string, name?: string): TokenRecord;
+  /** Issues a new token like `POST /auth/login` and returns it. */
+  createToken(name: string): string;
+  /** Token for (id, secret), or for a legacy secret when `tokenId` is undefined. */
+  findToken(tokenId: string | undefined, secret: string): TokenRecord | undefined;
+  deleteToken(etapiTokenId: string): void;
+
+  // search and share
+  /**
+   * Runs a search like `GET /etapi/notes`. Syntax outside the modelled subset throws
+   * CoreError 500 "core sim: unsupported search syntax: <part>".
+   */
+  search(query: string, params?: SearchParams): SearchOutcome;
+  /** The share tree as Core's share cache sees it. */
+  share(): ShareView;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Implementation
+// ---------------------------------------------------------------------------------------------
+
+interface Index {
+  children: Map<string, BranchRecord[]>;
+  parents: Map<string, BranchRecord[]>;
+  owned: Map<string, AttributeRecord[]>;
+  targets: Map<string, AttributeRecord[]>;
+}
+
+/**
+ * Creates an empty store holding only `root` (branch `none_root`). Use world.ts to add Core's
+ * system notes (`_hidden`, `_share`, templates) and the sample world.
+ *
+ * @example
+ * ```ts
+ * const store = createCoreStore();
+ * store.getNote("root")?.title; // "root"
+ * ```
+ */
+export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
+  const clock = opts.now ?? (() => new Date());
+  const offset = opts.utcOffsetMinutes ?? 0;
+  const newId = opts.newId ?? (() => randomEntityId());
+  let pinned: Date | null = null;
+
+  const notes = new Map<string, NoteRecord>();
+  const branches = new Map<string, BranchRecord>();
+  const attributes = new Map<string, AttributeRecord>();
+  const revisions = new Map<string, RevisionRecord>();
+  const attachments = new Map<string, AttachmentRecord>();
+  const blobs = new Map<string, Content>();
+  const tokens = new Map<string, TokenRecord>();
+
+  // Derived data, rebuilt lazily after any mutation.
+  let index: Index | null = null;
+  let effCache = new Map<string, AttributeRecord[]>();
+  let shareCache: ShareView | null = null;
+
+  const now = () => pinned ?? clock();
+  const localNow = () => formatLocalDateTime(now(), offset);
+  const utcNow = () => formatUtcDateTime(now());
+
+  function touch(): void {
+    index = null;
+    effCache = new Map();
+    shareCache = null;
+  }
+
+  function uniqueId(taken: (id: string) => boolean): string {
+    for (;;) {
+      const id = newId();
+      if (!taken(id)) return id;
+    }
+  }
+
+  function idx(): Index {
+    if (index) return index;
+    const children = new Map<string, BranchRecord[]>();
+    const parents = new Map<string, BranchRecord[]>();
+    for (const b of branches.values()) {
+      pushTo(children, b.parentNoteId, b);
+      pushTo(parents, b.noteId, b);
+    }
+    for (const list of children.values()) list.sort((a, b) => a.notePosition - b.notePosition);
+    const owned = new Map<string, AttributeRecord[]>();
+    const targets = new Map<string, AttributeRecord[]>();
+    for (const a of attributes.values()) {
+      pushTo(owned, a.noteId, a);
+      if (a.type === "relation") pushTo(targets, a.value, a);
+    }
+    index = { children, parents, owned, targets };
+    return index;
+  }
+
+  const rawParentBranches = (id: string) => idx().parents.get(id) ?? [];
+  const childBranchesOf = (id: string) => idx().children.get(id) ?? [];
+  const ownAttributes = (id: string) => idx().owned.get(id) ?? [];
+
+  function requireNote(noteId: string): NoteRecord {
+    const note = notes.get(noteId);
+    if (!note) throw new CoreError(404, "NOTE_NOT_FOUND", `Note '${noteId}' not found.`);
+    return note;
+  }
+
+  // --- attributes with inheritance (BNote.__getAttributes) ---------------------------------
+
+  function computeAttributes(
+    noteId: string,
+    path: string[],
+    parentsOf: (id: string) => string[],
+    ownedOf: (id: string) => AttributeRecord[],
+    templateOk: (id: string) => boolean,
+    cache: Map<string, AttributeRecord[]>,
+  ): AttributeRecord[] {
+    if (path.includes(noteId)) return [];
+    const cached = cache.get(noteId);
+    if (cached) return cached;
+    const newPath = [...path, noteId];
+    const collected = [...ownedOf(noteId)];
+    for (const parentId of parentsOf(noteId)) {
+      // root and _hidden pass nothing down (core-notes §2.1)
+      if (parentId === "root" || parentId === "_hidden") continue;
+      const inherited = computeAttributes(parentId, newPath, parentsOf, ownedOf, templateOk, cache);
+      collected.push(...inherited.filter((a) => a.isInheritable));
+    }
+    const fromTemplates: AttributeRecord[] = [];
+    for (const attr of collected) {
+      if (attr.type !== "relation" || (attr.name !== "template" && attr.name !== "inherit")) {
+        continue;
+      }
+      if (!notes.has(attr.value) || !templateOk(attr.value)) continue;
+      const templateAttrs = computeAttributes(
+        attr.value,
+        newPath,
+        parentsOf,
+        ownedOf,
+        templateOk,
+        cache,
+      );
+      fromTemplates.push(
+        ...templateAttrs.filter((a) =>
+          !(a.type === "label" && (a.name === "template" || a.name === "workspacetemplate"))
+        ),
+      );
+    }
+    const seen = new Set<string>();
+    const result: AttributeRecord[] = [];
+    for (const attr of [...collected, ...fromTemplates]) {
+      if (seen.has(attr.attributeId)) continue;
+      seen.add(attr.attributeId);
+      result.push(attr);
+    }
+    cache.set(noteId, result);
+    return result;
+  }
+
+  const rawParentIds = (id: string) => rawParentBranches(id).map((b) => b.parentNoteId);
+
+  function attributesOf(noteId: string): AttributeRecord[] {
+    if (!notes.has(noteId)) return [];
+    return computeAttributes(noteId, [], rawParentIds, ownAttributes, () => true, effCache);
+  }
+
+  function labelValue(noteId: string, name: string): string | undefined {
+    return attributesOf(noteId).find((a) => a.type === "label" && a.name === name)?.value;
+  }
+
+  const hasLabel = (noteId: string, name: string) => labelValue(noteId, name) !== undefined;
+
+  function isLabelTruthy(noteId: string, name: string): boolean {
+    const value = labelValue(noteId, name);
+    return value !== undefined && value !== "false";
+  }
+
+  // --- tree helpers ---------------------------------------------------------------------
+
+  function isHiddenCompletely(noteId: string, seen = new Set<string>()): boolean {
+    if (noteId === "_hidden") return true;
+    if (noteId === "root") return false;
+    if (seen.has(noteId)) return true;
+    seen.add(noteId);
+    for (const parentId of rawParentIds(noteId)) {
+      if (parentId === "root") return false;
+      if (parentId === "_hidden") continue;
+      if (!isHiddenCompletely(parentId, seen)) return false;
+    }
+    return true;
+  }
+
+  const isArchived = (noteId: string) => hasLabel(noteId, "archived");
+
+  function branchesOf(noteId: string): BranchRecord[] {
+    const list = rawParentBranches(noteId);
+    const demoted = (b: BranchRecord) =>
+      isArchived(b.parentNoteId) || isHiddenCompletely(b.parentNoteId);
+    return [...list.filter((b) => !demoted(b)), ...list.filter(demoted)];
+  }
+
+  function subtreeDepths(noteId: string): Map<string, number> {
+    const depths = new Map<string, number>();
+    if (!notes.has(noteId)) return depths;
+    depths.set(noteId, 0);
+    const queue = [noteId];
+    while (queue.length > 0) {
+      const current = queue.shift()!;
+      const depth = depths.get(current)!;
+      for (const child of childBranchesOf(current)) {
+        if (depths.has(child.noteId)) continue;
+        depths.set(child.noteId, depth + 1);
+        queue.push(child.noteId);
+      }
+    }
+    return depths;
+  }
+
+  function notePath(noteId: string): string[] {
+    const path: string[] = [];
+    const seen = new Set<string>();
+    let current: string | undefined = noteId;
+    while (current && !seen.has(current)) {
+      seen.add(current);
+      path.unshift(current);
+      if (current === "root") break;
+      current = branchesOf(current)[0]?.parentNoteId;
+    }
+    return path;
+  }
+
+  function notePojo(noteId: string): NotePojo {
+    const n = requireNote(noteId);
+    const parents = branchesOf(noteId);
+    const children = childBranchesOf(noteId);
+    return {
+      noteId: n.noteId,
+      isProtected: n.isProtected,
+      title: n.title,
+      type: n.type,
+      mime: n.mime,
+      blobId: n.blobId,
+      dateCreated: n.dateCreated,
+      dateModified: n.dateModified,
+      utcDateCreated: n.utcDateCreated,
+      utcDateModified: n.utcDateModified,
+      parentNoteIds: parents.map((b) => b.parentNoteId),
+      childNoteIds: children.map((b) => b.noteId),
+      parentBranchIds: parents.map((b) => b.branchId),
+      childBranchIds: children.map((b) => b.branchId),
+      attributes: attributesOf(noteId).map((a) => ({ ...a })),
+    };
+  }
+
+  // --- blobs and content -----------------------------------------------------------------
+
+  function saveBlob(content: Content): string {
+    const blobId = blobIdOf(content);
+    if (!blobs.has(blobId)) blobs.set(blobId, content);
+    return blobId;
+  }
+
+  function typedContent(content: Content | undefined, stringy: boolean): Content | undefined {
+    if (content === undefined) return undefined;
+    if (stringy) return contentString(content);
+    return contentBytes(content);
+  }
+
+  function getContent(noteId: string): Content | undefined {
+    const n = notes.get(noteId);
+    if (!n) return undefined;
+    return typedContent(blobs.get(n.blobId), isStringNote(n.type, n.mime));
+  }
+
+  /** Body → stored content, as Core's `setContent` coerces it (string notes `toString()`). */
+  function coerceBody(body: unknown, stringy: boolean, what: string): Content {
+    if (body === undefined || body === null) {
+      throw new CoreError(500, "GENERIC", `Cannot set null content to ${what}`);
+    }
+    if (stringy) return body instanceof Uint8Array ? contentString(body) : String(body);
+    if (typeof body === "string" || body instanceof Uint8Array) return contentBytes(body);
+    throw new CoreError(
+      500,
+      "GENERIC",
+      "The first argument must be of type string or an instance of Buffer, ArrayBuffer, or " +
+        "Array or an Array-like Object. Received an instance of Object",
+    );
+  }
+
+  function writeNoteContent(note: NoteRecord, content: Content): void {
+    const blobId = saveBlob(content);
+    if (blobId === note.blobId) return;
+    note.blobId = blobId;
+    note.dateModified = localNow();
+    note.utcDateModified = utcNow();
+    touch();
+  }
+
+  // --- link scan (services/notes.ts saveLinks) --------------------------------------------
+
+  function scanLinks(note: NoteRecord, content: string): string {
+    const found: { name: string; value: string }[] = [];
+    let html = content;
+    if (note.type === "text") {
+      // AllCodex: Portal image URLs are rewritten to Core's image route
+      html = html.replace(
+        /src="[^"]*\/api\/lore\/([A-Za-z0-9_]+)\/image(?:\?[^"]*)?"/g,
+        'src="api/images/$1/image"',
+      );
+      html = html.replace(/src="[^"]*\/api\/attachments\//g, 'src="api/attachments/');
+      for (const m of html.matchAll(/src="[^"]*api\/images\/([a-zA-Z0-9_]+)\//g)) {
+        found.push({ name: "imageLink", value: m[1] });
+      }
+      html = html.replace(/src="[^"]*\/api\/images\//g, 'src="api/images/');
+      for (const m of html.matchAll(/href="[^"]*#root[a-zA-Z0-9_/]*\/([a-zA-Z0-9_]+)\/?"/g)) {
+        found.push({ name: "internalLink", value: m[1] });
+      }
+      html = html.replace(/href="[^"]*#root/g, 'href="#root');
+      for (
+        const m of html.matchAll(
+          /<section class="include-note[^>]+data-note-id="([a-zA-Z0-9_]+)"[^>]*>/g,
+        )
+      ) {
+        found.push({ name: "includeNoteLink", value: m[1] });
+      }
+      scheduleUnusedAttachments(note.noteId, html);
+    } else if (note.type === "relationMap") {
+      try {
+        const parsed = JSON.parse(html) as { notes?: { noteId?: string }[] };
+        for (const n of parsed.notes ?? []) {
+          if (n.noteId) found.push({ name: "relationMapLink", value: n.noteId });
+        }
+      } catch {
+        // Core only logs unparsable relation maps
+      }
+    } else {
+      return content;
+    }
+    const linkNames = new Set<string>(LINK_RELATION_NAMES);
+    const existing = ownAttributes(note.noteId).filter((a) =>
+      a.type === "relation" && linkNames.has(a.name)
+    );
+    const kept = new Set<string>();
+    for (const link of found) {
+      if (!notes.has(link.value)) continue;
+      const match = existing.find((a) => a.name === link.name && a.value === link.value);
+      if (match) {
+        kept.add(match.attributeId);
+        continue;
+      }
+      const created = createAttribute({
+        noteId: note.noteId,
+        type: "relation",
+        name: link.name,
+        value: link.value,
+      });
+      existing.push(created);
+      kept.add(created.attributeId);
+    }
+    for (const stale of existing) {
+      if (!kept.has(stale.attributeId)) attributes.delete(stale.attributeId);
+    }
+    touch();
+    return html;
+  }
+
+  /** checkImageAttachments: attachments no longer referenced get scheduled for erasure. */
+  function scheduleUnusedAttachments(noteId: string, html: string): void {
+    const referenced = new Set<string>();
+    for (const m of html.matchAll(/src="[^"]*api\/attachments\/([a-zA-Z0-9_]+)\/image/g)) {
+      referenced.add(m[1]);
+    }
+    for (const m of html.matchAll(/href="[^"]+attachmentId=([a-zA-Z0-9_]+)/g)) referenced.add(m[1]);
+    for (const att of attachmentsOf(noteId)) {
+      const used = referenced.has(att.attachmentId);
+      if (att.utcDateScheduledForErasureSince && used) att.utcDateScheduledForErasureSince = null;
+      else if (!att.utcDateScheduledForErasureSince && !used) {
+        att.utcDateScheduledForErasureSince = utcNow();
+      }
+    }
+  }
+
+  // --- revisions ---------------------------------------------------------------------------
+
+  function revisionsOf(noteId: string): RevisionRecord[] {
+    const list = [...revisions.values()].filter((r) => r.noteId === noteId);
+    return list.reverse().sort((a, b) =>
+      a.utcDateCreated < b.utcDateCreated ? 1 : a.utcDateCreated > b.utcDateCreated ? -1 : 0
+    );
+  }
+
+  function saveRevision(noteId: string): RevisionRecord {
+    const n = requireNote(noteId);
+    const rev: RevisionRecord = {
+      revisionId: uniqueId((id) => revisions.has(id)),
+      noteId,
+      type: n.type,
+      mime: n.mime,
+      isProtected: n.isProtected,
+      title: n.title,
+      blobId: n.blobId,
+      dateLastEdited: n.dateModified,
+      dateCreated: localNow(),
+      utcDateLastEdited: n.utcDateModified,
+      utcDateCreated: utcNow(),
+      utcDateModified: utcNow(),
+    };
+    revisions.set(rev.revisionId, rev);
+    return rev;
+  }
+
+  function saveRevisionIfNeeded(noteId: string): RevisionRecord | null {
+    const n = requireNote(noteId);
+    if (n.type === "file" || n.type === "image" || isLabelTruthy(noteId, "disableVersioning")) {
+      return null;
+    }
+    const intervalMs = REVISION_SNAPSHOT_INTERVAL_S * 1000;
+    const cutoff = formatUtcDateTime(new Date(now().getTime() - intervalMs));
+    const recent = revisionsOf(noteId).some((r) => r.utcDateCreated >= cutoff);
+    const age = now().getTime() - parseUtcDateTime(n.utcDateCreated).getTime();
+    return !recent && age >= intervalMs ? saveRevision(noteId) : null;
+  }
+
+  // --- notes -------------------------------------------------------------------------------
+
+  function newNotePosition(parentId: string): number {
+    const siblings = childBranchesOf(parentId).filter((b) => b.noteId !== "_hidden");
+    if (isLabelTruthy(parentId, "newNotesOnTop")) {
+      return siblings.reduce((min, b) => Math.min(min, b.notePosition), 0) - 10;
+    }
+    return siblings.reduce((max, b) => Math.max(max, b.notePosition), 0) + 10;
+  }
+
+  function createNote(
+    params: CreateNoteParams,
+    options: CreateNoteOptions = {},
+  ): { note: NoteRecord; branch: BranchRecord } {
+    const parentId = params.parentNoteId;
+    if (parentId === undefined || !notes.has(parentId)) {
+      throw new CoreError(500, "GENERIC", `Parent note '${parentId}' was not found.`);
+    }
+    if (
+      !options.ignoreForbiddenParents &&
+      (["_lbRoot", "_hidden"].includes(parentId) || parentId.startsWith("_lbTpl") ||
+        parentId.startsWith("_help") || parentId.startsWith("_options"))
+    ) {
+      throw new CoreError(
+        500,
+        "GENERIC",
+        `Creating child notes into '${parentId}' is not allowed.`,
+      );
+    }
+    let title = params.title;
+    if (title === undefined || title === null) {
+      const template = labelValue(parentId, "titleTemplate");
+      if (template?.includes("${")) {
+        throw new CoreError(500, "GENERIC", "core sim: titleTemplate expressions are not modelled");
+      }
+      title = template ?? "new note";
+    }
+    if (!options.rawTitle) title = sanitizeHtml(title);
+    if (params.content === undefined || params.content === null) {
+      throw new CoreError(500, "GENERIC", "Note content must be set");
+    }
+    if (!params.type) throw new CoreError(500, "GENERIC", "Note type is a required param");
+    if (params.noteId !== undefined && notes.has(params.noteId)) {
+      throw new CoreError(
+        500,
+        "GENERIC",
+        `core sim: forced noteId '${params.noteId}' already exists (Core's upsert is not modelled)`,
+      );
+    }
+    const type = params.type;
+    const mime = params.mime || defaultMimeForType(type);
+    const noteId = params.noteId ?? uniqueId((id) => notes.has(id));
+    const content = isStringNote(type, mime)
+      ? contentString(params.content)
+      : contentBytes(params.content);
+    const note: NoteRecord = {
+      noteId,
+      isProtected: params.isProtected ?? false,
+      title,
+      type,
+      mime,
+      blobId: saveBlob(content),
+      dateCreated: params.dateCreated ?? localNow(),
+      dateModified: localNow(),
+      utcDateCreated: params.utcDateCreated ?? utcNow(),
+      utcDateModified: utcNow(),
+    };
+    notes.set(noteId, note);
+    touch();
+    const branch = insertBranch({
+      noteId,
+      parentNoteId: parentId,
+      notePosition: params.notePosition,
+      prefix: params.prefix,
+      isExpanded: params.isExpanded,
+    });
+    copyChildAttributes(parentId, noteId);
+    return { note, branch };
+  }
+
+  function copyChildAttributes(parentId: string, childId: string): void {
+    for (const attr of attributesOf(parentId)) {
+      if (!attr.name.startsWith("child:")) continue;
+      createAttribute({
+        noteId: childId,
+        type: attr.type,
+        name: attr.name.slice("child:".length),
+        value: attr.value,
+        isInheritable: attr.isInheritable,
+        position: attr.position,
+      });
+    }
+  }
+
+  function patchNote(noteId: string, patch: Partial<NoteRecord>): NoteRecord {
+    const n = requireNote(noteId);
+    for (const key of ["title", "type", "mime", "dateCreated", "utcDateCreated"] as const) {
+      const value = patch[key];
+      if (typeof value === "string") n[key] = value;
+    }
+    n.dateModified = localNow();
+    n.utcDateModified = utcNow();
+    touch();
+    return n;
+  }
+
+  function putNoteContent(noteId: string, body: unknown): void {
+    const n = requireNote(noteId);
+    const stringy = isStringNote(n.type, n.mime);
+    const content = coerceBody(body, stringy, `noteId '${noteId}'`);
+    saveRevisionIfNeeded(noteId);
+    writeNoteContent(n, content);
+    if (n.type === "text" || n.type === "relationMap") {
+      const scanned = scanLinks(n, contentString(content));
+      if (scanned !== contentString(content)) writeNoteContent(n, scanned);
+    }
+  }
+
+  function setNoteContent(noteId: string, content: Content, o: { scanLinks?: boolean } = {}) {
+    const n = requireNote(noteId);
+    const typed = typedContent(content, isStringNote(n.type, n.mime))!;
+    writeNoteContent(n, typed);
+    if (o.scanLinks && (n.type === "text" || n.type === "relationMap")) {
+      const scanned = scanLinks(n, contentString(typed));
+      if (scanned !== contentString(typed)) writeNoteContent(n, scanned);
+    }
+  }
+
+  // --- branches and deletion ---------------------------------------------------------------
+
+  function insertBranch(p: CreateBranchParams & { noteId: string; parentNoteId: string }) {
+    const branch: BranchRecord = {
+      branchId: `${p.parentNoteId}_${p.noteId}`,
+      noteId: p.noteId,
+      parentNoteId: p.parentNoteId,
+      prefix: p.prefix && p.prefix.trim() ? p.prefix : null,
+      notePosition: p.notePosition ?? newNotePosition(p.parentNoteId),
+      isExpanded: !!p.isExpanded,
+      utcDateModified: utcNow(),
+    };
+    branches.set(branch.branchId, branch);
+    touch();
+    return branch;
+  }
+
+  function createBranch(params: CreateBranchParams): { branch: BranchRecord; created: boolean } {
+    const { noteId, parentNoteId } = params;
+    if (!noteId || !parentNoteId) {
+      throw new CoreError(
+        400,
+        "GENERIC",
+        "noteId and parentNoteId are mandatory properties for Branch",
+      );
+    }
+    const existing = branches.get(`${parentNoteId}_${noteId}`);
+    if (existing) {
+      // overwrite semantics: unspecified values are reset, not kept (core-notes §2.6)
+      existing.notePosition = params.notePosition ?? newNotePosition(parentNoteId);
+      existing.prefix = params.prefix && params.prefix.trim() ? params.prefix : null;
+      existing.isExpanded = !!params.isExpanded;
+      existing.utcDateModified = utcNow();
+      touch();
+      return { branch: existing, created: false };
+    }
+    return { branch: insertBranch({ ...params, noteId, parentNoteId }), created: true };
+  }
+
+  function patchBranch(
+    branchId: string,
+    patch: { notePosition?: number; prefix?: string | null; isExpanded?: boolean },
+  ): BranchRecord {
+    const b = branches.get(branchId);
+    if (!b) throw new CoreError(404, "BRANCH_NOT_FOUND", `Branch '${branchId}' not found.`);
+    if (patch.notePosition !== undefined) b.notePosition = patch.notePosition;
+    if ("prefix" in patch) b.prefix = patch.prefix && patch.prefix.trim() ? patch.prefix : null;
+    if (patch.isExpanded !== undefined) b.isExpanded = patch.isExpanded;
+    b.utcDateModified = utcNow();
+    touch();
+    return b;
+  }
+
+  function removeBranchCascade(branch: BranchRecord): void {
+    if (branch.noteId === "root") {
+      throw new CoreError(500, "GENERIC", "Can't delete root or hoisted branch/note");
+    }
+    branches.delete(branch.branchId);
+    touch();
+    const noteId = branch.noteId;
+    const strong = rawParentBranches(noteId).filter((b) => !WEAK_PARENTS.has(b.parentNoteId));
+    if (strong.length > 0) return;
+    for (const weak of [...rawParentBranches(noteId)]) branches.delete(weak.branchId);
+    touch();
+    for (const child of [...childBranchesOf(noteId)]) {
+      if (branches.has(child.branchId)) removeBranchCascade(child);
+    }
+    for (const rel of [...(idx().targets.get(noteId) ?? [])]) attributes.delete(rel.attributeId);
+    for (const attr of [...ownAttributes(noteId)]) attributes.delete(attr.attributeId);
+    for (const att of [...attachments.values()]) {
+      if (att.ownerId === noteId) attachments.delete(att.attachmentId);
+    }
+    notes.delete(noteId);
+    touch();
+  }
+
+  function deleteBranch(branchId: string): void {
+    const b = branches.get(branchId);
+    if (b) removeBranchCascade(b);
+  }
+
+  function deleteNote(noteId: string): void {
+    if (noteId === "root") {
+      throw new CoreError(500, "GENERIC", "Can't delete root or hoisted branch/note");
+    }
+    for (const b of [...rawParentBranches(noteId)]) {
+      if (branches.has(b.branchId)) removeBranchCascade(b);
+    }
+  }
+
+  // --- attributes --------------------------------------------------------------------------
+
+  function createAttribute(params: CreateAttributeParams): AttributeRecord {
+    const noteId = params.noteId;
+    if (noteId === undefined || !notes.has(noteId)) {
+      throw new CoreError(500, "GENERIC", `core sim: attribute owner note '${noteId}' is missing`);
+    }
+    const attributeId = params.attributeId ?? uniqueId((id) => attributes.has(id));
+    if (params.attributeId !== undefined && attributes.has(params.attributeId)) {
+      throw new CoreError(
+        500,
+        "GENERIC",
+        `core sim: forced attributeId '${params.attributeId}' already exists`,
+      );
+    }
+    if (params.type !== "label" && params.type !== "relation") {
+      throw new CoreError(
+        500,
+        "GENERIC",
+        `Invalid attribute type '${params.type}' in attribute '${attributeId}' of note '${noteId}'`,
+      );
+    }
+    const name = sanitizeAttributeName(params.name ?? "");
+    if (!name.trim()) {
+      throw new CoreError(
+        500,
+        "GENERIC",
+        `Invalid empty name in attribute '${attributeId}' of note '${noteId}'`,
+      );
+    }
+    const value = params.value ?? "";
+    if (params.type === "relation" && !notes.has(value)) {
+      throw new CoreError(
+        500,
+        "GENERIC",
+        `Cannot save relation '${name}' of note '${noteId}' since it targets not existing note '${value}'.`,
+      );
+    }
+    const position = params.position ??
+      attributesOf(noteId).reduce((max, a) => Math.max(max, a.position), 0) + 10;
+    const attr: AttributeRecord = {
+      attributeId,
+      noteId,
+      type: params.type,
+      name,
+      value,
+      position,
+      isInheritable: params.isInheritable ?? false,
+      utcDateModified: utcNow(),
+    };
+    attributes.set(attributeId, attr);
+    touch();
+    return attr;
+  }
+
+  function patchAttribute(
+    attributeId: string,
+    patch: { value?: string; position?: number },
+  ): AttributeRecord {
+    const a = attributes.get(attributeId);
+    if (!a) {
+      throw new CoreError(404, "ATTRIBUTE_NOT_FOUND", `Attribute '${attributeId}' not found.`);
+    }
+    if (patch.value !== undefined) a.value = patch.value;
+    if (patch.position !== undefined) a.position = patch.position;
+    a.utcDateModified = utcNow();
+    touch();
+    return a;
+  }
+
+  // --- attachments -------------------------------------------------------------------------
+
+  function attachmentsOf(noteId: string): AttachmentRecord[] {
+    return [...attachments.values()].filter((a) => a.ownerId === noteId).sort((a, b) =>
+      a.position - b.position
+    );
+  }
+
+  function createAttachment(params: CreateAttachmentParams): AttachmentRecord {
+    if (!params.ownerId) throw new CoreError(500, "GENERIC", "Missing owner ID.");
+    requireNote(params.ownerId);
+    for (const key of ["role", "mime", "title"] as const) {
+      if (params[key] === undefined) {
+        throw new CoreError(500, "GENERIC", `NOT NULL constraint failed: attachments.${key}`);
+      }
+    }
+    const mime = params.mime!;
+    const stringy = isStringNote(undefined, mime);
+    const content = typedContent(params.content ?? "", stringy)!;
+    const att: AttachmentRecord = {
+      attachmentId: params.attachmentId ?? uniqueId((id) => attachments.has(id)),
+      ownerId: params.ownerId,
+      role: params.role!,
+      mime,
+      title: params.title!,
+      // Core's MAX(position) query runs with an undefined id, so the default is always 10
+      position: params.position ?? 10,
+      blobId: saveBlob(content),
+      dateModified: localNow(),
+      utcDateModified: utcNow(),
+      utcDateScheduledForErasureSince: null,
+    };
+    attachments.set(att.attachmentId, att);
+    touch();
+    return att;
+  }
+
+  function requireAttachment(attachmentId: string): AttachmentRecord {
+    const a = attachments.get(attachmentId);
+    if (!a) {
+      throw new CoreError(404, "ATTACHMENT_NOT_FOUND", `Attachment '${attachmentId}' not found.`);
+    }
+    return a;
+  }
+
+  function patchAttachment(
+    attachmentId: string,
+    patch: { role?: string; mime?: string; title?: string; position?: number },
+  ): AttachmentRecord {
+    const a = requireAttachment(attachmentId);
+    if (patch.role !== undefined) a.role = patch.role;
+    if (patch.mime !== undefined) a.mime = patch.mime;
+    if (patch.title !== undefined) a.title = patch.title;
+    if (patch.position !== undefined) a.position = patch.position;
+    a.dateModified = localNow();
+    a.utcDateModified = utcNow();
+    touch();
+    return a;
+  }
+
+  function putAttachmentContent(attachmentId: string, body: unknown): void {
+    const a = requireAttachment(attachmentId);
+    const content = coerceBody(
+      body,
+      isStringNote(undefined, a.mime),
+      `attachment '${attachmentId}'`,
+    );
+    const blobId = saveBlob(content);
+    if (blobId === a.blobId) return;
+    a.blobId = blobId;
+    a.dateModified = localNow();
+    a.utcDateModified = utcNow();
+    touch();
+  }
+
+  // --- tokens ------------------------------------------------------------------------------
+
+  function addToken(token: string, name = "ETAPI token"): TokenRecord {
+    const parts = token.split("_");
+    if (parts.length > 2) throw new Error(`core sim: token '${token}' has more than one '_'`);
+    const [tokenId, secret] = parts.length === 2 ? parts : [`legacy${tokens.size}`, parts[0]];
+    const record: TokenRecord = {
+      etapiTokenId: tokenId,
+      name,
+      tokenHash: sha256Base64(secret),
+      isDeleted: false,
+      utcDateCreated: utcNow(),
+    };
+    tokens.set(tokenId, record);
+    return record;
+  }
+
+  function createToken(name: string): string {
+    const tokenId = uniqueId((id) => tokens.has(id));
+    const secret = randomBytes(32).toString("base64");
+    addToken(`${tokenId}_${secret}`, name);
+    return `${tokenId}_${secret}`;
+  }
+
+  function findToken(tokenId: string | undefined, secret: string): TokenRecord | undefined {
+    const hash = sha256Base64(secret);
+    if (tokenId === undefined) {
+      return [...tokens.values()].find((t) => !t.isDeleted && t.tokenHash === hash);
+    }
+    const t = tokens.get(tokenId);
+    return t && !t.isDeleted && t.tokenHash === hash ? t : undefined;
+  }
+
+  // --- search --------------------------------------------------------------------------------
+
+  function search(query: string, params: SearchParams = {}): SearchOutcome {
+    return runSearch(query, params, searchEnv);
+  }
+
+  const searchEnv: SearchEnv = {
+    noteIds: () => [...notes.keys()],
+    note: (id) => notes.get(id),
+    attributesOf,
+    parentsOf: (id) => branchesOf(id).map((b) => b.parentNoteId),
+    prefixesOf: (id) => rawParentBranches(id).map((b) => b.prefix ?? "").filter(Boolean),
+    content: (id) => getContent(id),
+    childCount: (id) => childBranchesOf(id).length,
+    revisionCount: (id) => revisionsOf(id).length,
+    isHiddenCompletely: (id) => isHiddenCompletely(id),
+    isArchived,
+    subtreeDepths,
+    notePath,
+  };
+
+  // --- share -------------------------------------------------------------------------------
+
+  function share(): ShareView {
+    if (shareCache) return shareCache;
+    const shared = new Set<string>();
+    if (notes.has("_share")) {
+      const queue = ["_share"];
+      shared.add("_share");
+      while (queue.length > 0) {
+        for (const child of childBranchesOf(queue.shift()!)) {
+          if (shared.has(child.noteId)) continue;
+          shared.add(child.noteId);
+          queue.push(child.noteId);
+        }
+      }
+    }
+    const parentsOf = (id: string) =>
+      rawParentBranches(id).filter((b) => shared.has(b.parentNoteId)).map((b) => b.parentNoteId);
+    const cache = new Map<string, AttributeRecord[]>();
+    const shareAttrs = (id: string) =>
+      shared.has(id)
+        ? computeAttributes(id, [], parentsOf, ownAttributes, (t) => shared.has(t), cache)
+        : [];
+    const shareLabel = (id: string, name: string) =>
+      shareAttrs(id).find((a) => a.type === "label" && a.name === name)?.value;
+    let shareRootNoteId: string | null = null;
+    let shareIndexEnabled = false;
+    const aliasToNote = new Map<string, string>();
+    for (const attr of attributes.values()) {
+      if (attr.type !== "label" || !shared.has(attr.noteId)) continue;
+      if (attr.name === "shareRoot") shareRootNoteId = attr.noteId;
+      if (attr.name === "shareIndex") shareIndexEnabled = true;
+      if (attr.name === "shareAlias") aliasToNote.set(attr.value.trim(), attr.noteId);
+    }
+    shareCache = {
+      notes: shared,
+      shareRootNoteId,
+      shareIndexEnabled,
+      aliasToNote,
+      parentsOf,
+      childrenOf: (id) => shared.has(id) ? childBranchesOf(id).map((b) => b.noteId) : [],
+      attributesOf: shareAttrs,
+      labelValue: shareLabel,
+      isLabelTruthy: (id, name) => {
+        const v = shareLabel(id, name);
+        return v !== undefined && v !== "false";
+      },
+      shareIdOf: (id) => {
+        if (ownAttributes(id).some((a) => a.type === "label" && a.name === "shareRoot")) return "";
+        const alias = ownAttributes(id).find((a) => a.type === "label" && a.name === "shareAlias");
+        return alias?.value.trim() || id;
+      },
+      hasAttachment: (id) => {
+        const att = attachments.get(id);
+        return !!att && shared.has(att.ownerId);
+      },
+    };
+    return shareCache;
+  }
+
+  // --- root ----------------------------------------------------------------------------------
+
+  const rootDate = now();
+  notes.set("root", {
+    noteId: "root",
+    isProtected: false,
+    title: "root",
+    type: "text",
+    mime: "text/html",
+    blobId: saveBlob(""),
+    dateCreated: formatLocalDateTime(rootDate, offset),
+    dateModified: formatLocalDateTime(rootDate, offset),
+    utcDateCreated: formatUtcDateTime(rootDate),
+    utcDateModified: formatUtcDateTime(rootDate),
+  });
+  branches.set("none_root", {
+    branchId: "none_root",
+    noteId: "root",
+    parentNoteId: "none",
+    prefix: null,
+    notePosition: 0,
+    isExpanded: true,
+    utcDateModified: formatUtcDateTime(rootDate),
+  });
+
+  return {
+    now,
+    localNow,
+    utcNow,
+    withTime<T>(at: Date, fn: () => T): T {
+      const previous = pinned;
+      pinned = at;
+      try {
+        return fn();
+      } finally {
+        pinned = previous;
+      }
+    },
+    noteIds: () => [...notes.keys()],
+    getNote: (id) => notes.get(id),
+    getContent,
+    attributesOf,
+    ownAttributes: (id) => [...ownAttributes(id)],
+    labelValue,
+    hasLabel,
+    branchesOf,
+    childBranchesOf: (id) => [...childBranchesOf(id)],
+    getBranch: (id) => branches.get(id),
+    getAttribute: (id) => attributes.get(id),
+    targetRelationsOf: (id) => [...(idx().targets.get(id) ?? [])],
+    isHiddenCompletely: (id) => isHiddenCompletely(id),
+    isArchived,
+    subtreeDepths,
+    notePath,
+    notePojo,
+    getRevision: (id) => revisions.get(id),
+    revisionsOf,
+    getAttachment: (id) => attachments.get(id),
+    attachmentsOf,
+    getBlob: (id) => blobs.get(id),
+    getRevisionContent: (id) => {
+      const r = revisions.get(id);
+      return r ? typedContent(blobs.get(r.blobId), isStringNote(r.type, r.mime)) : undefined;
+    },
+    getAttachmentContent: (id) => {
+      const a = attachments.get(id);
+      return a ? typedContent(blobs.get(a.blobId), isStringNote(undefined, a.mime)) : undefined;
+    },
+    createNote,
+    patchNote,
+    putNoteContent,
+    setNoteContent,
+    saveRevision,
+    saveRevisionIfNeeded,
+    deleteNote,
+    createAttribute,
+    patchAttribute,
+    deleteAttribute: (id) => {
+      if (attributes.delete(id)) touch();
+    },
+    createBranch,
+    patchBranch,
+    deleteBranch,
+    createAttachment,
+    patchAttachment,
+    putAttachmentContent,
+    deleteAttachment: (id) => {
+      if (attachments.delete(id)) touch();
+    },
+    insertRevision: (row) => {
+      const { content, revisionId, ...rest } = row;
+      const rev: RevisionRecord = {
+        ...rest,
+        revisionId: revisionId ?? uniqueId((id) => revisions.has(id)),
+        blobId: saveBlob(content),
+      };
+      const ordered: RevisionRecord = {
+        revisionId: rev.revisionId,
+        noteId: rev.noteId,
+        type: rev.type,
+        mime: rev.mime,
+        isProtected: rev.isProtected,
+        title: rev.title,
+        blobId: rev.blobId,
+        dateLastEdited: rev.dateLastEdited,
+        dateCreated: rev.dateCreated,
+        utcDateLastEdited: rev.utcDateLastEdited,
+        utcDateCreated: rev.utcDateCreated,
+        utcDateModified: rev.utcDateModified,
+      };
+      revisions.set(ordered.revisionId, ordered);
+      return ordered;
+    },
+    addToken,
+    createToken,
+    findToken,
+    deleteToken: (id) => {
+      const t = tokens.get(id);
+      if (t) t.isDeleted = true;
+    },
+    search,
+    share,
+  };
+}
+
+function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Search: lexer, parser, evaluator (core-notes §2.4, §3, §9)
+// ---------------------------------------------------------------------------------------------
+
+/** What the search evaluator needs from the store. */
+interface SearchEnv {
+  noteIds(): string[];
+  note(id: string): NoteRecord | undefined;
+  attributesOf(id: string): AttributeRecord[];
+  parentsOf(id: string): string[];
+  prefixesOf(id: string): string[];
+  content(id: string): Content | undefined;
+  childCount(id: string): number;
+  revisionCount(id: string): number;
+  isHiddenCompletely(id: string): boolean;
+  isArchived(id: string): boolean;
+  subtreeDepths(id: string): Map<string, number>;
+  notePath(id: string): string[];
+}
+
+/** A lexer token; `inQuotes` tells a quoted literal from syntax. */
+export interface SearchToken {
+  token: string;
+  inQuotes: boolean;
+}
+
+/** Lexer output: full-text tokens and expression tokens (core-notes §3 "Tokenising"). */
+export interface LexResult {
+  fulltextTokens: SearchToken[];
+  expressionTokens: SearchToken[];
+}
+
+const OPERATOR_CHARS = new Set(["=", "*", ">", "<", "!", "-", "+", "%", ","]);
+const QUOTES = new Set(['"', "'", "`"]);
+
+/**
+ * Core's search lexer: lowercases, splits full-text from expressions at the first `#`/`~`/
+ * `note.`, honours quotes and backslash escapes, and splits expression words at operator
+ * boundaries.
+ *
+ * @example
+ * ```ts
+ * lexSearch('dragon #race="half-elf"').expressionTokens.map((t) => t.token);
+ * // ["#race", "=", "half-elf"]
+ * ```
+ */
+export function lexSearch(query: string): LexResult {
+  const str = query.toLowerCase();
+  const fulltextTokens: SearchToken[] = [];
+  const expressionTokens: SearchToken[] = [];
+  let quote: string | null = null;
+  let fulltextEnded = false;
+  let word = "";
+
+  const finish = (force = false) => {
+    if (word === "" && !force) return;
+    (fulltextEnded ? expressionTokens : fulltextTokens).push({ token: word, inQuotes: !!quote });
+    word = "";
+  };
+  const lastIsOperator = () => word.length > 0 && OPERATOR_CHARS.has(word[word.length - 1]);
+
+  for (let i = 0; i < str.length; i++) {
+    const ch = str[i];
+    if (ch === "\\") {
+      word += i + 1 < str.length ? str[++i] : ch;
+      continue;
+    }
+    if (QUOTES.has(ch)) {
+      if (quote === null) {
+        if (word === "" || (fulltextEnded && lastIsOperator())) {
+          finish();
+          quote = ch;
+        } else {
+          word += ch; // a quote inside a word is literal (d'Artagnan)
+        }
+      } else if (quote === ch) {
+        finish(true);
+        quote = null;
+      } else {
+        word += ch;
+      }
+      continue;
+    }
+    if (ch === ",") {
+      // Core drops commas everywhere (even quoted) except as a separate expression token
+      if (quote === null && fulltextEnded && word !== "" && !lastIsOperator()) {
+        finish();
+        word = ch;
+      }
+      continue;
+    }
+    if (quote !== null) {
+      word += ch;
+      continue;
+    }
+    if (!fulltextEnded && word === "note" && ch === "." && i + 1 < str.length) {
+      fulltextEnded = true;
+    }
+    if (ch === "#" || ch === "~") {
+      // Core silently discards a full-text word glued to the first `#`/`~` (e.g. "(#a")
+      if (!fulltextEnded && word !== "") unsupported(`"${word}" directly before ${ch}`);
+      finish();
+      fulltextEnded = true;
+      word = ch;
+      continue;
+    }
+    if (/\s/.test(ch)) {
+      finish();
+      continue;
+    }
+    if (fulltextEnded && (ch === "(" || ch === ")" || ch === ".")) {
+      finish();
+      word = ch;
+      finish();
+      continue;
+    }
+    if (
+      fulltextEnded && word !== "" && !["#", "#!", "~", "~!"].includes(word) &&
+      lastIsOperator() !== OPERATOR_CHARS.has(ch)
+    ) {
+      finish();
+    }
+    word += ch;
+  }
+  finish(quote !== null);
+  return { fulltextTokens, expressionTokens };
+}
+
+type Tree = (SearchToken | Tree)[];
+
+type Exp =
+  | { kind: "and"; subs: Exp[] }
+  | { kind: "or"; subs: Exp[] }
+  | { kind: "not"; sub: Exp }
+  | { kind: "exists"; attrType: "label" | "relation"; name: string }
+  | { kind: "labelCmp"; name: string; op: string; value: string }
+  | { kind: "relationWhere"; name: string; sub: Exp }
+  | { kind: "prop"; prop: string; op: string; value: string }
+  | { kind: "childOf"; sub: Exp };
+
+interface OrderDef {
+  path: { kind: "label" | "prop"; name: string };
+  direction: "asc" | "desc";
+}
+
+interface ParsedQuery {
+  fulltext: string[];
+  expression: Exp | null;
+  orderBy: OrderDef[];
+  limit?: number;
+  hasOrderLimit: boolean;
+}
+
+const STRING_OPERATORS = new Set(["=", "!=", "*=*", "=*", "*="]);
+const ALL_OPERATORS = new Set([...STRING_OPERATORS, ">", ">=", "<", "<=", "%=", "~=", "~*"]);
+const MATCH_PROPS = new Set(["noteid", "title", "type"]);
+const SORT_PROPS = new Set([
+  "noteid",
+  "title",
+  "type",
+  "mime",
+  "isprotected",
+  "isarchived",
+  "datecreated",
+  "datemodified",
+  "utcdatecreated",
+  "utcdatemodified",
+  "parentcount",
+  "childrencount",
+  "attributecount",
+  "labelcount",
+  "ownedlabelcount",
+  "relationcount",
+  "ownedrelationcount",
+  "contentsize",
+  "revisioncount",
+]);
+
+function unsupported(part: string): never {
+  throw new CoreError(500, "GENERIC", `core sim: unsupported search syntax: ${part}`);
+}
+
+function isTok(t: SearchToken | Tree | undefined): t is SearchToken {
+  return t !== undefined && !Array.isArray(t);
+}
+
+function groupParens(tokens: SearchToken[]): Tree {
+  const root: Tree = [];
+  const stack: Tree[] = [root];
+  for (const t of tokens) {
+    if (!t.inQuotes && t.token === "(") {
+      const group: Tree = [];
+      stack[stack.length - 1].push(group);
+      stack.push(group);
+    } else if (!t.inQuotes && t.token === ")") {
+      if (stack.length === 1) unsupported("unbalanced ')'");
+      stack.pop();
+    } else {
+      stack[stack.length - 1].push(t);
+    }
+  }
+  if (stack.length !== 1) unsupported("unbalanced '('");
+  return root;
+}
+
+function show(t: SearchToken | Tree | undefined): string {
+  if (t === undefined) return "<end of query>";
+  if (Array.isArray(t)) return `(${t.map(show).join(" ")})`;
+  return t.inQuotes ? JSON.stringify(t.token) : t.token;
+}
+
+/**
+ * Parses a query into the modelled subset; anything else throws CoreError 500
+ * "core sim: unsupported search syntax: …".
+ */
+function parseQuery(query: string): ParsedQuery & { lex: LexResult } {
+  const lex = lexSearch(query);
+  const fulltext: string[] = [];
+  for (const t of lex.fulltextTokens) {
+    if (!t.inQuotes && t.token.startsWith("=")) unsupported(`exact-match prefix "${t.token}"`);
+    if (!t.inQuotes && /[()]/.test(t.token)) unsupported(`parenthesis in full-text "${t.token}"`);
+    fulltext.push(normalizeSearchText(t.token));
+  }
+  const result: ParsedQuery = { fulltext, expression: null, orderBy: [], hasOrderLimit: false };
+  if (lex.expressionTokens.length > 0) {
+    result.expression = parseSequence(groupParens(lex.expressionTokens), 0, result);
+  }
+  return { ...result, lex };
+}
+
+function parseSequence(tokens: Tree, level: number, out: ParsedQuery): Exp {
+  const exps: Exp[] = [];
+  let op: "and" | "or" | null = null;
+  let expectOperand = true;
+  let i = 0;
+
+  const constant = (t: SearchToken | Tree | undefined, context: string): string => {
+    if (!isTok(t)) unsupported(`${context} ${show(t)}`);
+    if (!t.inQuotes && (t.token.startsWith("#") || t.token.startsWith("~") || t.token === "note")) {
+      unsupported(`${context} ${t.token}`);
+    }
+    if (!t.inQuotes && ["now", "today", "month", "year"].includes(t.token)) {
+      unsupported(`date constant ${t.token}`);
+    }
+    return t.token;
+  };
+
+  const parseProperty = (): Exp => {
+    // tokens[i] must be "."
+    const dot = tokens[i];
+    if (!isTok(dot) || dot.token !== "." || dot.inQuotes) unsupported(`note${show(dot)}`);
+    i++;
+    const prop = tokens[i];
+    if (!isTok(prop) || prop.inQuotes) unsupported(`note.${show(prop)}`);
+    if (prop.token === "parents") {
+      i++;
+      return { kind: "childOf", sub: parseProperty() };
+    }
+    if (!MATCH_PROPS.has(prop.token)) unsupported(`note.${prop.token}`);
+    const operator = tokens[i + 1];
+    if (!isTok(operator) || operator.inQuotes || !STRING_OPERATORS.has(operator.token)) {
+      unsupported(`note.${prop.token} ${show(operator)}`);
+    }
+    const value = constant(tokens[i + 2], `note.${prop.token} ${operator.token}`);
+    i += 3;
+    return { kind: "prop", prop: prop.token, op: operator.token, value };
+  };
+
+  const parseAttribute = (raw: string): Exp => {
+    const isLabel = raw.startsWith("#");
+    let name = raw.slice(1);
+    const negated = name.startsWith("!");
+    if (negated) name = name.slice(1);
+    if (!/^[\p{L}\p{N}_:]+$/u.test(name)) unsupported(raw);
+    const next = tokens[i + 1];
+    let exp: Exp;
+    if (isLabel) {
+      if (isTok(next) && !next.inQuotes && ALL_OPERATORS.has(next.token)) {
+        if (!STRING_OPERATORS.has(next.token)) unsupported(`${raw} ${next.token}`);
+        const value = constant(tokens[i + 2], `${raw}${next.token}`);
+        exp = { kind: "labelCmp", name, op: next.token, value };
+        i += 3;
+      } else {
+        exp = { kind: "exists", attrType: "label", name };
+        i += 1;
+      }
+    } else if (isTok(next) && !next.inQuotes && next.token === ".") {
+      i += 1;
+      exp = { kind: "relationWhere", name, sub: parseProperty() };
+    } else if (isTok(next) && !next.inQuotes && ALL_OPERATORS.has(next.token)) {
+      unsupported(`${raw} ${next.token} (a relation can only be followed into a property)`);
+    } else {
+      exp = { kind: "exists", attrType: "relation", name };
+      i += 1;
+    }
+    return negated ? { kind: "not", sub: exp } : exp;
+  };
+
+  while (i < tokens.length) {
+    const t = tokens[i];
+    if (Array.isArray(t)) {
+      if (!expectOperand) implicitAnd();
+      exps.push(parseSequence(t, level + 1, out));
+      i++;
+      expectOperand = false;
+      continue;
+    }
+    const word = t.token;
+    if (t.inQuotes) unsupported(`misplaced quoted value ${show(t)}`);
+    if (word.startsWith("#") || word.startsWith("~")) {
+      if (!expectOperand) implicitAnd();
+      exps.push(parseAttribute(word));
+      expectOperand = false;
+    } else if (word === "note") {
+      if (!expectOperand) implicitAnd();
+      i++;
+      exps.push(parseProperty());
+      expectOperand = false;
+    } else if (word === "not") {
+      const group = tokens[i + 1];
+      if (!Array.isArray(group)) unsupported(`not ${show(group)} (expected parentheses)`);
+      if (!expectOperand) implicitAnd();
+      exps.push({ kind: "not", sub: parseSequence(group, level + 1, out) });
+      i += 2;
+      expectOperand = false;
+    } else if (word === "and" || word === "or") {
+      if (expectOperand) unsupported(`misplaced ${word}`);
+      if (op !== null && op !== word) unsupported(`mixed and/or without parentheses: ${word}`);
+      op = word;
+      expectOperand = true;
+      i++;
+    } else if (word === "orderby" || word === "limit") {
+      if (level !== 0) unsupported(`${word} inside parentheses`);
+      if (expectOperand && exps.length > 0) unsupported(`${word} after ${op}`);
+      parseOrderAndLimit(tokens, i, out);
+      break;
+    } else {
+      unsupported(word);
+    }
+  }
+  if (expectOperand && exps.length > 0) unsupported(`dangling ${op}`);
+  if (exps.length === 0) unsupported(`empty expression${level > 0 ? " ()" : ""}`);
+  return op === "or" ? { kind: "or", subs: exps } : { kind: "and", subs: exps };
+
+  function implicitAnd(): void {
+    if (op === "or") unsupported("mixed and/or without parentheses: implicit and after or");
+    op = "and";
+  }
+}
+
+function parseOrderAndLimit(tokens: Tree, start: number, out: ParsedQuery): void {
+  let i = start;
+  out.hasOrderLimit = true;
+  const tok = (j: number) => {
+    const t = tokens[j];
+    if (t !== undefined && !isTok(t)) unsupported(show(t));
+    return t;
+  };
+  if (tok(i)?.token === "orderby") {
+    do {
+      i++;
+      const first = tok(i);
+      if (!first) unsupported("orderBy without a property");
+      let path: OrderDef["path"];
+      if (first.token === "note") {
+        const dot = tok(i + 1);
+        const prop = tok(i + 2);
+        if (dot?.token !== "." || !prop || !SORT_PROPS.has(prop.token)) {
+          unsupported(`orderBy note${dot?.token ?? ""}${prop?.token ?? ""}`);
+        }
+        path = { kind: "prop", name: prop.token };
+        i += 3;
+      } else if (first.token.startsWith("#") && /^#[\p{L}\p{N}_:]+$/u.test(first.token)) {
+        path = { kind: "label", name: first.token.slice(1) };
+        i += 1;
+      } else {
+        unsupported(`orderBy ${first.token}`);
+      }
+      let direction: "asc" | "desc" = "asc";
+      const dir = tok(i)?.token;
+      if (dir === "asc" || dir === "desc") {
+        direction = dir;
+        i++;
+      }
+      out.orderBy.push({ path, direction });
+    } while (tok(i)?.token === ",");
+  }
+  if (tok(i)?.token === "limit") {
+    const n = tok(i + 1);
+    const limit = n ? parseInt(n.token) : NaN;
+    if (Number.isNaN(limit)) unsupported(`limit ${n?.token ?? ""}`);
+    out.limit = limit;
+    i += 2;
+  }
+  if (i < tokens.length) unsupported(`${show(tokens[i])} after orderBy/limit`);
+}
+
+// --- evaluation ----------------------------------------------------------------------------
+
+function compareString(op: string, raw: string | undefined, comparedRaw: string): boolean {
+  const compared = comparedRaw.toLowerCase();
+  const val = raw?.toLowerCase();
+  switch (op) {
+    case "=":
+    case "!=": {
+      let equal: boolean;
+      if (!val && !compared) equal = true;
+      else if (!val || !compared) equal = false;
+      else {
+        const v = normalizeSearchText(val);
+        const c = normalizeSearchText(compared);
+        // word match; a phrase with spaces matches as a substring
+        equal = c.includes(" ") ? v.includes(c) : v.split(/\s+/).includes(c);
+      }
+      return op === "=" ? equal : !equal;
+    }
+    case "*=*":
+      return !!val && val.includes(compared);
+    case "=*":
+      return !!val && val.startsWith(compared);
+    case "*=":
+      return !!val && val.endsWith(compared);
+    default:
+      return false;
+  }
+}
+
+interface EvalCtx {
+  env: SearchEnv;
+  attrs(id: string): AttributeRecord[];
+}
+
+function matches(exp: Exp, noteId: string, ctx: EvalCtx): boolean {
+  switch (exp.kind) {
+    case "and":
+      return exp.subs.every((s) => matches(s, noteId, ctx));
+    case "or":
+      return exp.subs.some((s) => matches(s, noteId, ctx));
+    case "not":
+      return !matches(exp.sub, noteId, ctx);
+    case "exists":
+      return ctx.attrs(noteId).some((a) =>
+        a.type === exp.attrType && a.name.toLowerCase() === exp.name
+      );
+    case "labelCmp":
+      return ctx.attrs(noteId).some((a) =>
+        a.type === "label" && a.name.toLowerCase() === exp.name &&
+        compareString(exp.op, a.value, exp.value)
+      );
+    case "relationWhere":
+      return ctx.attrs(noteId).some((a) =>
+        a.type === "relation" && a.name.toLowerCase() === exp.name &&
+        ctx.env.note(a.value) !== undefined && matches(exp.sub, a.value, ctx)
+      );
+    case "childOf":
+      return ctx.env.parentsOf(noteId).some((p) =>
+        ctx.env.note(p) !== undefined && matches(exp.sub, p, ctx)
+      );
+    case "prop": {
+      const note = ctx.env.note(noteId)!;
+      const value = exp.prop === "noteid"
+        ? note.noteId
+        : exp.prop === "title"
+        ? note.title
+        : note.type;
+      return compareString(exp.op, value, exp.value);
+    }
+  }
+}
+
+function flatText(noteId: string, ctx: EvalCtx): string {
+  const n = ctx.env.note(noteId)!;
+  let text = `${n.noteId} ${n.type} ${n.mime} `;
+  for (const prefix of ctx.env.prefixesOf(noteId)) text += `${prefix} `;
+  text += `${n.title} `;
+  for (const a of ctx.attrs(noteId)) {
+    text += `${a.type === "label" ? "#" : "~"}${a.name}${a.value ? `=${a.value}` : ""} `;
+  }
+  return normalizeSearchText(text);
+}
+
+function searchableContent(noteId: string, ctx: EvalCtx): string {
+  const n = ctx.env.note(noteId)!;
+  if (n.isProtected || !CONTENT_SEARCH_TYPES.has(n.type)) return "";
+  const content = ctx.env.content(noteId);
+  if (typeof content !== "string" || content.length >= MAX_SEARCH_CONTENT) return "";
+  return normalizeSearchText(n.type === "text" ? htmlToText(content) : content);
+}
+
+function scoreOf(noteId: string, tokens: string[], ctx: EvalCtx): number {
+  if (tokens.length === 0) return 0;
+  const n = ctx.env.note(noteId)!;
+  const query = tokens.join(" ");
+  const title = normalizeSearchText(n.title);
+  let score = n.noteId.toLowerCase() === query ? 1000 : 0;
+  if (title === query) score += 2000;
+  else if (title.startsWith(query)) score += 500;
+  else if (` ${title} `.includes(` ${query} `)) score += 300;
+  for (const chunk of title.split(" ")) {
+    for (const token of tokens) {
+      if (chunk === token) score += 4 * token.length;
+      else if (chunk.startsWith(token)) score += 2 * token.length;
+      else if (chunk.includes(token)) score += token.length;
+    }
+  }
+  return score;
+}
+
+type SortValue = string | number | null;
+
+function sortValue(noteId: string, def: OrderDef["path"], ctx: EvalCtx): SortValue {
+  const n = ctx.env.note(noteId)!;
+  const attrs = ctx.attrs(noteId);
+  if (def.kind === "label") {
+    return attrs.find((a) => a.type === "label" && a.name.toLowerCase() === def.name)?.value ??
+      null;
+  }
+  const owned = attrs.filter((a) => a.noteId === noteId);
+  switch (def.name) {
+    case "noteid":
+      return n.noteId;
+    case "title":
+      return n.title;
+    case "type":
+      return n.type;
+    case "mime":
+      return n.mime;
+    case "isprotected":
+      return n.isProtected ? 1 : 0;
+    case "isarchived":
+      return ctx.env.isArchived(noteId) ? 1 : 0;
+    case "datecreated":
+      return n.dateCreated;
+    case "datemodified":
+      return n.dateModified;
+    case "utcdatecreated":
+      return n.utcDateCreated;
+    case "utcdatemodified":
+      return n.utcDateModified;
+    case "parentcount":
+      return ctx.env.parentsOf(noteId).length;
+    case "childrencount":
+      return ctx.env.childCount(noteId);
+    case "attributecount":
+      return attrs.length;
+    case "labelcount":
+      return attrs.filter((a) => a.type === "label").length;
+    case "ownedlabelcount":
+      return owned.filter((a) => a.type === "label").length;
+    case "relationcount":
+      return attrs.filter((a) => a.type === "relation").length;
+    case "ownedrelationcount":
+      return owned.filter((a) => a.type === "relation").length;
+    case "contentsize": {
+      const c = ctx.env.content(noteId);
+      return c === undefined ? 0 : contentBytes(c).length;
+    }
+    case "revisioncount":
+      return ctx.env.revisionCount(noteId);
+    default:
+      return null;
+  }
+}
+
+/** OrderByAndLimitExp's comparator: numbers when both parse, missing values sort last (asc). */
+function compareSortValues(a: SortValue, b: SortValue, direction: "asc" | "desc"): number {
+  const smaller = direction === "asc" ? -1 : 1;
+  const larger = -smaller;
+  let x: SortValue = a;
+  let y: SortValue = b;
+  if (x !== null && y !== null && x !== "" && y !== "" && !isNaN(Number(x)) && !isNaN(Number(y))) {
+    x = parseFloat(String(x));
+    y = parseFloat(String(y));
+  }
+  if ((x === null || x === "") && (y === null || y === "")) return 0;
+  if (x === null || x === "") return larger;
+  if (y === null || y === "") return smaller;
+  if (x < y) return smaller;
+  if (x > y) return larger;
+  return 0;
+}
+
+function sortBy(ids: string[], defs: OrderDef[], ctx: EvalCtx): string[] {
+  const values = new Map(ids.map((id) => [id, defs.map((d) => sortValue(id, d.path, ctx))]));
+  return [...ids].sort((a, b) => {
+    for (let k = 0; k < defs.length; k++) {
+      const c = compareSortValues(values.get(a)![k], values.get(b)![k], defs[k].direction);
+      if (c !== 0) return c;
+    }
+    return 0;
+  });
+}
+
+function runSearch(query: string, params: SearchParams, env: SearchEnv): SearchOutcome {
+  const parsed = parseQuery(query);
+  const cache = new Map<string, AttributeRecord[]>();
+  const ctx: EvalCtx = {
+    env,
+    attrs: (id) => {
+      let list = cache.get(id);
+      if (!list) {
+        list = env.attributesOf(id);
+        cache.set(id, list);
+      }
+      return list;
+    },
+  };
+
+  // candidate set: subtree of a non-root ancestor (hidden included) or everything not hidden
+  const ancestor = params.ancestorNoteId;
+  let candidates: string[];
+  if (ancestor && ancestor !== "root") {
+    if (!env.note(ancestor)) return { hits: [] };
+    const depths = env.subtreeDepths(ancestor);
+    const depthOk = depthComparator(params.ancestorDepth);
+    candidates = env.noteIds().filter((id) => depths.has(id) && depthOk(depths.get(id)!));
+  } else {
+    candidates = env.noteIds().filter((id) => !env.isHiddenCompletely(id));
+  }
+  if (!params.includeArchivedNotes) candidates = candidates.filter((id) => !env.isArchived(id));
+
+  const tokens = parsed.fulltext;
+  let ids = candidates.filter((id) => {
+    if (tokens.length > 0) {
+      const flat = flatText(id, ctx);
+      const content = params.fastSearch ? "" : searchableContent(id, ctx);
+      if (!tokens.every((t) => flat.includes(t) || content.includes(t))) return false;
+    }
+    return parsed.expression === null || matches(parsed.expression, id, ctx);
+  });
+
+  // Ordering quirks (core-notes §2.4): in-query orderBy honours asc; a limit without orderBy
+  // cuts the unranked set; the orderBy query parameter always sorts descending and `#label`
+  // there sorts nothing. Any of these marks the result as already sorted.
+  let sorted = false;
+  if (parsed.hasOrderLimit) {
+    if (parsed.orderBy.length > 0) ids = sortBy(ids, parsed.orderBy, ctx);
+    if (parsed.limit !== undefined) ids = ids.slice(0, parsed.limit);
+    sorted = true;
+  }
+  const orderBy = params.orderBy?.toLowerCase();
+  if (orderBy && orderBy !== "relevancy") {
+    if (SORT_PROPS.has(orderBy)) {
+      ids = sortBy(ids, [{ path: { kind: "prop", name: orderBy }, direction: "desc" }], ctx);
+    }
+    if (params.limit !== undefined) ids = ids.slice(0, params.limit);
+    sorted = true;
+  } else if (params.limit !== undefined) {
+    ids = ids.slice(0, params.limit);
+    sorted = true;
+  }
+
+  let hits = ids.map((noteId) => ({
+    noteId,
+    score: scoreOf(noteId, tokens, ctx),
+    notePath: env.notePath(noteId),
+  }));
+  if (!sorted) {
+    hits = hits.sort((a, b) =>
+      b.score - a.score || a.notePath.length - b.notePath.length ||
+      compareText(env.note(a.noteId)!.title, env.note(b.noteId)!.title) ||
+      compareText(a.noteId, b.noteId)
+    );
+  }
+  const outcome: SearchOutcome = { hits };
+  if (params.debug) {
+    outcome.debugInfo = {
+      fulltextTokens: parsed.lex.fulltextTokens,
+      structuredExpressionTokens: parsed.lex.expressionTokens,
+      expression: parsed.expression,
+    };
+  }
+  return outcome;
+}
+
+function compareText(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function depthComparator(condition: string | undefined): (depth: number) => boolean {
+  if (!condition) return () => true;
+  const n = parseInt(condition.slice(2));
+  if (condition.startsWith("eq")) return (d) => d === n;
+  if (condition.startsWith("lt")) return (d) => d < n;
+  if (condition.startsWith("gt")) return (d) => d > n;
+  return () => true; // Core logs an unrecognised depth condition and ignores it
+}
