@@ -26,26 +26,37 @@ const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 3);
 const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? 3);
 const connections = Number(Deno.env.get("BENCH_CONNECTIONS") ?? 16);
 
-const stack = new Deno.Command(Deno.execPath(), {
-  args: [
-    "run",
-    "--allow-net",
-    "--allow-env",
-    "--allow-read",
-    "--allow-sys",
-    new URL("./stack.ts", import.meta.url).pathname,
-  ],
-  stdout: "piped",
-  stderr: "inherit",
-}).spawn();
-const reader = stack.stdout.pipeThrough(new TextDecoderStream()).getReader();
-let first = "";
-while (!first.includes("\n")) {
-  const { value, done } = await reader.read();
-  if (done) throw new Error("stack exited early");
-  first += value;
+/** Starts one role of bench/stack.ts in its own process and reads its address line. */
+async function spawnRole(
+  args: string[],
+): Promise<{ child: Deno.ChildProcess; info: Record<string, string> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      "--allow-sys",
+      new URL("./stack.ts", import.meta.url).pathname,
+      ...args,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let first = "";
+  while (!first.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`bench stack ${args[0]} exited early`);
+    first += value;
+  }
+  reader.releaseLock();
+  return { child, info: JSON.parse(first.split("\n")[0]) };
 }
-const addr = JSON.parse(first.split("\n")[0]) as { core: string; token: string; service: string };
+
+const coreRole = await spawnRole(["core"]);
+const serviceRole = await spawnRole(["service", coreRole.info.url, coreRole.info.token]);
+const addr = { core: coreRole.info.url, token: coreRole.info.token, service: serviceRole.info.url };
 
 const note = Deno.env.get("BENCH_NOTE") ?? "wLocReef0001";
 const targets: { name: string; url: string; headers: Record<string, string> }[] = [
@@ -79,8 +90,10 @@ try {
   }
 } finally {
   nginx?.stop();
-  stack.kill("SIGTERM");
-  await stack.status;
+  for (const { child } of [serviceRole, coreRole]) {
+    child.kill("SIGTERM");
+    await child.status;
+  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

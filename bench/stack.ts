@@ -1,8 +1,8 @@
 /**
- * The system under test for benchmarks, in its own process so the load generator does not share
- * its event loop: the Core double with the sample world, the service wired to it, and (when nginx
- * is installed) a plain nginx reverse proxy in front of the same Core as a second baseline.
- * Prints one JSON line with the addresses, then serves until killed.
+ * The system under test for benchmarks. `deno run bench/stack.ts core` starts the Core double
+ * with the sample world; `deno run bench/stack.ts service <coreUrl> <token>` starts the service
+ * wired to it. Each runs in its own process (as Core and the service do in production) and prints
+ * one JSON line with its address, then serves until killed.
  *
  * @module
  */
@@ -10,14 +10,25 @@ import { loadConfig } from "../src/config.ts";
 import { startServer } from "../src/server.ts";
 import { startCoreSim } from "../tests/sims/core.ts";
 
-const core = await startCoreSim();
-const server = await startServer({
-  config: loadConfig({
-    HOST: "127.0.0.1",
-    PORT: "0",
-    CORE_URL: core.url,
-    CORE_TOKEN: core.token,
-    LOG_LEVEL: Deno.env.get("BENCH_LOG_LEVEL") ?? "silent",
-  }),
-});
-console.log(JSON.stringify({ core: core.url, token: core.token, service: server.url }));
+const [role, coreUrl, token] = Deno.args;
+if (role === "core") {
+  const core = await startCoreSim();
+  console.log(JSON.stringify({ url: core.url, token: core.token }));
+} else if (role === "service") {
+  const server = await startServer({
+    config: loadConfig({
+      HOST: "127.0.0.1",
+      PORT: "0",
+      CORE_URL: coreUrl,
+      CORE_TOKEN: token,
+      LOG_LEVEL: Deno.env.get("BENCH_LOG_LEVEL") ?? "silent",
+    }),
+  });
+  console.log(JSON.stringify({ url: server.url }));
+} else {
+  console.error("usage: stack.ts core | service <coreUrl> <token>");
+  Deno.exit(2);
+}
+
+// exit cleanly on SIGTERM so profilers (--cpu-prof) can write their output
+Deno.addSignalListener("SIGTERM", () => Deno.exit(0));

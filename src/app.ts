@@ -141,14 +141,14 @@ export function createApp(deps: AppDeps): App {
       checkDeclaredLength(req, config.MAX_UPLOAD_BYTES);
     }
 
-    let core: Promise<{ creds: CoreCredentials; identity: string }> | undefined;
+    let core: Promise<CoreCredentials> | undefined;
     const coreAccess = () =>
-      core ??= credentials.core(req).then(async (creds) => {
+      core ??= credentials.core(req).then((creds) => {
         if (!creds) throw notConfigured("core");
-        return { creds, identity: await credentialIdentity(creds) };
+        return creds;
       });
     const coreClient = async (detached: boolean): Promise<CoreClient> =>
-      createCoreClient((await coreAccess()).creds, {
+      createCoreClient(await coreAccess(), {
         fetch: fetchFn,
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
         signal: detached ? undefined : req.signal,
@@ -172,7 +172,7 @@ export function createApp(deps: AppDeps): App {
       concurrency: config.UPSTREAM_CONCURRENCY,
       loreRootId: () => Promise.resolve(config.LORE_ROOT_NOTE_ID),
       core: (opts) => coreClient(opts?.detached ?? false),
-      coreIdentity: async () => (await coreAccess()).identity,
+      coreIdentity: async () => credentialIdentity(await coreAccess()),
     };
   }
 

@@ -106,6 +106,8 @@ export function defineRoute<
 export interface CompiledRoute {
   route: Route;
   pattern: URLPattern;
+  /** Path segments, `null` where a parameter stands: a cheap pre-filter before `exec`. */
+  segments: (string | null)[];
 }
 
 /**
@@ -122,7 +124,8 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
     const key = `${route.method} ${route.path}`;
     if (seen.has(key)) throw new Error(`duplicate route ${key}`);
     seen.add(key);
-    return { route, pattern: new URLPattern({ pathname: route.path }) };
+    const segments = route.path.split("/").map((seg) => (seg.startsWith(":") ? null : seg));
+    return { route, pattern: new URLPattern({ pathname: route.path }), segments };
   });
 }
 
@@ -147,16 +150,17 @@ export function matchRoute(
   pathname: string,
 ): Match {
   const m = method === "HEAD" ? "GET" : method;
+  // URLPattern.exec costs microseconds: pre-filter on literal segments, then exec one pattern
+  const parts = pathname.split("/");
+  const fits = (segments: (string | null)[]) =>
+    segments.length === parts.length &&
+    segments.every((seg, i) => (seg === null ? parts[i] !== "" : seg === parts[i]));
   for (const literal of [true, false]) {
-    const allow: Method[] = [];
-    for (const { route, pattern } of table) {
-      if (isLiteral(route.path) !== literal) continue;
-      const r = pattern.exec({ pathname });
-      if (!r) continue;
-      if (route.method === m) return { kind: "found", route, params: r.pathname.groups };
-      allow.push(route.method);
-    }
-    if (allow.length) return { kind: "method", allow };
+    const rows = table.filter((r) => isLiteral(r.route.path) === literal && fits(r.segments));
+    const row = rows.find((r) => r.route.method === m);
+    const groups = row?.pattern.exec({ pathname })?.pathname.groups;
+    if (row && groups) return { kind: "found", route: row.route, params: groups };
+    if (rows.length) return { kind: "method", allow: rows.map((r) => r.route.method) };
   }
   return { kind: "none" };
 }
