@@ -83,7 +83,10 @@ export function createApp(deps: AppDeps): App {
       checkCsrf(req, config.TRUST_PROXY);
       const ctx = await buildContext(route, match.params, req, url, requestId, timing);
       res = await route.handler(ctx);
-      if (req.method === "HEAD") res = new Response(null, res);
+      if (req.method === "HEAD") {
+        await res.body?.cancel(); // a streamed upstream body must be released, not left to GC
+        res = new Response(null, res);
+      }
     } catch (e) {
       if (e instanceof ClientAbortError) {
         res = new Response(null, { status: 499 });

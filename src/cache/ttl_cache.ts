@@ -38,8 +38,13 @@ export interface TtlCacheOptions {
 export function createTtlCache<V>(opts: TtlCacheOptions): TtlCache<V> {
   const now = opts.now ?? (() => Date.now());
   const entries = new Map<string, { value: V; expires: number }>();
-  const inflight = new Map<string, Promise<V>>();
-  let generation = 0;
+  // `live` turns false when the key is invalidated mid-load: that load's value may be stale
+  const inflight = new Map<string, { promise: Promise<V>; live: boolean }>();
+  const drop = (key: string) => {
+    const pending = inflight.get(key);
+    if (pending) pending.live = false;
+    inflight.delete(key);
+  };
 
   const get = (key: string): V | undefined => {
     const e = entries.get(key);
@@ -69,30 +74,28 @@ export function createTtlCache<V>(opts: TtlCacheOptions): TtlCache<V> {
       const hit = get(key);
       if (hit !== undefined) return Promise.resolve(hit);
       const pending = inflight.get(key);
-      if (pending) return pending;
-      const gen = generation;
-      const p = load().then((v) => {
-        // an invalidation during the load means the value may be stale: serve it, do not keep it
-        if (gen === generation) set(key, v);
+      if (pending) return pending.promise;
+      const entry = { live: true, promise: Promise.resolve() as Promise<V> };
+      entry.promise = load().then((v) => {
+        if (entry.live) set(key, v); // invalidated meanwhile: serve it, do not keep it
         return v;
-      }).finally(() => inflight.delete(key));
-      inflight.set(key, p);
-      return p;
+      }).finally(() => {
+        if (inflight.get(key) === entry) inflight.delete(key);
+      });
+      inflight.set(key, entry);
+      return entry.promise;
     },
     delete(key) {
       entries.delete(key);
-      inflight.delete(key);
-      generation++;
+      drop(key);
     },
     deleteWhere(pred) {
       for (const k of [...entries.keys()]) if (pred(k)) entries.delete(k);
-      for (const k of [...inflight.keys()]) if (pred(k)) inflight.delete(k);
-      generation++;
+      for (const k of [...inflight.keys()]) if (pred(k)) drop(k);
     },
     clear() {
       entries.clear();
-      inflight.clear();
-      generation++;
+      for (const k of [...inflight.keys()]) drop(k);
     },
     get size() {
       return entries.size;

@@ -38,3 +38,13 @@ Deno.test("ttl cache: an invalidation during a load is not overwritten by the st
   assert.equal(await p, "stale");
   assert.equal(c.get("k"), undefined);
 });
+
+Deno.test("ttl cache: invalidating one key does not stop other keys' loads from being kept", async () => {
+  const c = createTtlCache<string>({ ttlMs: 1000, maxEntries: 10 });
+  let release!: () => void;
+  const p = c.getOrLoad("a", () => new Promise<string>((r) => release = () => r("A")));
+  c.delete("b");
+  release();
+  await p;
+  assert.equal(c.get("a"), "A");
+});

@@ -5,6 +5,7 @@
  * @module
  */
 import { ApiError } from "./errors.ts";
+import { concatBytes } from "../util/bytes.ts";
 
 /**
  * The media type of a request without parameters, lower-cased (`""` when absent).
@@ -113,12 +114,7 @@ export async function readLimitedText(req: Request, limit: number): Promise<stri
     if (e instanceof ApiError) throw e;
     throw new ApiError(400, "INVALID_REQUEST", "The request body could not be read");
   }
-  const buf = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    buf.set(c, off);
-    off += c.byteLength;
-  }
+  const buf = concatBytes(chunks, total);
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(buf);
   } catch {

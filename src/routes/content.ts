@@ -1,4 +1,230 @@
-import type { Route } from "../router.ts";
+/**
+ * Note content: raw content for editing (streamed, sandboxed), replacing it, sanitized previews
+ * for the GM and for players, and revisions.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { ApiError } from "../http/errors.ts";
+import { json, noContent, sandboxedHtmlHeaders } from "../http/response.ts";
+import { contentBlobId, etagMatches, planPreview, PREVIEW_MODES } from "../lore/preview.ts";
+import { refuseSystemNote } from "../lore/system_notes.ts";
+import { defineRoute, type Route } from "../router.ts";
+import { type CoreNote, mapCoreError } from "../upstream/core.ts";
+import { idParams, idSchema } from "./schemas.ts";
 
-/** Routes of this group. */
-export const contentRoutes: Route[] = [];
+/** `GET /api/lore/:id/content` — Core's content, streamed, as an inert sandboxed document. */
+export const getContent = defineRoute({
+  method: "GET",
+  path: "/api/lore/:id/content",
+  summary: "Raw note content for editing (streamed; sandboxed, never rendered as our page)",
+  backend: "Core",
+  access: "private",
+  tag: "content",
+  params: idParams,
+  responses: {
+    200: "The content: `text/html`, `text/plain` or `application/json` as Core sent it, " +
+      "else `application/octet-stream`; `Content-Security-Policy: sandbox; default-src 'none'`",
+    404: "No such note",
+  },
+  handler: async (ctx) => rawContentResponse(await (await ctx.core()).content(ctx.params.id)),
+});
+
+/** `PUT /api/lore/:id/content` — replace a text-holding note's content; 204. */
+export const putContent = defineRoute({
+  method: "PUT",
+  path: "/api/lore/:id/content",
+  summary: "Replace a note's content (body: the raw HTML/text, `Content-Type: text/plain`); 204",
+  backend: "Core",
+  access: "private",
+  tag: "content",
+  params: idParams,
+  body: { kind: "text" },
+  responses: {
+    204: "Replaced",
+    400: "System notes cannot be changed",
+    404: "No such note",
+    409: "The note holds binary content (image or file) and cannot take text",
+    413: "Body over MAX_CONTENT_BYTES",
+    415: "Content-Type is not text/plain",
+  },
+  handler: async (ctx) => {
+    refuseSystemNote(ctx.params.id, "changed");
+    const core = await ctx.core({ detached: true });
+    const note = await core.getNote(ctx.params.id);
+    if (!holdsText(note)) {
+      throw new ApiError(
+        409,
+        "CONFLICT",
+        `This ${note.type} note holds binary content and cannot be replaced with text`,
+        { type: note.type },
+      );
+    }
+    // Core parses only text/plain and application/octet-stream bodies (core-notes.md §2.3).
+    await core.putContent(ctx.params.id, ctx.body, "text/plain");
+    return noContent();
+  },
+});
+
+const previewQuery = z.object({ mode: z.enum(PREVIEW_MODES).default("gm") });
+
+/** `GET /api/lore/:id/preview` — sanitized HTML; revalidated by a content-addressed ETag. */
+export const getPreview = defineRoute({
+  method: "GET",
+  path: "/api/lore/:id/preview",
+  summary: "Sanitized HTML preview: `mode=gm` (default) or `mode=player` (GM-only parts removed)",
+  backend: "Core",
+  access: "private",
+  tag: "content",
+  params: idParams,
+  query: previewQuery,
+  responses: {
+    200: "`text/html; charset=utf-8`, sandbox CSP, `Cache-Control: private, no-cache`, " +
+      '`ETag: "<mode>-<blobId>"`; empty for players when the note is `#gmOnly`/`#draft`',
+    304: "`If-None-Match` matched (the content is not fetched)",
+    404: "No such note",
+  },
+  handler: async (ctx) => {
+    const { id } = ctx.params;
+    const note = await (await ctx.core()).getNote(id);
+    const plan = planPreview(note, ctx.query.mode);
+    const headers = sandboxedHtmlHeaders("text/html; charset=utf-8");
+    headers.set("cache-control", "private, no-cache");
+    if (plan.etag) headers.set("etag", plan.etag);
+    if (plan.etag && etagMatches(ctx.req.headers.get("if-none-match"), plan.etag)) {
+      return new Response(null, { status: 304, headers });
+    }
+    if (plan.kind === "static") return new Response(plan.html, { headers });
+    // A detached client: a cached load is shared by concurrent requests, so one caller's
+    // disconnect must not fail the others (the upstream timeout still bounds it).
+    let changed = false;
+    const load = async () => {
+      const content = await (await ctx.core({ detached: true })).contentText(id);
+      changed = plan.blobId !== null && await contentBlobId(content) !== plan.blobId;
+      return plan.render(content);
+    };
+    const { cacheKey } = plan;
+    const html = cacheKey ? await ctx.state.preview.getOrLoad(cacheKey, load) : await load();
+    // Saved in between: this content is not the planned blob, so it must not be kept under it.
+    if (changed && cacheKey) ctx.state.preview.delete(cacheKey);
+    return new Response(html, { headers });
+  },
+});
+
+/** `GET /api/lore/:id/revisions` — every revision, newest first. */
+export const listRevisions = defineRoute({
+  method: "GET",
+  path: "/api/lore/:id/revisions",
+  summary: "The note's revisions, newest first (complete list)",
+  backend: "Core",
+  access: "private",
+  tag: "content",
+  params: idParams,
+  responses: {
+    200: "`{ revisions: Revision[] }` (Core revision objects, newest first)",
+    404: "No such note",
+  },
+  handler: async (ctx) => {
+    const revisions = await (await ctx.core()).revisions(ctx.params.id);
+    return json({ revisions });
+  },
+});
+
+/** `GET /api/lore/:id/revisions/:revId/content` — one revision's content, if it is this note's. */
+export const getRevisionContent = defineRoute({
+  method: "GET",
+  path: "/api/lore/:id/revisions/:revId/content",
+  summary: "Content of one revision of this note (streamed; sandboxed like raw content)",
+  backend: "Core",
+  access: "private",
+  tag: "content",
+  params: z.object({ id: idSchema, revId: idSchema }),
+  responses: {
+    200: "The revision's content, with the same headers as `GET /api/lore/:id/content`",
+    404: "No such revision of this note (a revision of another note is not found either)",
+  },
+  handler: async (ctx) => {
+    const core = await ctx.core();
+    const { id, revId } = ctx.params;
+    // Both calls at once; the content is only passed on once the revision proves to be this note's.
+    const [revision, content] = await Promise.allSettled([
+      core.getRevision(revId),
+      core.revisionContent(revId),
+    ]);
+    const owned = revision.status === "fulfilled" && revision.value.noteId === id;
+    if (!owned || content.status === "rejected") {
+      if (content.status === "fulfilled") await content.value.body?.cancel();
+      if (revision.status === "rejected") throw revision.reason;
+      if (!owned) throw revisionNotFound();
+      throw (content as PromiseRejectedResult).reason;
+    }
+    return rawContentResponse(content.value);
+  },
+});
+
+const RAW_MEDIA_TYPES: ReadonlySet<string> = new Set([
+  "text/html",
+  "text/plain",
+  "application/json",
+]);
+
+/**
+ * Core's content passed through unbuffered, as an inert document: text types keep their charset,
+ * anything else (binaries, SVG, scripts) becomes `application/octet-stream`.
+ */
+function rawContentResponse(upstream: Response): Response {
+  return new Response(upstream.body, {
+    headers: sandboxedHtmlHeaders(rawContentType(upstream.headers.get("content-type"))),
+  });
+}
+
+function rawContentType(header: string | null): string {
+  const [type, ...params] = (header ?? "").split(";");
+  const media = type.trim().toLowerCase();
+  if (!RAW_MEDIA_TYPES.has(media)) return "application/octet-stream";
+  const charset = params.map((p) => p.trim()).find((p) => /^charset=/i.test(p))
+    ?.slice("charset=".length).replace(/"/g, "").trim().toLowerCase();
+  return charset && /^[a-z0-9._-]{1,40}$/.test(charset) ? `${media}; charset=${charset}` : media;
+}
+
+// Core's string-typed notes (core-notes.md §2.3); image and file notes hold binary blobs.
+const STRING_TYPES: ReadonlySet<string> = new Set([
+  "text",
+  "code",
+  "relationMap",
+  "search",
+  "render",
+  "book",
+  "mermaid",
+  "canvas",
+  "webView",
+  "mindMap",
+  "aiChat",
+]);
+const STRING_MIMES: ReadonlySet<string> = new Set([
+  "application/json",
+  "application/javascript",
+  "application/x-javascript",
+  "application/x-sql",
+]);
+
+/** Whether Core stores this note's content as a string (so a text body cannot corrupt it). */
+function holdsText(note: Pick<CoreNote, "type" | "mime">): boolean {
+  if (note.type === "image" || note.type === "file") return false;
+  return STRING_TYPES.has(note.type) || note.mime.startsWith("text/") ||
+    STRING_MIMES.has(note.mime);
+}
+
+/** Exactly the answer Core's own REVISION_NOT_FOUND produces, so ownership is not revealed. */
+function revisionNotFound(): ApiError {
+  return mapCoreError(404, JSON.stringify({ code: "REVISION_NOT_FOUND" }), new Headers());
+}
+
+/** The content and revision routes. */
+export const contentRoutes: Route[] = [
+  getContent,
+  putContent,
+  getPreview,
+  listRevisions,
+  getRevisionContent,
+];

@@ -1,4 +1,161 @@
-import type { Route } from "../router.ts";
+/**
+ * Images: streaming an image note's bytes (verified raster types only), the editor's legacy image
+ * URL, and uploading a new image note.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { ApiError, invalidRequest } from "../http/errors.ts";
+import { json } from "../http/response.ts";
+import { discarding, readImageUpload, uploadImage } from "../lore/image_upload.ts";
+import { readImageHead } from "../media/image_stream.ts";
+import { writeSteps } from "../lore/write_steps.ts";
+import { RASTER_MIMES, type RasterMime } from "../media/image_info.ts";
+import { defineRoute, type Route } from "../router.ts";
+import { idParams, idSchema } from "./schemas.ts";
 
-/** Routes of this group. */
-export const mediaRoutes: Route[] = [];
+/** Seed: images are cached 1 day; `private` because they come from an authenticated backend. */
+const IMAGE_CACHE_CONTROL = "private, max-age=86400";
+
+// Legacy spellings some uploaders stored; the bytes are sniffed anyway.
+const MIME_ALIASES: Readonly<Record<string, RasterMime>> = {
+  "image/jpg": "image/jpeg",
+  "image/pjpeg": "image/jpeg",
+  "image/x-png": "image/png",
+};
+
+/** `GET /api/lore/:id/image` — the image bytes, streamed, if they really are a raster image. */
+export const getImage = defineRoute({
+  method: "GET",
+  path: "/api/lore/:id/image",
+  summary: "Image note bytes, streamed; PNG/JPEG/GIF/WebP/AVIF only (declared and sniffed)",
+  backend: "Core",
+  access: "private",
+  tag: "media",
+  params: idParams,
+  responses: {
+    200: "The image; `Cache-Control: private, max-age=86400`, nosniff, sandbox CSP, Core's ETag",
+    304: "`If-None-Match` matched Core's ETag",
+    404: "No such note, or the note is not a raster image (SVG and HTML are never served)",
+  },
+  handler: async (ctx) => {
+    const ifNoneMatch = ctx.req.headers.get("if-none-match") ?? undefined;
+    const upstream = await (await ctx.core()).content(ctx.params.id, {
+      ifNoneMatch: ifNoneMatch && ifNoneMatch.length <= 1024 ? ifNoneMatch : undefined,
+    });
+    const headers = new Headers({
+      "cache-control": IMAGE_CACHE_CONTROL,
+      "x-content-type-options": "nosniff",
+      "content-security-policy": "default-src 'none'; sandbox",
+    });
+    const etag = upstream.headers.get("etag");
+    if (etag && /^(W\/)?"[\x21\x23-\x7e]{0,200}"$/.test(etag)) headers.set("etag", etag);
+    if (upstream.status === 304) {
+      await upstream.body?.cancel();
+      return new Response(null, { status: 304, headers });
+    }
+    const declared = declaredRasterMime(upstream.headers.get("content-type"));
+    if (!declared || !upstream.body) {
+      await upstream.body?.cancel();
+      throw notRaster();
+    }
+    const { mime, stream } = await readUpstreamHead(upstream.body, ctx.config.UPSTREAM_TIMEOUT_MS);
+    if (mime !== declared) {
+      await stream.cancel();
+      throw notRaster();
+    }
+    headers.set("content-type", mime);
+    return new Response(stream, { headers });
+  },
+});
+
+/** `GET /api/images/:id/:filename` — the editor's old image URL, answered without a backend. */
+export const redirectImage = defineRoute({
+  method: "GET",
+  path: "/api/images/:id/:filename",
+  summary: "Editor image URL compatibility: 301 to `/api/lore/:id/image` (file name ignored)",
+  backend: "None",
+  access: "public",
+  tag: "media",
+  params: z.object({ id: idSchema, filename: z.string().min(1).max(255) }),
+  responses: { 301: "`Location: /api/lore/<id>/image`, `Cache-Control: public, max-age=86400`" },
+  handler: (ctx) =>
+    new Response(null, {
+      status: 301,
+      headers: {
+        location: `/api/lore/${ctx.params.id}/image`,
+        "cache-control": "public, max-age=86400",
+      },
+    }),
+});
+
+/** `POST /api/lore/upload-image` — stream a new image note into Core. */
+export const uploadImageRoute = defineRoute({
+  method: "POST",
+  path: "/api/lore/upload-image",
+  summary: "Upload an image (binary body, file name in `x-host-filename`) as a new image note",
+  backend: "Core",
+  access: "private",
+  tag: "media",
+  query: z.object({ parentNoteId: idSchema.optional() }),
+  body: {
+    kind: "stream",
+    description: "The image bytes (`image/*` or `application/octet-stream`; PNG, JPEG, GIF, " +
+      "WebP or AVIF by content), at most MAX_UPLOAD_BYTES",
+  },
+  responses: {
+    201: "`{ url, noteId, mime, width, height }` (size from the file header, null if unknown)",
+    400: "Empty body, or `parentNoteId` does not name a note (nothing created)",
+    413: "Over MAX_UPLOAD_BYTES (declared or while streaming; the half-made note is removed)",
+    415: "Not an image type, or the bytes are not PNG/JPEG/GIF/WebP/AVIF (nothing created)",
+    502: "PARTIAL_FAILURE: the upload failed and the half-made note could not be removed",
+  },
+  handler: async (ctx) => {
+    const upload = await readImageUpload(ctx.req, ctx.config.MAX_UPLOAD_BYTES);
+    const core = await ctx.core({ detached: true }).catch(discarding(upload));
+    const image = await uploadImage(core, writeSteps(), upload, {
+      parentNoteId: ctx.query.parentNoteId ?? await ctx.loreRootId(),
+      missingParent: invalidRequest("parentNoteId does not name an existing note", [{
+        path: "query.parentNoteId",
+        message: "not found",
+      }]),
+    });
+    return json({
+      url: `/api/lore/${image.noteId}/image`,
+      noteId: image.noteId,
+      mime: image.mime,
+      width: image.width,
+      height: image.height,
+    }, 201);
+  },
+});
+
+function declaredRasterMime(header: string | null): RasterMime | null {
+  const type = (header ?? "").split(";")[0].trim().toLowerCase();
+  const mime = Object.hasOwn(MIME_ALIASES, type) ? MIME_ALIASES[type] : type;
+  return (RASTER_MIMES as readonly string[]).includes(mime) ? mime as RasterMime : null;
+}
+
+/** The image head, read under the upstream deadline (Core may send headers, then stall). */
+async function readUpstreamHead(body: ReadableStream<Uint8Array>, timeoutMs: number) {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  try {
+    return await readImageHead(body, deadline.signal);
+  } catch {
+    throw deadline.signal.aborted
+      ? new ApiError(504, "UPSTREAM_TIMEOUT", "Core did not answer in time", { service: "core" })
+      : new ApiError(502, "UPSTREAM_ERROR", "Core dropped the connection mid-response", {
+        service: "core",
+      });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function notRaster(): ApiError {
+  return new ApiError(404, "NOT_FOUND", "Note is not a raster image");
+}
+
+/** The image routes. */
+export const mediaRoutes: Route[] = [getImage, redirectImage, uploadImageRoute];

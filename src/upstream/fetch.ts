@@ -7,6 +7,7 @@
  * @module
  */
 import { ApiError } from "../http/errors.ts";
+import { concatBytes } from "../util/bytes.ts";
 
 /** What the helper needs from its surroundings (injected so tests control it). */
 export interface UpstreamDeps {
@@ -72,13 +73,30 @@ export async function upstreamFetch(
     if (v !== undefined) url.searchParams.set(k, String(v));
   }
   const deadline = new AbortController();
-  const timer = setTimeout(
-    () => deadline.abort(new DOMException("timeout", "TimeoutError")),
-    deps.timeoutMs,
-  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let released = false;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(
+      () => deadline.abort(new DOMException("timeout", "TimeoutError")),
+      deps.timeoutMs,
+    );
+  };
+  arm();
+  // A streamed request body (an upload) may take longer than the deadline to send: while bytes
+  // keep flowing the deadline restarts, so only a stalled upload or a slow answer times out.
+  const body = req.body instanceof ReadableStream
+    ? req.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          if (!released) arm();
+          controller.enqueue(chunk);
+        },
+      }),
+    )
+    : req.body;
   const signal = deps.signal ? AbortSignal.any([deps.signal, deadline.signal]) : deadline.signal;
   const started = performance.now();
-  let released = false;
   const release = () => {
     if (released) return;
     released = true;
@@ -88,7 +106,7 @@ export async function upstreamFetch(
     const res = await deps.fetch(url, {
       method: req.method ?? "GET",
       headers: req.headers,
-      body: req.body ?? undefined,
+      body: body ?? undefined,
       signal,
       redirect: "manual",
     });
@@ -141,12 +159,7 @@ export async function readBodyText(
       }
       chunks.push(value);
     }
-    const buf = new Uint8Array(total);
-    let off = 0;
-    for (const c of chunks) {
-      buf.set(c, off);
-      off += c.byteLength;
-    }
+    const buf = concatBytes(chunks, total);
     return new TextDecoder().decode(buf);
   } catch (e) {
     if (e instanceof ApiError) throw e;

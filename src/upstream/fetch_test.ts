@@ -131,3 +131,25 @@ Deno.test("upstreamFetch: query values are encoded and timing is reported", asyn
     assert.equal(timings.length, 1);
   });
 });
+
+Deno.test("upstreamFetch: an upload that keeps sending is not cut off by the deadline", async () => {
+  await withBackend(
+    async (req) => new Response(String((await req.arrayBuffer()).byteLength)),
+    async (url) => {
+      let n = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(c) {
+          await sleep(40); // 6 chunks × 40 ms: longer than the 100 ms deadline in total
+          if (n++ === 6) c.close();
+          else c.enqueue(new Uint8Array(1000));
+        },
+      });
+      const up = await upstreamFetch({ fetch, timeoutMs: 100 }, "Core", url, {
+        method: "PUT",
+        path: "/",
+        body,
+      });
+      assert.equal(await readBodyText(up, {}, "Core", 100), "6000");
+    },
+  );
+});

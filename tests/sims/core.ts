@@ -30,6 +30,7 @@ import {
   type ShareView,
   type TokenRecord,
 } from "./core_store.ts";
+import { type RecordedRequest, type SimFault, startSimServer, waitForAbort } from "./sim_http.ts";
 import { seedSystemNotes, seedWorld } from "./world.ts";
 
 export type { CoreStore } from "./core_store.ts";
@@ -60,33 +61,8 @@ export const DEFAULT_CORE_PASSWORD = "core-sim-password";
 export const CORE_APP_VERSION = "0.101.3";
 
 /** An injected failure; see {@link CoreSim.fault}. */
-export interface CoreFault {
-  /** HTTP method to match; default any. */
-  method?: string;
-  /** Matched against the URL pathname (a string must be equal). */
-  path: string | RegExp;
-  /** Respond with this status instead of handling the request. */
-  status?: number;
-  /** Raw body; default a Core-style JSON error for `status`. */
-  body?: string;
-  /** Default `application/json; charset=utf-8`. */
-  contentType?: string;
-  /** Wait before answering (or before normal handling when no status is set). */
-  delayMs?: number;
-  /** Never answer, until the client aborts or the sim closes. */
-  hang?: boolean;
-  /** How many matching requests it applies to; default Infinity. */
-  times?: number;
-}
-
-/** One request as the sim received it. Binary upload bodies are recorded as null. */
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  search: string;
-  headers: Headers;
-  bodyText: string | null;
-}
+export type CoreFault = SimFault;
+export type { RecordedRequest } from "./sim_http.ts";
 
 /** Options of {@link startCoreSim}. */
 export interface CoreSimOptions {
@@ -919,32 +895,6 @@ function queryValue(url: URL, name: string): string | string[] | undefined {
   return all.length === 0 ? undefined : all.length === 1 ? all[0] : all;
 }
 
-function waitForAbort(signals: (AbortSignal | undefined)[]): Promise<void> {
-  return new Promise((resolve) => {
-    const live = signals.filter((s): s is AbortSignal => s !== undefined);
-    if (live.some((s) => s.aborted)) return resolve();
-    const done = () => {
-      for (const s of live) s.removeEventListener("abort", done);
-      resolve();
-    };
-    for (const s of live) s.addEventListener("abort", done, { once: true });
-  });
-}
-
-function sleep(ms: number, signals: (AbortSignal | undefined)[]): Promise<void> {
-  return new Promise((resolve) => {
-    const live = signals.filter((s): s is AbortSignal => s !== undefined);
-    const done = () => {
-      clearTimeout(timer);
-      for (const s of live) s.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    if (live.some((s) => s.aborted)) return done();
-    for (const s of live) s.addEventListener("abort", done, { once: true });
-  });
-}
-
 function safeEqual(a: string, b: string): boolean {
   const x = contentBytes(a);
   const y = contentBytes(b);
@@ -1677,17 +1627,6 @@ function sharePaths(sv: ShareView, ancestor: string): Map<string, string[]> {
 // Server
 // ---------------------------------------------------------------------------------------------
 
-const BINARY_TYPES = /^(application\/(octet-stream|zip|pdf)|image\/|audio\/|video\/)/i;
-
-function recordedText(bytes: Uint8Array | null, type: string): string | null {
-  if (bytes === null || BINARY_TYPES.test(type)) return null;
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return null;
-  }
-}
-
 function faultBody(status: number): string {
   if (status === 401) {
     return JSON.stringify({ status, code: "NOT_AUTHENTICATED", message: "Not authenticated" });
@@ -1717,93 +1656,26 @@ export function startCoreSim(opts: CoreSimOptions = {}): Promise<CoreSim> {
   else seedSystemNotes(store);
   const token = opts.token ?? DEFAULT_CORE_TOKEN;
   store.addToken(token, "core sim");
-  const closing = new AbortController();
-  const handler = createCoreHandler(store, {
-    password: opts.password,
-    shareApiHangsOnAuth: opts.shareApiHangsOnAuth,
-    closed: closing.signal,
+  const http = startSimServer({
+    name: "core",
+    port: opts.port,
+    hostname: opts.hostname,
+    faultBody,
+    handler: (closed) =>
+      createCoreHandler(store, {
+        password: opts.password,
+        shareApiHangsOnAuth: opts.shareApiHangsOnAuth,
+        closed,
+      }),
   });
-  const requests: RecordedRequest[] = [];
-  let faults: { fault: CoreFault; remaining: number }[] = [];
-
-  const takeFault = (method: string, path: string): CoreFault | undefined => {
-    const at = faults.findIndex(({ fault }) => {
-      if (fault.method && fault.method.toUpperCase() !== method) return false;
-      if (typeof fault.path === "string") return fault.path === path;
-      fault.path.lastIndex = 0;
-      return fault.path.test(path);
-    });
-    if (at === -1) return undefined;
-    const entry = faults[at];
-    entry.remaining--;
-    if (entry.remaining <= 0) faults.splice(at, 1);
-    return entry.fault;
-  };
-
-  const serve = async (req: Request): Promise<Response> => {
-    const url = new URL(req.url);
-    let bytes: Uint8Array | null = null;
-    try {
-      bytes = req.body ? new Uint8Array(await req.arrayBuffer()) : null;
-    } catch {
-      return new Response(null, { status: 400 }); // the client went away mid-upload
-    }
-    requests.push({
-      method: req.method,
-      path: url.pathname,
-      search: url.search,
-      headers: new Headers(req.headers),
-      bodyText: recordedText(bytes, req.headers.get("content-type") ?? ""),
-    });
-    const signals = [req.signal, closing.signal];
-    const fault = takeFault(req.method, url.pathname);
-    if (fault?.hang) {
-      await waitForAbort(signals);
-      return new Response("core sim closed", { status: 503 });
-    }
-    if (fault?.delayMs) await sleep(fault.delayMs, signals);
-    if (fault?.status !== undefined) {
-      const nullBody = [101, 204, 205, 304].includes(fault.status);
-      return new Response(nullBody ? null : fault.body ?? faultBody(fault.status), {
-        status: fault.status,
-        headers: nullBody ? {} : { "Content-Type": fault.contentType ?? JSON_TYPE },
-      });
-    }
-    const inner = new Request(req.url, {
-      method: req.method,
-      headers: req.headers,
-      body: bytes && req.method !== "GET" && req.method !== "HEAD" ? bytes as BodyInit : null,
-      signal: req.signal,
-    });
-    return await handler(inner);
-  };
-
-  const hostname = opts.hostname ?? "127.0.0.1";
-  const server = Deno.serve({ port: opts.port ?? 0, hostname, onListen: () => {} }, serve);
-  const addr = server.addr as Deno.NetAddr;
-  const host = hostname === "0.0.0.0"
-    ? "127.0.0.1"
-    : hostname.includes(":")
-    ? `[${hostname}]`
-    : hostname;
-
   return Promise.resolve({
-    url: `http://${host}:${addr.port}`,
+    url: http.url,
     token,
     store,
-    requests,
-    clearRequests: () => {
-      requests.length = 0;
-    },
-    fault: (f) => {
-      faults.push({ fault: f, remaining: f.times ?? Infinity });
-    },
-    clearFaults: () => {
-      faults = [];
-    },
-    close: async () => {
-      closing.abort();
-      await server.shutdown();
-    },
+    requests: http.requests,
+    clearRequests: http.clearRequests,
+    fault: http.fault,
+    clearFaults: http.clearFaults,
+    close: http.close,
   });
 }

@@ -1,0 +1,238 @@
+/**
+ * Image bytes through the proxy without buffering them: the magic-byte check on the head of an
+ * image stream (downloads and uploads), safe file names, and the one streamed upload both upload
+ * routes use (create an image note, then stream the bytes into it under a byte limit).
+ *
+ * @module
+ */
+import { ApiError } from "../http/errors.ts";
+import { limitStream, mediaType, tooLarge } from "../http/body.ts";
+import { extensionFor, imageSize, type RasterMime } from "../media/image_info.ts";
+import type { CoreClient } from "../upstream/core.ts";
+import { readImageHead } from "../media/image_stream.ts";
+import { concatBytes } from "../util/bytes.ts";
+import { isMissingReference } from "./references.ts";
+import type { WriteSteps } from "./write_steps.ts";
+
+/**
+ * How much of an upload is kept to read the pixel size (JPEG headers can sit behind EXIF).
+ *
+ * @example
+ * ```ts
+ * imageSize(firstBytes.subarray(0, SIZE_PREFIX_BYTES));
+ * ```
+ */
+export const SIZE_PREFIX_BYTES = 256 * 1024;
+
+/**
+ * Longest file name (in characters, extension included) given to an image note.
+ *
+ * @example
+ * ```ts
+ * safeImageFilename("n".repeat(500), "image/png").length === MAX_FILENAME_CHARS; // true
+ * ```
+ */
+export const MAX_FILENAME_CHARS = 128;
+
+/** An upload whose first bytes proved it a raster image; nothing has been sent upstream yet. */
+export interface ImageUpload {
+  mime: RasterMime;
+  /** The safe note title ({@linkcode safeImageFilename}). */
+  title: string;
+  maxBytes: number;
+  /** All of the body, head first. */
+  stream: ReadableStream<Uint8Array>;
+}
+
+/**
+ * Checks an upload request before anything goes upstream: the declared type must be `image/*` or
+ * `application/octet-stream` (else 415), and the first bytes must be a PNG, JPEG, GIF, WebP or
+ * AVIF (else 415; an empty body is 400). Only the head is read; the rest stays in the stream.
+ *
+ * @example
+ * ```ts
+ * const upload = await readImageUpload(ctx.req, ctx.config.MAX_UPLOAD_BYTES);
+ * upload.mime; // "image/png"
+ * ```
+ */
+export async function readImageUpload(req: Request, maxBytes: number): Promise<ImageUpload> {
+  const type = mediaType(req);
+  if (!(type === "application/octet-stream" || /^image\/[\w.+-]+$/.test(type))) {
+    throw new ApiError(
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+      "Content-Type must be image/* or application/octet-stream",
+      { expected: ["image/*", "application/octet-stream"], received: type || null },
+    );
+  }
+  const { mime, head, stream } = await readImageHead(req.body ?? emptyStream()).catch(() => {
+    throw new ApiError(400, "INVALID_REQUEST", "The request body could not be read");
+  });
+  if (!mime) {
+    await stream.cancel();
+    throw head.byteLength === 0
+      ? new ApiError(400, "INVALID_REQUEST", "The request body is empty")
+      : new ApiError(
+        415,
+        "UNSUPPORTED_MEDIA_TYPE",
+        "The body is not a PNG, JPEG, GIF, WebP or AVIF image",
+      );
+  }
+  const title = safeImageFilename(req.headers.get("x-host-filename"), mime);
+  return { mime, title, maxBytes, stream };
+}
+
+/**
+ * A `.catch` handler for steps between reading an upload and storing it: stops reading the
+ * client's body, then rethrows.
+ *
+ * @example
+ * ```ts
+ * const map = await core.getNote(id).catch(discarding(upload));
+ * ```
+ */
+export function discarding(upload: ImageUpload): (e: unknown) => Promise<never> {
+  return async (e) => {
+    await upload.stream.cancel().catch(() => {});
+    throw e;
+  };
+}
+
+/** An image note made by {@linkcode uploadImage}. */
+export interface UploadedImage {
+  noteId: string;
+  title: string;
+  mime: RasterMime;
+  /** Pixel size read from the file header; null when the header did not tell. */
+  width: number | null;
+  height: number | null;
+}
+
+/**
+ * Streams a checked upload into a new image note, as steps of the caller's write: create the
+ * note (undo: delete it), then PUT the bytes as `application/octet-stream`, head first, through
+ * the byte limit. Over the limit mid-stream, the PUT is aborted, the note is deleted and the
+ * answer is 413. The upload's stream is always consumed or cancelled.
+ *
+ * @example
+ * ```ts
+ * const w = writeSteps();
+ * const image = await uploadImage(core, w, upload, {
+ *   parentNoteId: "abc123",
+ *   missingParent: new ApiError(404, "NOT_FOUND", "Note not found"),
+ * });
+ * ```
+ */
+export async function uploadImage(
+  core: CoreClient,
+  w: WriteSteps,
+  upload: ImageUpload,
+  target: { parentNoteId: string; missingParent: ApiError },
+): Promise<UploadedImage> {
+  const { mime, title } = upload;
+  const created = await w.step(
+    "create the image note",
+    () =>
+      core.createNote({
+        parentNoteId: target.parentNoteId,
+        title,
+        type: "image",
+        mime,
+        content: "",
+      })
+        .catch((e) => {
+          throw isMissingReference(e) ? target.missingParent : e;
+        }),
+    (r) => core.deleteNote(r.note.noteId),
+  ).catch(discarding(upload));
+  const noteId = created.note.noteId;
+
+  const prefix = prefixKeeper(SIZE_PREFIX_BYTES);
+  const stop = new AbortController();
+  let exceeded = false;
+  const bytes = limitStream(
+    upload.stream.pipeThrough(prefix.transform, { signal: stop.signal }),
+    upload.maxBytes,
+    () => exceeded = true,
+  );
+  await w.step(
+    "upload the image bytes",
+    () =>
+      core.putContent(noteId, bytes, "application/octet-stream").catch((e) => {
+        stop.abort(); // stop reading the client's body whatever happened upstream
+        throw exceeded ? tooLarge(upload.maxBytes) : e;
+      }),
+    "covered",
+  );
+  const size = imageSize(prefix.bytes());
+  return { noteId, title, mime, width: size?.width ?? null, height: size?.height ?? null };
+}
+
+// Control characters (C0, DEL, C1) and bidi/invisible formatting that could disguise a name.
+// deno-lint-ignore no-control-regex
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+// Path separators are handled first; these would be escaped by Core or break file systems.
+const RESERVED = /[<>:"|?*&]/g;
+// A trailing extension to replace: 1-5 ASCII letters/digits with at least one letter.
+const EXTENSION = /\.(?=[A-Za-z0-9]{0,4}[A-Za-z])[A-Za-z0-9]{1,5}$/;
+
+/**
+ * A safe note title for an uploaded image: the header value percent-decoded (and UTF-8 decoded
+ * when sent as raw bytes), reduced to its last path segment, without control or bidi characters,
+ * with the extension of the sniffed type, at most {@linkcode MAX_FILENAME_CHARS} characters;
+ * `image<ext>` when nothing usable remains.
+ *
+ * @example
+ * ```ts
+ * safeImageFilename("..%2F..%2Fetc%2Fpasswd", "image/png"); // "passwd.png"
+ * safeImageFilename("photo.jpeg", "image/jpeg"); // "photo.jpg"
+ * safeImageFilename(null, "image/webp"); // "image.webp"
+ * ```
+ */
+export function safeImageFilename(raw: string | null, mime: RasterMime): string {
+  const ext = extensionFor(mime);
+  const decoded = decodeHeaderText(raw ?? "").normalize("NFC").replace(INVISIBLE, "");
+  const base = decoded.split(/[/\\]/).pop() ?? "";
+  const name = base.replace(RESERVED, "_").trim().replace(EXTENSION, "").replace(/^[\s.]+/, "");
+  const stem = Array.from(name).slice(0, MAX_FILENAME_CHARS - ext.length).join("")
+    .replace(/[\s.]+$/, "");
+  return `${stem || "image"}${ext}`;
+}
+
+/** Header values are byte strings: UTF-8 sent raw arrives one character per byte. */
+function decodeHeaderText(raw: string): string {
+  let text = raw;
+  if (/[\u0080-\u00ff]/.test(text) && !/[\u0100-\uffff]/.test(text)) {
+    try {
+      text = new TextDecoder("utf-8", { fatal: true })
+        .decode(Uint8Array.from(text, (c) => c.charCodeAt(0)));
+    } catch { /* not UTF-8: keep the Latin-1 reading */ }
+  }
+  if (/%[0-9A-Fa-f]{2}/.test(text)) {
+    try {
+      text = decodeURIComponent(text);
+    } catch { /* a literal % in the name, not percent-encoding */ }
+  }
+  return text;
+}
+
+/** A pass-through transform that remembers the first `limit` bytes. */
+function prefixKeeper(limit: number) {
+  const chunks: Uint8Array[] = [];
+  let kept = 0;
+  const transform = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      if (kept < limit) {
+        const part = chunk.subarray(0, limit - kept);
+        chunks.push(part.slice());
+        kept += part.byteLength;
+      }
+      controller.enqueue(chunk);
+    },
+  });
+  return { transform, bytes: () => concatBytes(chunks, kept) };
+}
+
+function emptyStream(): ReadableStream<Uint8Array> {
+  return new ReadableStream({ start: (c) => c.close() });
+}

@@ -1,0 +1,76 @@
+/**
+ * Sniffing an image stream without buffering it: read just the head, decide, then hand back a
+ * stream of every byte (head first). Used for downloads (verify what Core sends) and uploads
+ * (verify what the client sends).
+ *
+ * @module
+ */
+import { concatBytes } from "../util/bytes.ts";
+import { type RasterMime, SNIFF_BYTES, sniffImageMime } from "./image_info.ts";
+
+/** The head of a byte stream, sniffed, and a stream that re-emits head + rest. */
+export interface ImageHead {
+  /** The raster type the first bytes prove, or null. */
+  mime: RasterMime | null;
+  /** Everything read so far (at least {@linkcode SNIFF_BYTES} unless the stream was shorter). */
+  head: Uint8Array;
+  /** The whole stream again, head first; cancelling it cancels the source. */
+  stream: ReadableStream<Uint8Array>;
+}
+
+/**
+ * Reads just enough of a stream to sniff it, then hands back a stream of all its bytes. Nothing
+ * beyond the head is buffered, and cancelling the returned stream cancels the source (so a
+ * client abort reaches an upstream body). When `signal` aborts before the head is complete, the
+ * source is cancelled and the promise rejects with the signal's reason; a failing source rejects
+ * with its error (and is cancelled too).
+ *
+ * @example
+ * ```ts
+ * const { mime, stream } = await readImageHead(upstream.body!);
+ * if (!mime) await stream.cancel();
+ * ```
+ */
+export async function readImageHead(
+  source: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+): Promise<ImageHead> {
+  const reader = source.getReader();
+  const stop = () => void reader.cancel(signal?.reason).catch(() => {});
+  signal?.addEventListener("abort", stop, { once: true });
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  let ended = false;
+  try {
+    signal?.throwIfAborted();
+    while (length < SNIFF_BYTES) {
+      const r = await reader.read();
+      signal?.throwIfAborted(); // a cancelled read looks like the end: it is not
+      if (r.done) {
+        ended = true;
+        break;
+      }
+      chunks.push(r.value);
+      length += r.value.byteLength;
+    }
+  } catch (e) {
+    await reader.cancel(e).catch(() => {});
+    throw e;
+  } finally {
+    signal?.removeEventListener("abort", stop);
+  }
+  const head = concatBytes(chunks, length);
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (head.byteLength) controller.enqueue(head);
+      if (ended) controller.close();
+    },
+    async pull(controller) {
+      const r = await reader.read();
+      if (r.done) controller.close();
+      else controller.enqueue(r.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return { mime: sniffImageMime(head), head, stream };
+}

@@ -1,0 +1,25 @@
+/**
+ * Byte helpers.
+ *
+ * @module
+ */
+
+/**
+ * Joins chunks into one array of `length` bytes (the sum of their lengths); a single chunk is
+ * returned as is.
+ *
+ * @example
+ * ```ts
+ * concatBytes([new Uint8Array([1]), new Uint8Array([2, 3])], 3); // Uint8Array [1, 2, 3]
+ * ```
+ */
+export function concatBytes(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,1275 @@
+/**
+ * Parser test double, HTTP layer: the real Parser's wire behaviour (Bun + Elysia + better-auth,
+ * /work/shared/reference/parser-contract.md) over the in-memory {@link ParserStore}, with fault
+ * injection and request recording from sim_http.ts.
+ *
+ * Modelled: better-auth under `/api/auth` (gated sign-up, sign-in, sign-out, get-session, both
+ * token forms, origin check, production rate limit), the owner gate, `/health`, `/`,
+ * `/auth/owner-session`, the internal auto-provision and credentials routes, the AllCodex
+ * integration routes and `/config/*`. Elysia's lifecycle is kept: parse → validation (422) →
+ * owner guard → handler; unknown routes answer 404 `NOT_FOUND` and thrown errors 500 text.
+ * New features are rows in the route table of {@link createParserHandler}.
+ *
+ * @example
+ * ```ts
+ * const sim = await startParserSim();
+ * const res = await fetch(`${sim.url}/integrations/allcodex/status`, {
+ *   headers: { Authorization: `Bearer ${sim.ownerToken()}` },
+ * });
+ * console.log(await res.json()); // { connected: false, provider: "allcodex" }
+ * await sim.close();
+ * ```
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { createHmac, randomBytes } from "node:crypto";
+import {
+  createParserStore,
+  type ParserSession,
+  type ParserStore,
+  type ParserUser,
+  SESSION_EXPIRES_IN_MS,
+} from "./parser_store.ts";
+import { type RecordedRequest, type SimFault, startSimServer } from "./sim_http.ts";
+
+export type { ParserStore } from "./parser_store.ts";
+export type { RecordedRequest, SimFault } from "./sim_http.ts";
+
+/**
+ * `PORTAL_INTERNAL_SECRET`'s non-production default in the real Parser.
+ *
+ * @example
+ * ```ts
+ * fetch(`${sim.url}/internal/auto-provision`, {
+ *   method: "POST",
+ *   headers: { "X-Portal-Internal-Secret": DEFAULT_INTERNAL_SECRET },
+ * });
+ * ```
+ */
+export const DEFAULT_INTERNAL_SECRET = "dev-portal-secret-32chars!!!";
+
+/**
+ * The account the real bootstrap creates (`ensureDefaultUser`) and makes owner.
+ *
+ * @example
+ * ```ts
+ * fetch(`${sim.url}/api/auth/sign-in/email`, {
+ *   method: "POST",
+ *   headers: { "Content-Type": "application/json" },
+ *   body: JSON.stringify({ email: DEFAULT_OWNER.email, password: DEFAULT_OWNER.password }),
+ * });
+ * ```
+ */
+export const DEFAULT_OWNER = {
+  email: "default@allcodex.local",
+  password: "allcodex-default-password",
+  name: "Default User",
+} as const;
+
+/**
+ * `/config/models` answer when no `models` option is given (env.ts defaults).
+ *
+ * @example
+ * ```ts
+ * const sim = await startParserSim({ models: { ...DEFAULT_MODELS } });
+ * ```
+ */
+export const DEFAULT_MODELS: Readonly<Record<string, { models: string[]; autoMode: boolean }>> = {
+  "brain-dump": { models: ["deepseek/deepseek-v4-pro"], autoMode: false },
+};
+
+/** The double's `BETTER_AUTH_SECRET`: signs session cookies and `set-auth-token`. */
+const AUTH_SECRET = "parser-sim-better-auth-secret-do-not-use-in-production";
+const SESSION_COOKIE = "better-auth.session_token";
+const SESSION_DATA_COOKIE = "better-auth.session_data";
+const ETAPI_TIMEOUT_MS = 30_000;
+const PREFLIGHT_TIMEOUT_MS = 5_000;
+const NOT_CONNECTED = "AllCodex is not connected for this user. Reconnect AllCodex in settings.";
+
+/** Options of {@link startParserSim}. */
+export interface ParserSimOptions {
+  /** Port; 0 (default) picks a free one. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  hostname?: string;
+  /**
+   * `PORTAL_INTERNAL_SECRET`; default {@link DEFAULT_INTERNAL_SECRET}. `null` = not configured:
+   * the internal routes answer 503 and every sign-up is refused.
+   */
+  internalSecret?: string | null;
+  /**
+   * `NODE_ENV=production`: auto-provision and wipe answer 404, better-auth's rate limit is on,
+   * 422 bodies use the short shape, HSTS is sent.
+   */
+  production?: boolean;
+  /** `/config/wipe` works (non-production and git branch `dev` in the real server); default false. */
+  wipeEnabled?: boolean;
+  /**
+   * Core to point at: the global `app_config` credentials (health) and, with bootstrap, the
+   * default owner's integration. Its URL is also a trusted origin.
+   */
+  core?: { url: string; token: string } | null;
+  /** Default true: the default owner exists and is owner. False: no users, no owner. */
+  bootstrap?: boolean;
+  /** `/config/models` answer; default {@link DEFAULT_MODELS}. */
+  models?: Record<string, { models: string[]; autoMode: boolean }>;
+  /** Injected clock (sessions, rate limit, timestamps). */
+  now?: () => Date;
+}
+
+/** A running Parser double. */
+export interface ParserSim {
+  /** Base URL without trailing slash (also its `BETTER_AUTH_URL`). */
+  url: string;
+  /** The configured `PORTAL_INTERNAL_SECRET`, or null when not configured. */
+  internalSecret: string | null;
+  /** Direct data access for setup and assertions. */
+  store: ParserStore;
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  clearRequests(): void;
+  /** Adds a fault; faults are checked in the order added, before normal handling. */
+  fault(f: SimFault): void;
+  clearFaults(): void;
+  /** A valid raw session token of the default owner (creates a session). */
+  ownerToken(): string;
+  /** Stops the server; hanging and delayed requests are ended first. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link createParserHandler}. */
+export interface ParserHandlerOptions {
+  /** The server's own base URL (`BETTER_AUTH_URL`), read per request. */
+  selfUrl: () => string;
+  /** See {@link ParserSimOptions.internalSecret}; default {@link DEFAULT_INTERNAL_SECRET}. */
+  internalSecret?: string | null;
+  production?: boolean;
+  wipeEnabled?: boolean;
+  /** `ALLCODEX_URL`: a trusted origin besides {@link selfUrl}. */
+  coreUrl?: string | null;
+  models?: Record<string, { models: string[]; autoMode: boolean }>;
+  /** Aborting it cancels the double's own calls to Core. */
+  closed?: AbortSignal;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+// ---------------------------------------------------------------------------------------------
+
+const JSON_TYPE = "application/json";
+const TEXT_TYPE = "text/plain;charset=utf-8";
+
+function json(status: number, value: unknown, headers: HeadersInit = {}): Response {
+  const h = new Headers(headers);
+  h.set("Content-Type", JSON_TYPE);
+  return new Response(JSON.stringify(value), { status, headers: h });
+}
+
+function text(status: number, body: string): Response {
+  return new Response(body, { status, headers: { "Content-Type": TEXT_TYPE } });
+}
+
+/** elysiajs-helmet's headers, added to every response Parser itself produces. */
+function withHelmet(res: Response, production: boolean): Response {
+  const h = res.headers;
+  h.set("X-Frame-Options", "DENY");
+  h.set("X-Content-Type-Options", "nosniff");
+  h.set("X-XSS-Protection", "0");
+  h.set("Referrer-Policy", "no-referrer");
+  h.set("Cross-Origin-Resource-Policy", "same-origin");
+  h.set("Cross-Origin-Opener-Policy", "same-origin");
+  h.set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'");
+  h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
+  if (production) h.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+// TypeBox-style body schemas and Elysia's 422 (contract §1, §6)
+// ---------------------------------------------------------------------------------------------
+
+const OPTIONAL = Symbol("optional");
+
+/** A JSON-Schema-like TypeBox schema; see {@link t}. */
+export interface Schema {
+  type?: string;
+  [key: string]: unknown;
+  [OPTIONAL]?: true;
+}
+
+/**
+ * The subset of Elysia's `t` the double's routes use, producing TypeBox-shaped schemas.
+ *
+ * @example
+ * ```ts
+ * const body = t.Object({ rawText: t.String({ minLength: 10 }), mode: t.Optional(t.String()) });
+ * validate(body, { rawText: "short" }).errors[0].message;
+ * // "Expected string length greater or equal to 10"
+ * ```
+ */
+export const t = {
+  String: (o: { minLength?: number; maxLength?: number } = {}): Schema => ({
+    type: "string",
+    ...o,
+  }),
+  Number: (o: { minimum?: number; maximum?: number } = {}): Schema => ({ type: "number", ...o }),
+  Boolean: (): Schema => ({ type: "boolean" }),
+  Literal: (value: string | number | boolean): Schema => ({ const: value, type: typeof value }),
+  Union: (anyOf: Schema[]): Schema => ({ anyOf }),
+  Array: (items: Schema, o: { minItems?: number; maxItems?: number } = {}): Schema => ({
+    type: "array",
+    items,
+    ...o,
+  }),
+  Object: (properties: Record<string, Schema>): Schema => ({
+    type: "object",
+    properties,
+    required: Object.keys(properties).filter((k) => !properties[k][OPTIONAL]),
+  }),
+  Optional: (s: Schema): Schema => ({ ...s, [OPTIONAL]: true }),
+} as const;
+
+/** One TypeBox `ValueError` as Elysia maps it (with `summary`). */
+export interface ValueError {
+  /** TypeBox `ValueErrorType` code. */
+  type: number;
+  schema: Schema;
+  path: string;
+  value: unknown;
+  message: string;
+  errors: unknown[];
+  summary: string;
+}
+
+/** TypeBox's `ValueErrorType` codes used here. */
+const VE = {
+  ArrayMaxItems: 2,
+  ArrayMinItems: 4,
+  Array: 6,
+  Boolean: 14,
+  Literal: 32,
+  NumberMaximum: 38,
+  NumberMinimum: 39,
+  Number: 41,
+  ObjectRequiredProperty: 45,
+  Object: 46,
+  StringMaxLength: 51,
+  StringMinLength: 52,
+  String: 54,
+  Union: 62,
+} as const;
+
+function summaryOf(type: number, path: string, message: string, value: unknown): string {
+  const property = path.slice(1).replaceAll("/", ".");
+  if (type === VE.ObjectRequiredProperty) {
+    return path === "" ? "Value is missing" : `Property '${property}' is missing`;
+  }
+  if (type === VE.String) {
+    // Elysia's mapValueError slices TypeBox's "Expected string" in two (sic)
+    return `${message.slice(0, 9).trim()} property '${property}' to be ${
+      message.slice(8).trim()
+    } but found: ${String(value)}`;
+  }
+  return message;
+}
+
+function* visit(schema: Schema, path: string, value: unknown): Generator<ValueError> {
+  const err = (type: number, message: string): ValueError => ({
+    type,
+    schema,
+    path,
+    value,
+    message,
+    errors: [],
+    summary: summaryOf(type, path, message, value),
+  });
+  if (Array.isArray(schema.anyOf)) {
+    const ok = (schema.anyOf as Schema[]).some((s) => visit(s, path, value).next().done);
+    if (!ok) yield err(VE.Union, "Expected union value");
+    return;
+  }
+  if ("const" in schema) {
+    if (value !== schema.const) {
+      const c = schema.const;
+      yield err(VE.Literal, `Expected ${typeof c === "string" ? `'${c}'` : String(c)}`);
+    }
+    return;
+  }
+  switch (schema.type) {
+    case "string": {
+      if (typeof value !== "string") return yield err(VE.String, "Expected string");
+      const { minLength, maxLength } = schema as { minLength?: number; maxLength?: number };
+      if (minLength !== undefined && value.length < minLength) {
+        yield err(VE.StringMinLength, `Expected string length greater or equal to ${minLength}`);
+      }
+      if (maxLength !== undefined && value.length > maxLength) {
+        yield err(VE.StringMaxLength, `Expected string length less or equal to ${maxLength}`);
+      }
+      return;
+    }
+    case "number": {
+      if (typeof value !== "number" || !Number.isFinite(value)) {
+        return yield err(VE.Number, "Expected number");
+      }
+      const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
+      if (maximum !== undefined && value > maximum) {
+        yield err(VE.NumberMaximum, `Expected number to be less or equal to ${maximum}`);
+      }
+      if (minimum !== undefined && value < minimum) {
+        yield err(VE.NumberMinimum, `Expected number to be greater or equal to ${minimum}`);
+      }
+      return;
+    }
+    case "boolean":
+      if (typeof value !== "boolean") yield err(VE.Boolean, "Expected boolean");
+      return;
+    case "array": {
+      if (!Array.isArray(value)) return yield err(VE.Array, "Expected array");
+      const { minItems, maxItems } = schema as { minItems?: number; maxItems?: number };
+      if (minItems !== undefined && value.length < minItems) {
+        yield err(VE.ArrayMinItems, `Expected array length to be greater or equal to ${minItems}`);
+      }
+      if (maxItems !== undefined && value.length > maxItems) {
+        yield err(VE.ArrayMaxItems, `Expected array length to be less or equal to ${maxItems}`);
+      }
+      for (let i = 0; i < value.length; i++) {
+        yield* visit(schema.items as Schema, `${path}/${i}`, value[i]);
+      }
+      return;
+    }
+    case "object": {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        return yield err(VE.Object, "Expected object");
+      }
+      const props = schema.properties as Record<string, Schema>;
+      const required = schema.required as string[];
+      const record = value as Record<string, unknown>;
+      for (const key of required) {
+        if (key in record) continue;
+        yield {
+          ...err(VE.ObjectRequiredProperty, "Expected required property"),
+          schema: props[key],
+          path: `${path}/${key}`,
+          value: undefined,
+          summary: summaryOf(VE.ObjectRequiredProperty, `${path}/${key}`, "", undefined),
+        };
+      }
+      for (const [key, prop] of Object.entries(props)) {
+        if (required.includes(key) || record[key] !== undefined) {
+          yield* visit(prop, `${path}/${key}`, record[key]);
+        }
+      }
+      return;
+    }
+  }
+}
+
+/** Elysia's `normalize`: unknown object properties are dropped, not rejected. */
+function clean(schema: Schema, value: unknown): unknown {
+  if (schema.type === "object" && typeof value === "object" && value !== null) {
+    const props = schema.properties as Record<string, Schema>;
+    return Object.fromEntries(
+      Object.entries(value).filter(([k]) => k in props).map(([k, v]) => [k, clean(props[k], v)]),
+    );
+  }
+  if (schema.type === "array" && Array.isArray(value)) {
+    return value.map((v) => clean(schema.items as Schema, v));
+  }
+  return value;
+}
+
+/** TypeBox `Value.Create`: the `expected` example of a 422. */
+function example(schema: Schema): unknown {
+  if ("const" in schema) return schema.const;
+  if (Array.isArray(schema.anyOf)) return example((schema.anyOf as Schema[])[0]);
+  switch (schema.type) {
+    case "string":
+      return " ".repeat((schema.minLength as number | undefined) ?? 0);
+    case "number":
+      return (schema.minimum as number | undefined) ?? 0;
+    case "boolean":
+      return false;
+    case "array":
+      return Array.from(
+        { length: (schema.minItems as number | undefined) ?? 0 },
+        () => example(schema.items as Schema),
+      );
+    case "object":
+      return Object.fromEntries(
+        (schema.required as string[]).map((
+          k,
+        ) => [k, example((schema.properties as Record<string, Schema>)[k])]),
+      );
+    default:
+      return {};
+  }
+}
+
+/**
+ * Checks `value` against `schema` the way TypeBox reports it (errors in TypeBox's order) and
+ * returns the value with unknown properties stripped.
+ *
+ * @example
+ * ```ts
+ * const { errors, value } = validate(t.Object({ a: t.String() }), { a: "x", b: 1 });
+ * // errors: [], value: { a: "x" }
+ * ```
+ */
+export function validate(schema: Schema, value: unknown): { errors: ValueError[]; value: unknown } {
+  const errors = [...visit(schema, "", value)];
+  return { errors, value: errors.length ? value : clean(schema, value) };
+}
+
+function validationReply(
+  on: string,
+  schema: Schema,
+  found: unknown,
+  errors: ValueError[],
+  production: boolean,
+): Response {
+  if (production) return json(422, { type: "validation", on, found });
+  const first = errors[0];
+  return json(422, {
+    type: "validation",
+    on,
+    property: first.path || "root",
+    message: first.message,
+    summary: first.summary,
+    expected: example(schema),
+    found,
+    errors,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens: better-call signed cookies and the bearer plugin (contract §2.12, §4.1)
+// ---------------------------------------------------------------------------------------------
+
+function signature(value: string): string {
+  return createHmac("sha256", AUTH_SECRET).update(value).digest("base64");
+}
+
+/** `set-auth-token` / cookie value: `<token>.<base64 hmac>`, URL-encoded. */
+function signedToken(token: string): string {
+  return encodeURIComponent(`${token}.${signature(token)}`);
+}
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function parseCookies(header: string | null): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of (header ?? "").split(";")) {
+    const at = part.indexOf("=");
+    if (at < 1) continue;
+    out.set(part.slice(0, at).trim(), decode(part.slice(at + 1).trim()));
+  }
+  return out;
+}
+
+/**
+ * The bearer plugin's before-hook: the cookie value it injects, or undefined. A raw token is
+ * signed first; a signed one loses its first `=` (so only the URL-encoded form survives the
+ * later 44-character signature check, as in better-auth).
+ */
+function bearerCookie(authorization: string | null): string | undefined {
+  const m = /^bearer (.+)$/i.exec(authorization ?? "");
+  if (!m) return undefined;
+  const token = m[1];
+  const signed = token.includes(".") ? token.replace("=", "") : signedToken(token);
+  const [value, sig] = decode(signed).split(".");
+  if (!value || !sig) return undefined;
+  const norm = (s: string) => s.replace(/=+$/, "").replaceAll("-", "+").replaceAll("_", "/");
+  return norm(sig) === norm(signature(value)) ? signed : undefined;
+}
+
+/** better-call `getSignedCookie`: the raw session token, or undefined. */
+function unsign(cookieValue: string): string | undefined {
+  const at = cookieValue.lastIndexOf(".");
+  if (at < 1) return undefined;
+  const value = cookieValue.slice(0, at);
+  const sig = cookieValue.slice(at + 1);
+  if (sig.length !== 44 || !sig.endsWith("=")) return undefined;
+  return sig === signature(value) ? value : undefined;
+}
+
+/** The session token a request carries (bearer first, then the cookie). */
+function requestToken(headers: Headers): string | undefined {
+  const fromBearer = bearerCookie(headers.get("authorization"));
+  const raw = fromBearer !== undefined
+    ? decode(fromBearer)
+    : parseCookies(headers.get("cookie")).get(SESSION_COOKIE);
+  return raw === undefined ? undefined : unsign(raw);
+}
+
+interface AuthState {
+  session: ParserSession;
+  user: ParserUser;
+  /** True when `expiresAt` slid forward (better-auth then re-sets the cookie). */
+  refreshed: boolean;
+}
+
+/** `auth.api.getSession`: null without a valid session; throws when the database is down. */
+function getSession(store: ParserStore, headers: Headers): AuthState | null {
+  const token = requestToken(headers);
+  if (token === undefined) return null;
+  const session = store.findSession(token);
+  const user = session && store.users.get(session.userId);
+  if (!session || !user) return null;
+  return { session, user, refreshed: store.refreshSession(session) };
+}
+
+function sessionCookies(
+  state: { session: ParserSession; user: ParserUser },
+  remember: boolean,
+): { signed: string; cookies: string[] } {
+  const signed = signedToken(state.session.token);
+  // a rememberMe:false session gets a browser-session cookie (no Max-Age)
+  const maxAge = remember ? `; Max-Age=${SESSION_EXPIRES_IN_MS / 1000}` : "";
+  const data = Buffer.from(
+    JSON.stringify({ session: { session: state.session, user: state.user } }),
+  ).toString("base64url");
+  return {
+    signed,
+    cookies: [
+      `${SESSION_COOKIE}=${signed}${maxAge}; Path=/; HttpOnly; SameSite=Lax`,
+      `${SESSION_DATA_COOKIE}=${data}; Max-Age=300; Path=/; HttpOnly; SameSite=Lax`,
+    ],
+  };
+}
+
+/** Adds what `setSessionCookie` plus the bearer after-hook add to a response. */
+function withSession(
+  res: Response,
+  state: { session: ParserSession; user: ParserUser },
+  remember = true,
+): Response {
+  const { signed, cookies } = sessionCookies(state, remember);
+  for (const c of cookies) res.headers.append("Set-Cookie", c);
+  res.headers.set("set-auth-token", signed);
+  res.headers.set("Access-Control-Expose-Headers", "set-auth-token");
+  return res;
+}
+
+function clearSessionCookies(res: Response): Response {
+  for (const name of [SESSION_COOKIE, SESSION_DATA_COOKIE]) {
+    res.headers.append("Set-Cookie", `${name}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax`);
+  }
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+// better-auth (`/api/auth/*`)
+// ---------------------------------------------------------------------------------------------
+
+/** better-auth `APIError` body. */
+function authError(status: number, code: string, message: string): Response {
+  return json(status, { code, message });
+}
+
+const IP_HEADERS = [
+  "x-client-ip",
+  "x-forwarded-for",
+  "cf-connecting-ip",
+  "fastly-client-ip",
+  "x-real-ip",
+  "x-cluster-client-ip",
+  "x-forwarded",
+  "forwarded-for",
+  "forwarded",
+];
+
+/** better-auth `getIp` (proxy headers); the double falls back to the socket address. */
+function clientIp(req: Request, info?: Deno.ServeHandlerInfo): string | null {
+  for (const name of IP_HEADERS) {
+    const ip = req.headers.get(name)?.split(",")[0].trim();
+    if (ip) return ip;
+  }
+  const addr = info?.remoteAddr as Deno.NetAddr | undefined;
+  return addr?.hostname ?? null;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** zod's "[body.x] Invalid input" for a missing or non-string field, in schema order. */
+function requireStrings(body: Record<string, unknown>, keys: string[]): Response | null {
+  for (const key of keys) {
+    const v = body[key];
+    if (typeof v === "string") continue;
+    const got = v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
+    return authError(
+      400,
+      "VALIDATION_ERROR",
+      `[body.${key}] Invalid input: expected string, received ${got}`,
+    );
+  }
+  return null;
+}
+
+async function readBody(req: Request): Promise<unknown> {
+  if (req.method === "GET" || req.method === "HEAD") return undefined;
+  const raw = await req.text();
+  const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (type === "application/x-www-form-urlencoded") {
+    return Object.fromEntries(new URLSearchParams(raw));
+  }
+  if (raw.trim() === "") return undefined;
+  if (type === "text/plain") return raw;
+  return JSON.parse(raw); // a SyntaxError becomes the caller's 400
+}
+
+interface AuthDeps {
+  store: ParserStore;
+  production: boolean;
+  internalSecret: string | null;
+  trusted: () => string[];
+}
+
+function createAuthHandler(deps: AuthDeps) {
+  const { store } = deps;
+  const buckets = new Map<string, { count: number; lastRequest: number }>();
+
+  /** better-auth's in-memory limiter: key ip+path, sliding `lastRequest`, 429 when full. */
+  const rateLimited = (req: Request, info: Deno.ServeHandlerInfo | undefined, sub: string) => {
+    const ip = clientIp(req, info);
+    if (ip === null) return null;
+    const special = ["/sign-in", "/sign-up", "/change-password", "/change-email"]
+      .some((p) => sub.startsWith(p));
+    const [max, windowMs] = special ? [3, 10_000] : [100, 10_000];
+    const key = ip + sub;
+    const now = store.now().getTime();
+    const data = buckets.get(key);
+    if (data && now - data.lastRequest < windowMs && data.count >= max) {
+      const retryAfter = Math.ceil((data.lastRequest + windowMs - now) / 1000);
+      // better-auth builds this Response itself: a string body, so text/plain (sic)
+      return new Response(
+        JSON.stringify({ message: "Too many requests. Please try again later." }),
+        {
+          status: 429,
+          statusText: "Too Many Requests",
+          headers: { "X-Retry-After": `${retryAfter}` },
+        },
+      );
+    }
+    if (!data || now - data.lastRequest > windowMs) {
+      buckets.set(key, { count: 1, lastRequest: now });
+    } else buckets.set(key, { count: data.count + 1, lastRequest: now });
+    return null;
+  };
+
+  const isTrusted = (url: string, allowRelative: boolean) => {
+    if (allowRelative && url.startsWith("/") && !url.startsWith("//")) return true;
+    try {
+      const origin = new URL(url).origin;
+      return deps.trusted().some((o) => new URL(o).origin === origin);
+    } catch {
+      return false;
+    }
+  };
+
+  /** Origin (or Referer) and callbackURL against trustedOrigins; a missing Origin passes. */
+  const originCheck = (req: Request, body: unknown): Response | null => {
+    const origin = req.headers.get("origin") || req.headers.get("referer") || "";
+    if (origin === "null") {
+      return authError(403, "MISSING_OR_NULL_ORIGIN", "Missing or null Origin");
+    }
+    if (origin && !isTrusted(origin, false)) {
+      return authError(403, "INVALID_ORIGIN", "Invalid origin");
+    }
+    const callbackURL = (body as Record<string, unknown> | undefined)?.callbackURL;
+    if (typeof callbackURL === "string" && callbackURL && !isTrusted(callbackURL, true)) {
+      return authError(403, "INVALID_CALLBACK_URL", "Invalid callbackURL");
+    }
+    return null;
+  };
+
+  const sessionMeta = (req: Request, info?: Deno.ServeHandlerInfo) => ({
+    ipAddress: clientIp(req, info),
+    userAgent: req.headers.get("user-agent"),
+  });
+
+  type AuthRoute = (
+    req: Request,
+    body: Record<string, unknown>,
+    info?: Deno.ServeHandlerInfo,
+  ) => Response;
+
+  const routes: Record<string, AuthRoute> = {
+    "POST /sign-up/email": (req, body, info) => {
+      const bad = requireStrings(body, ["name", "email", "password"]);
+      if (bad) return bad;
+      const { name, email, password } = body as Record<string, string>;
+      if (!EMAIL.test(email)) return authError(400, "INVALID_EMAIL", "Invalid email");
+      if (password.length < 8) return authError(400, "PASSWORD_TOO_SHORT", "Password too short");
+      if (password.length > 128) return authError(400, "PASSWORD_TOO_LONG", "Password too long");
+      if (store.findUserByEmail(email)) {
+        return authError(
+          422,
+          "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL",
+          "User already exists. Use another email.",
+        );
+      }
+      const image = typeof body.image === "string" ? body.image : null;
+      const user = store.createUser({ name, email, password, image });
+      const remember = body.rememberMe !== false;
+      const session = store.createSession(user.id, {
+        ...sessionMeta(req, info),
+        expiresInMs: remember ? undefined : 24 * 3600 * 1000,
+      });
+      // Parser's wrapper: the first gated sign-up becomes owner
+      store.ensureOwner(store.findUserByEmail(email)!.id);
+      return withSession(json(200, { token: session.token, user }), { session, user }, remember);
+    },
+
+    "POST /sign-in/email": (req, body, info) => {
+      const bad = requireStrings(body, ["email", "password"]);
+      if (bad) return bad;
+      const { email, password } = body as Record<string, string>;
+      if (!EMAIL.test(email)) return authError(400, "INVALID_EMAIL", "Invalid email");
+      const user = store.findUserByEmail(email);
+      if (!user || !store.verifyPassword(user.id, password)) {
+        return authError(401, "INVALID_EMAIL_OR_PASSWORD", "Invalid email or password");
+      }
+      const remember = body.rememberMe !== false;
+      const session = store.createSession(user.id, {
+        ...sessionMeta(req, info),
+        expiresInMs: remember ? undefined : 24 * 3600 * 1000,
+      });
+      // `url: undefined` disappears from the JSON
+      return withSession(
+        json(200, { redirect: false, token: session.token, user }),
+        { session, user },
+        remember,
+      );
+    },
+
+    "POST /sign-out": (req) => {
+      const token = requestToken(req.headers);
+      if (token === undefined) {
+        return clearSessionCookies(
+          authError(400, "FAILED_TO_GET_SESSION", "Failed to get session"),
+        );
+      }
+      store.deleteSession(token);
+      return clearSessionCookies(json(200, { success: true }));
+    },
+
+    "GET /get-session": (req) => {
+      const state = getSession(store, req.headers);
+      if (!state) return json(200, null);
+      const res = json(200, { session: state.session, user: state.user });
+      return state.refreshed ? withSession(res, state) : res;
+    },
+
+    "GET /ok": () => json(200, { ok: true }),
+  };
+
+  return async (req: Request, sub: string, info?: Deno.ServeHandlerInfo): Promise<Response> => {
+    // Parser's sign-up gate wraps better-auth, so it answers before anything else
+    if (sub === "/sign-up/email") {
+      const given = req.headers.get("x-allcodex-bootstrap-secret");
+      if (!deps.internalSecret || given !== deps.internalSecret) {
+        return json(403, {
+          error: "FORBIDDEN",
+          message: "Sign-up is disabled. Use the owner account.",
+        });
+      }
+    }
+    if (deps.production) {
+      const limited = rateLimited(req, info, sub);
+      if (limited) return limited;
+    }
+    const route = routes[`${req.method} ${sub}`];
+    if (!route) return new Response(null, { status: 404, statusText: "Not Found" });
+    let body: unknown;
+    try {
+      body = await readBody(req);
+    } catch {
+      return authError(400, "VALIDATION_ERROR", "Invalid JSON body");
+    }
+    if (req.method === "POST") {
+      const denied = originCheck(req, body);
+      if (denied) return denied;
+    }
+    const record = typeof body === "object" && body !== null && !Array.isArray(body)
+      ? body as Record<string, unknown>
+      : {};
+    return route(req, record, info);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls to Core (ETAPI)
+// ---------------------------------------------------------------------------------------------
+
+async function etapi(
+  base: { baseUrl: string; token: string },
+  method: string,
+  path: string,
+  timeoutMs: number,
+  signals: (AbortSignal | undefined)[],
+): Promise<{ status: number; text: string }> {
+  const ac = new AbortController();
+  const timer = setTimeout(
+    () => ac.abort(new Error(`ETAPI ${method} ${path} timed out`)),
+    timeoutMs,
+  );
+  const live = signals.filter((s): s is AbortSignal => s !== undefined);
+  const abort = () => ac.abort(new Error("parser sim closed"));
+  for (const s of live) s.addEventListener("abort", abort, { once: true });
+  try {
+    const res = await fetch(`${base.baseUrl}/etapi${path}`, {
+      method,
+      headers: { Authorization: base.token },
+      signal: ac.signal,
+    });
+    const body = await res.text();
+    if (!res.ok) throw new Error(`ETAPI ${method} ${path} → ${res.status}: ${body}`);
+    return { status: res.status, text: body };
+  } finally {
+    clearTimeout(timer);
+    for (const s of live) s.removeEventListener("abort", abort);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parser routes
+// ---------------------------------------------------------------------------------------------
+
+/** What a Parser route handler receives. */
+export interface ParserCtx {
+  req: Request;
+  url: URL;
+  params: Record<string, string>;
+  /** The validated body (unknown properties stripped), or the raw parsed body without schema. */
+  body: unknown;
+  /** Set for `owner` routes. */
+  auth?: AuthState;
+  info?: Deno.ServeHandlerInfo;
+}
+
+/** One row of the route table. */
+export interface ParserRoute {
+  method: string;
+  /** Elysia path, `:name` for params. */
+  path: string;
+  /** `owner` = `requireOwnerAuth`; `public` = none (secret checks live in the handler). */
+  auth: "owner" | "public";
+  body?: Schema;
+  handler(c: ParserCtx): Response | Promise<Response>;
+}
+
+function matchPath(pattern: string, path: string): Record<string, string> | null {
+  const a = pattern.split("/");
+  const b = path.split("/");
+  if (a.length !== b.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < a.length; i++) {
+    if (a[i].startsWith(":") && b[i] !== "") params[a[i].slice(1)] = decode(b[i]);
+    else if (a[i] !== b[i]) return null;
+  }
+  return params;
+}
+
+/**
+ * Builds the Parser double's request handler over `store`, e.g. to mount it in-process.
+ *
+ * @example
+ * ```ts
+ * const store = createParserStore();
+ * const handler = createParserHandler(store, { selfUrl: () => "http://parser.test" });
+ * const res = await handler(new Request("http://parser.test/health"));
+ * console.log(res.status); // 503: nothing is bootstrapped
+ * ```
+ */
+export function createParserHandler(
+  store: ParserStore,
+  opts: ParserHandlerOptions,
+): (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
+  const production = opts.production ?? false;
+  const internalSecret = opts.internalSecret === undefined
+    ? DEFAULT_INTERNAL_SECRET
+    : opts.internalSecret;
+  const models = opts.models ?? DEFAULT_MODELS;
+  const auth = createAuthHandler({
+    store,
+    production,
+    internalSecret,
+    trusted: () => [opts.selfUrl(), ...(opts.coreUrl ? [opts.coreUrl] : [])],
+  });
+
+  /** `requireOwnerAuth` (§4.2). */
+  const ownerGuard = (req: Request): AuthState | Response => {
+    let state: AuthState | null;
+    try {
+      state = getSession(store, req.headers);
+    } catch {
+      return json(503, { error: "Auth unavailable" });
+    }
+    if (!state) return json(401, { error: "Unauthorized" });
+    const owner = store.ownerUserId();
+    if (!owner) return json(503, { error: "Owner not configured" });
+    if (owner !== state.user.id) return json(403, { error: "Forbidden" });
+    return state;
+  };
+
+  const secretProblem = (req: Request): Response | null => {
+    if (!internalSecret) {
+      return json(503, { error: "PORTAL_INTERNAL_SECRET is not configured." });
+    }
+    if (req.headers.get("x-portal-internal-secret") !== internalSecret) {
+      return json(403, { error: "Forbidden" });
+    }
+    return null;
+  };
+
+  const integrationJson = (userId: string) => {
+    const i = store.getIntegration(userId);
+    return i && { baseUrl: i.baseUrl, tokenLast4: i.tokenLast4, updatedAt: i.updatedAt };
+  };
+
+  const healthChecks = async () => {
+    const url = store.appConfig.get("allcodexUrl");
+    const token = store.appConfig.get("allcodexToken");
+    let allcodex: Record<string, unknown>;
+    if (!url || !token) {
+      allcodex = { ok: false, error: "AllCodex URL or ETAPI token is not configured" };
+    } else {
+      try {
+        const r = await etapi(
+          { baseUrl: url.replace(/\/$/, ""), token },
+          "GET",
+          "/app-info",
+          PREFLIGHT_TIMEOUT_MS,
+          [opts.closed],
+        );
+        allcodex = { ok: true, version: JSON.parse(r.text).appVersion };
+      } catch (e) {
+        allcodex = { ok: false, error: (e as Error).message };
+      }
+    }
+    const database = store.databaseDown
+      ? { ok: false, error: "Can't reach database server" }
+      : { ok: true };
+    const b = store.bootstrap;
+    return {
+      allcodex,
+      lancedb: { ok: true, ftsHealthy: true },
+      database,
+      bootstrap: { ok: b.ran && b.userReady && b.etapiReady, ...b },
+    };
+  };
+
+  const routes: ParserRoute[] = [
+    {
+      method: "GET",
+      path: "/",
+      auth: "public",
+      handler: () =>
+        json(200, {
+          name: "AllKnower",
+          version: "0.1.0",
+          description: "AI lore engine for AllCodex (parser sim)",
+          docs: "/reference",
+          health: "/health",
+        }),
+    },
+    {
+      method: "GET",
+      path: "/health",
+      auth: "public",
+      handler: async () => {
+        const checks = await healthChecks();
+        const ok = Object.values(checks).every((c) => c.ok === true);
+        return json(ok ? 200 : 503, { status: ok ? "ok" : "degraded", checks });
+      },
+    },
+    {
+      method: "GET",
+      path: "/auth/owner-session",
+      auth: "public",
+      handler: ({ req }) => {
+        const state = getSession(store, req.headers); // throws → 500, no guard plugin here
+        if (!state) return json(401, { error: "Unauthorized" });
+        if (store.ownerUserId() !== state.user.id) return json(403, { error: "Forbidden" });
+        return json(200, { ok: true, user: state.user });
+      },
+    },
+    {
+      method: "POST",
+      path: "/internal/auto-provision",
+      auth: "public",
+      handler: ({ req }) => {
+        if (production) return json(404, { error: "Not found" });
+        const problem = secretProblem(req);
+        if (problem) return problem;
+        if (!store.bootstrap.userReady) {
+          return json(503, {
+            error: "Bootstrap not complete — no default user.",
+            bootstrapStatus: { ...store.bootstrap },
+          });
+        }
+        const user = store.users.values().next().value; // findFirst(): not necessarily the owner
+        if (!user) return json(503, { error: "No users in database." });
+        const now = store.now().getTime();
+        const session =
+          [...store.sessions.values()].find((s) =>
+            s.userId === user.id && s.userAgent === "auto-provision" && s.expiresAt.getTime() > now
+          ) ?? store.createSession(user.id, {
+            token: randomBytes(32).toString("hex"),
+            ipAddress: "internal",
+            userAgent: "auto-provision",
+          });
+        return json(200, {
+          token: session.token,
+          url: opts.selfUrl(),
+          userId: user.id,
+          expiresAt: session.expiresAt,
+        });
+      },
+    },
+    {
+      method: "POST",
+      path: "/internal/integrations/allcodex/credentials",
+      auth: "public",
+      handler: ({ req }) => {
+        const problem = secretProblem(req);
+        if (problem) return problem;
+        const state = getSession(store, req.headers); // throws → 500 (not the guard's 503)
+        if (!state) return json(401, { error: "Unauthorized" });
+        if (store.ownerUserId() !== state.user.id) return json(403, { error: "Forbidden" });
+        const i = store.getIntegration(state.user.id);
+        if (!i) return json(404, { error: NOT_CONNECTED, code: "ALLCODEX_NOT_CONNECTED" });
+        return json(200, { baseUrl: i.baseUrl, token: i.token });
+      },
+    },
+    {
+      method: "POST",
+      path: "/integrations/allcodex/connect",
+      auth: "owner",
+      body: t.Object({ baseUrl: t.String({ minLength: 1 }), token: t.String({ minLength: 1 }) }),
+      handler: ({ body, auth }) => {
+        const { baseUrl, token } = body as { baseUrl: string; token: string };
+        store.setIntegration(auth!.user.id, baseUrl, token);
+        return json(200, {
+          ok: true,
+          connected: true,
+          integration: { provider: "allcodex", ...integrationJson(auth!.user.id) },
+        });
+      },
+    },
+    {
+      method: "GET",
+      path: "/integrations/allcodex/status",
+      auth: "owner",
+      handler: ({ auth }) => {
+        const i = integrationJson(auth!.user.id);
+        return json(
+          200,
+          i ? { connected: true, provider: "allcodex", ...i } : {
+            connected: false,
+            provider: "allcodex",
+          },
+        );
+      },
+    },
+    {
+      method: "DELETE",
+      path: "/integrations/allcodex",
+      auth: "owner",
+      handler: ({ auth }) => {
+        store.deleteIntegration(auth!.user.id);
+        return json(200, { ok: true, connected: false });
+      },
+    },
+    {
+      method: "GET",
+      path: "/config/models",
+      auth: "owner",
+      handler: () => json(200, models),
+    },
+    {
+      method: "POST",
+      path: "/config/allcodex",
+      auth: "owner",
+      body: t.Object({ url: t.String({ minLength: 1 }), token: t.String({ minLength: 1 }) }),
+      handler: ({ body }) => {
+        const { url, token } = body as { url: string; token: string };
+        store.appConfig.set("allcodexUrl", url);
+        store.appConfig.set("allcodexToken", token);
+        return json(200, { ok: true });
+      },
+    },
+    {
+      method: "POST",
+      path: "/config/wipe",
+      auth: "owner",
+      handler: async ({ req, auth }) => {
+        if (production || !opts.wipeEnabled) return json(404, { error: "Not found" });
+        const i = store.getIntegration(auth!.user.id);
+        if (!i) throw new Error(NOT_CONNECTED);
+        const signals = [req.signal, opts.closed];
+        const found = await etapi(
+          i,
+          "GET",
+          `/notes?search=${encodeURIComponent("#lore")}`,
+          ETAPI_TIMEOUT_MS,
+          signals,
+        );
+        const ids = (JSON.parse(found.text).results as { noteId: string }[]).map((n) => n.noteId);
+        for (const id of ids) {
+          await etapi(i, "DELETE", `/notes/${encodeURIComponent(id)}`, ETAPI_TIMEOUT_MS, signals);
+        }
+        return json(200, { ok: true, coreDeleted: ids.length });
+      },
+    },
+    {
+      method: "POST",
+      path: "/setup/seed-templates",
+      auth: "owner",
+      handler: () => {
+        throw new Error("parser sim: unsupported endpoint POST /setup/seed-templates");
+      },
+    },
+  ];
+
+  return async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
+    const url = new URL(req.url);
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/$/, "") : url.pathname;
+    try {
+      if (path === "/api/auth" || path.startsWith("/api/auth/")) {
+        return withHelmet(await auth(req, path.slice("/api/auth".length), info), production);
+      }
+      let route: ParserRoute | undefined;
+      let params: Record<string, string> | null = null;
+      for (const r of routes) {
+        if (r.method !== req.method) continue;
+        params = matchPath(r.path, path);
+        if (params) {
+          route = r;
+          break;
+        }
+      }
+      if (!route || !params) return withHelmet(text(404, "NOT_FOUND"), production);
+      // Elysia's lifecycle: parse → validation → guard → handler
+      let body: unknown;
+      try {
+        body = await readBody(req);
+      } catch {
+        return withHelmet(text(400, "Bad Request"), production);
+      }
+      if (route.body) {
+        const checked = validate(route.body, body);
+        if (checked.errors.length) {
+          return withHelmet(
+            validationReply("body", route.body, body, checked.errors, production),
+            production,
+          );
+        }
+        body = checked.value;
+      }
+      let authState: AuthState | undefined;
+      if (route.auth === "owner") {
+        const guarded = ownerGuard(req);
+        if (guarded instanceof Response) return withHelmet(guarded, production);
+        authState = guarded;
+      }
+      const res = await route.handler({ req, url, params, body, auth: authState, info });
+      return withHelmet(res, production);
+    } catch (e) {
+      return withHelmet(text(500, e instanceof Error ? e.message : String(e)), production);
+    }
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server
+// ---------------------------------------------------------------------------------------------
+
+function faultBody(status: number): string {
+  if (status === 401) return JSON.stringify({ error: "Unauthorized" });
+  if (status === 403) return JSON.stringify({ error: "Forbidden" });
+  return JSON.stringify({ error: `parser sim: injected fault (HTTP ${status})` });
+}
+
+/** Seeds what `runBootstrap` leaves behind: default owner, global and owner Core credentials. */
+function bootstrapStore(store: ParserStore, opts: ParserSimOptions): void {
+  const core = opts.core ?? null;
+  if (core) {
+    store.appConfig.set("allcodexUrl", core.url);
+    store.appConfig.set("allcodexToken", core.token);
+  }
+  if (opts.bootstrap === false) return;
+  const owner = store.createUser({ ...DEFAULT_OWNER });
+  store.ensureOwner(owner.id);
+  if (core) store.setIntegration(owner.id, core.url, core.token);
+  store.bootstrap = { ran: true, userReady: true, etapiReady: core !== null };
+}
+
+/**
+ * Starts the Parser double on `Deno.serve` (random port by default), bootstrapped with the
+ * default owner unless `bootstrap: false`.
+ *
+ * @example
+ * ```ts
+ * const core = await startCoreSim();
+ * const parser = await startParserSim({ core: { url: core.url, token: core.token } });
+ * const res = await fetch(`${parser.url}/internal/integrations/allcodex/credentials`, {
+ *   method: "POST",
+ *   headers: {
+ *     "X-Portal-Internal-Secret": DEFAULT_INTERNAL_SECRET,
+ *     Authorization: `Bearer ${parser.ownerToken()}`,
+ *   },
+ * });
+ * console.log(await res.json()); // { baseUrl: core.url, token: core.token }
+ * await parser.close();
+ * await core.close();
+ * ```
+ */
+export function startParserSim(opts: ParserSimOptions = {}): Promise<ParserSim> {
+  const store = createParserStore({ now: opts.now });
+  bootstrapStore(store, opts);
+  const internalSecret = opts.internalSecret === undefined
+    ? DEFAULT_INTERNAL_SECRET
+    : opts.internalSecret;
+  let selfUrl = "";
+  const http = startSimServer({
+    name: "parser",
+    port: opts.port,
+    hostname: opts.hostname,
+    faultBody,
+    handler: (closed) =>
+      createParserHandler(store, {
+        selfUrl: () => selfUrl,
+        internalSecret,
+        production: opts.production,
+        wipeEnabled: opts.wipeEnabled,
+        coreUrl: opts.core?.url ?? null,
+        models: opts.models,
+        closed,
+      }),
+  });
+  selfUrl = http.url;
+  return Promise.resolve({
+    url: http.url,
+    internalSecret,
+    store,
+    requests: http.requests,
+    clearRequests: http.clearRequests,
+    fault: http.fault,
+    clearFaults: http.clearFaults,
+    ownerToken: () => {
+      const owner = store.findUserByEmail(DEFAULT_OWNER.email);
+      if (!owner) {
+        throw new Error("parser sim: the default owner does not exist (bootstrap: false)");
+      }
+      return store.createSession(owner.id, { userAgent: "parser sim" }).token;
+    },
+    close: http.close,
+  });
+}

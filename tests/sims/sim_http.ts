@@ -1,0 +1,235 @@
+/**
+ * HTTP plumbing shared by the test doubles (Core, Parser): `Deno.serve` on a free port, request
+ * recording and fault injection (status, body, delay, hang, times) in front of a handler.
+ *
+ * @example
+ * ```ts
+ * const sim = startSimServer({
+ *   name: "echo",
+ *   faultBody: (status) => JSON.stringify({ status }),
+ *   handler: () => (req) => Promise.resolve(new Response(new URL(req.url).pathname)),
+ * });
+ * sim.fault({ path: "/x", status: 503, times: 1 });
+ * await (await fetch(`${sim.url}/x`)).body?.cancel(); // 503
+ * console.log(sim.requests.length); // 1
+ * await sim.close();
+ * ```
+ * @module
+ */
+
+/** An injected failure; faults are checked in the order added, before normal handling. */
+export interface SimFault {
+  /** HTTP method to match; default any. */
+  method?: string;
+  /** Matched against the URL pathname (a string must be equal). */
+  path: string | RegExp;
+  /** Respond with this status instead of handling the request. */
+  status?: number;
+  /** Raw body; default the double's own error body for `status`. */
+  body?: string;
+  /** Default `application/json; charset=utf-8`. */
+  contentType?: string;
+  /** Wait before answering (or before normal handling when no status is set). */
+  delayMs?: number;
+  /** Never answer, until the client aborts or the sim closes. */
+  hang?: boolean;
+  /** How many matching requests it applies to; default Infinity. */
+  times?: number;
+}
+
+/** One request as a double received it. Binary bodies are recorded as null. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  search: string;
+  headers: Headers;
+  bodyText: string | null;
+}
+
+/** The handler a double mounts behind recording and faults. */
+export type SimHandler = (req: Request, info: Deno.ServeHandlerInfo) => Promise<Response>;
+
+/** Options of {@link startSimServer}. */
+export interface SimServerOptions {
+  /** Short name used in messages, e.g. "core" gives "core sim closed". */
+  name: string;
+  /** Port; 0 (default) picks a free one. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  hostname?: string;
+  /** Body of a fault that sets `status` but no `body`. */
+  faultBody(status: number): string;
+  /** Builds the handler; `closed` aborts when the server closes (ends deliberate hangs). */
+  handler(closed: AbortSignal): SimHandler;
+}
+
+/** A running double's HTTP side. */
+export interface SimServer {
+  /** Base URL without trailing slash. */
+  url: string;
+  /** Every request received, in order (faulted ones included). */
+  requests: RecordedRequest[];
+  clearRequests(): void;
+  fault(f: SimFault): void;
+  clearFaults(): void;
+  /** Aborted when {@link SimServer.close} starts. */
+  closed: AbortSignal;
+  /** Stops the server; hanging and delayed requests are ended first. */
+  close(): Promise<void>;
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+const BINARY_TYPES = /^(application\/(octet-stream|zip|pdf)|image\/|audio\/|video\/)/i;
+
+function recordedText(bytes: Uint8Array | null, type: string): string | null {
+  if (bytes === null || BINARY_TYPES.test(type)) return null;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Resolves once any of `signals` is aborted (immediately if one already is).
+ *
+ * @example
+ * ```ts
+ * await waitForAbort([req.signal, closed]);
+ * ```
+ */
+export function waitForAbort(signals: (AbortSignal | undefined)[]): Promise<void> {
+  return new Promise((resolve) => {
+    const live = signals.filter((s): s is AbortSignal => s !== undefined);
+    if (live.some((s) => s.aborted)) return resolve();
+    const done = () => {
+      for (const s of live) s.removeEventListener("abort", done);
+      resolve();
+    };
+    for (const s of live) s.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * Waits `ms`, or less if one of `signals` aborts first; never rejects.
+ *
+ * @example
+ * ```ts
+ * await sleep(100, [req.signal]);
+ * ```
+ */
+export function sleep(ms: number, signals: (AbortSignal | undefined)[]): Promise<void> {
+  return new Promise((resolve) => {
+    const live = signals.filter((s): s is AbortSignal => s !== undefined);
+    const done = () => {
+      clearTimeout(timer);
+      for (const s of live) s.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    if (live.some((s) => s.aborted)) return done();
+    for (const s of live) s.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * Serves `opts.handler` with request recording and fault injection in front of it.
+ *
+ * @example
+ * ```ts
+ * const sim = startSimServer({
+ *   name: "demo",
+ *   faultBody: () => "{}",
+ *   handler: () => () => Promise.resolve(new Response("ok")),
+ * });
+ * sim.fault({ path: /^\/slow/, delayMs: 50 });
+ * await sim.close();
+ * ```
+ */
+export function startSimServer(opts: SimServerOptions): SimServer {
+  const closing = new AbortController();
+  const handler = opts.handler(closing.signal);
+  const requests: RecordedRequest[] = [];
+  let faults: { fault: SimFault; remaining: number }[] = [];
+
+  const takeFault = (method: string, path: string): SimFault | undefined => {
+    const at = faults.findIndex(({ fault }) => {
+      if (fault.method && fault.method.toUpperCase() !== method) return false;
+      if (typeof fault.path === "string") return fault.path === path;
+      fault.path.lastIndex = 0;
+      return fault.path.test(path);
+    });
+    if (at === -1) return undefined;
+    const entry = faults[at];
+    entry.remaining--;
+    if (entry.remaining <= 0) faults.splice(at, 1);
+    return entry.fault;
+  };
+
+  const serve = async (req: Request, info: Deno.ServeHandlerInfo): Promise<Response> => {
+    const url = new URL(req.url);
+    let bytes: Uint8Array | null = null;
+    try {
+      bytes = req.body ? new Uint8Array(await req.arrayBuffer()) : null;
+    } catch {
+      return new Response(null, { status: 400 }); // the client went away mid-upload
+    }
+    requests.push({
+      method: req.method,
+      path: url.pathname,
+      search: url.search,
+      headers: new Headers(req.headers),
+      bodyText: recordedText(bytes, req.headers.get("content-type") ?? ""),
+    });
+    const signals = [req.signal, closing.signal];
+    const fault = takeFault(req.method, url.pathname);
+    if (fault?.hang) {
+      await waitForAbort(signals);
+      return new Response(`${opts.name} sim closed`, { status: 503 });
+    }
+    if (fault?.delayMs) await sleep(fault.delayMs, signals);
+    if (fault?.status !== undefined) {
+      const nullBody = [101, 204, 205, 304].includes(fault.status);
+      return new Response(nullBody ? null : fault.body ?? opts.faultBody(fault.status), {
+        status: fault.status,
+        headers: nullBody ? {} : { "Content-Type": fault.contentType ?? JSON_TYPE },
+      });
+    }
+    // the body was consumed for recording: hand the handler a fresh request
+    const inner = new Request(req.url, {
+      method: req.method,
+      headers: req.headers,
+      body: bytes && req.method !== "GET" && req.method !== "HEAD" ? bytes as BodyInit : null,
+      signal: req.signal,
+    });
+    return await handler(inner, info);
+  };
+
+  const hostname = opts.hostname ?? "127.0.0.1";
+  const server = Deno.serve({ port: opts.port ?? 0, hostname, onListen: () => {} }, serve);
+  const addr = server.addr as Deno.NetAddr;
+  const host = hostname === "0.0.0.0"
+    ? "127.0.0.1"
+    : hostname.includes(":")
+    ? `[${hostname}]`
+    : hostname;
+
+  return {
+    url: `http://${host}:${addr.port}`,
+    requests,
+    clearRequests: () => {
+      requests.length = 0;
+    },
+    fault: (f) => {
+      faults.push({ fault: f, remaining: f.times ?? Infinity });
+    },
+    clearFaults: () => {
+      faults = [];
+    },
+    closed: closing.signal,
+    close: async () => {
+      closing.abort();
+      await server.shutdown();
+    },
+  };
+}
