@@ -8,7 +8,12 @@
 import type { z } from "zod";
 import { type AppState, createAppState } from "./app_state.ts";
 import type { Config } from "./config.ts";
-import { credentialIdentity, type CredentialResolver, envCredentials } from "./credentials.ts";
+import {
+  createCredentialResolver,
+  credentialIdentity,
+  type CredentialResolver,
+  type RequestCredentials,
+} from "./credentials.ts";
 import { checkDeclaredLength, readLimitedText, requireMediaType } from "./http/body.ts";
 import { checkCsrf } from "./http/csrf.ts";
 import {
@@ -22,7 +27,8 @@ import { jsonLogger, type Logger } from "./http/log.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { compileRoutes, type Ctx, matchRoute, type Route } from "./router.ts";
 import { allRoutes } from "./routes/index.ts";
-import { type CoreClient, type CoreCredentials, createCoreClient } from "./upstream/core.ts";
+import { type CoreClient, createCoreClient } from "./upstream/core.ts";
+import { createParserClient, type ParserClient } from "./upstream/parser.ts";
 import { ClientAbortError } from "./upstream/fetch.ts";
 
 /** What an app needs from the outside world; everything but `config` has a default. */
@@ -58,7 +64,8 @@ export function createApp(deps: AppDeps): App {
   const fetchFn = deps.fetch ?? globalThis.fetch;
   const secrets = [config.CORE_TOKEN, config.PARSER_TOKEN].filter((s): s is string => !!s);
   const log = deps.log ?? jsonLogger(config.LOG_LEVEL, undefined, secrets);
-  const credentials = deps.credentials ?? envCredentials(config);
+  const credentials = deps.credentials ??
+    createCredentialResolver({ config, fetch: fetchFn, log, now: deps.now });
   const routes = [...allRoutes, ...(deps.routes ?? [])];
   const state = createAppState(config, routes, deps.now);
   const table = compileRoutes(routes);
@@ -70,6 +77,11 @@ export function createApp(deps: AppDeps): App {
     const timing = { upstreamMs: 0, upstreamCalls: 0 };
     let pattern = "(unmatched)";
     let res: Response;
+    const onTiming = (ms: number) => {
+      timing.upstreamMs += ms;
+      timing.upstreamCalls++;
+    };
+    let creds: RequestCredentials | undefined;
     try {
       const match = matchRoute(table, req.method, url.pathname);
       if (match.kind === "none") throw new ApiError(404, "NOT_FOUND", "No such route");
@@ -81,7 +93,8 @@ export function createApp(deps: AppDeps): App {
       const { route } = match;
       pattern = route.path;
       checkCsrf(req, config.TRUST_PROXY);
-      const ctx = await buildContext(route, match.params, req, url, requestId, timing);
+      creds = credentials.forRequest(req, { onTiming });
+      const ctx = await buildContext(route, match.params, req, url, requestId, creds, onTiming);
       res = await route.handler(ctx);
       if (req.method === "HEAD") {
         await res.body?.cancel(); // a streamed upstream body must be released, not left to GC
@@ -98,10 +111,12 @@ export function createApp(deps: AppDeps): App {
             error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
           });
         }
+        await creds?.onError(e).catch(() => {});
         res = errorResponse(e, requestId);
       }
     }
     res = withCommonHeaders(res, requestId);
+    for (const cookie of creds?.setCookies ?? []) res.headers.append("set-cookie", cookie);
     log.log(res.status >= 500 ? "warn" : "info", "request", {
       requestId,
       method: req.method,
@@ -120,7 +135,8 @@ export function createApp(deps: AppDeps): App {
     req: Request,
     url: URL,
     requestId: string,
-    timing: { upstreamMs: number; upstreamCalls: number },
+    creds: RequestCredentials,
+    onTiming: (ms: number) => void,
   ): Promise<Ctx> {
     const params = route.params ? validate(route.params, rawParams, "path") : rawParams;
     const query = route.query
@@ -144,22 +160,16 @@ export function createApp(deps: AppDeps): App {
       checkDeclaredLength(req, config.MAX_UPLOAD_BYTES);
     }
 
-    let core: Promise<CoreCredentials> | undefined;
-    const coreAccess = () =>
-      core ??= credentials.core(req).then((creds) => {
-        if (!creds) throw notConfigured("core");
-        return creds;
-      });
+    const upstream = (detached: boolean) => ({
+      fetch: fetchFn,
+      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      signal: detached ? undefined : req.signal,
+      onTiming,
+    });
     const coreClient = async (detached: boolean): Promise<CoreClient> =>
-      createCoreClient(await coreAccess(), {
-        fetch: fetchFn,
-        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-        signal: detached ? undefined : req.signal,
-        onTiming: (ms) => {
-          timing.upstreamMs += ms;
-          timing.upstreamCalls++;
-        },
-      });
+      createCoreClient(await creds.core(), upstream(detached));
+    const parserClient = async (detached: boolean): Promise<ParserClient> =>
+      createParserClient(await creds.parser(), upstream(detached));
 
     return {
       req,
@@ -175,7 +185,10 @@ export function createApp(deps: AppDeps): App {
       concurrency: config.UPSTREAM_CONCURRENCY,
       loreRootId: () => Promise.resolve(config.LORE_ROOT_NOTE_ID),
       core: (opts) => coreClient(opts?.detached ?? false),
-      coreIdentity: async () => credentialIdentity(await coreAccess()),
+      coreIdentity: async () => credentialIdentity(await creds.core()),
+      parser: (opts) => parserClient(opts?.detached ?? false),
+      parserAt: (baseUrl) => createParserClient({ baseUrl }, upstream(true)),
+      credentials: creds,
     };
   }
 

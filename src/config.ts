@@ -21,6 +21,20 @@ const backendUrl = z.url({ protocol: /^https?$/ })
   }, "must be a plain http(s) URL without credentials, query or fragment")
   .transform((v) => v.replace(/\/+$/, ""));
 
+/** A comma-separated list of backend URLs (extra allow-list entries). */
+const urlList = z.string().transform((v, ctx) => {
+  const out: string[] = [];
+  for (const part of v.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const r = backendUrl.safeParse(part);
+    if (!r.success) {
+      ctx.addIssue({ code: "custom", message: `not a plain http(s) URL: ${JSON.stringify(part)}` });
+      return z.NEVER;
+    }
+    out.push(r.data);
+  }
+  return out;
+});
+
 const noteId = z.string().regex(/^[A-Za-z0-9_]{1,128}$/, "must be a note id");
 
 /** Every variable the service reads. README's configuration table documents each one. */
@@ -31,6 +45,17 @@ export const envSchema = z.object({
   CORE_TOKEN: z.string().min(1).optional(),
   PARSER_URL: backendUrl.optional(),
   PARSER_TOKEN: z.string().min(1).optional(),
+  PARSER_INTERNAL_SECRET: z.string().min(8).optional(),
+  PARSER_ALLOWED_URLS: urlList.default([]),
+  CORE_ALLOWED_URLS: urlList.default([]),
+  SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  COOKIE_SECURE: z.enum(["auto", "always"]).default("auto"),
+  ZERO_LOGIN: bool(false),
+  PROVISION_COOLDOWN_MS: intIn(0, 3_600_000, 30_000),
+  CREDENTIALS_CACHE_MS: intIn(0, 3_600_000, 60_000),
+  AUTH_RATE_LIMIT: intIn(1, 10_000, 10),
+  AUTH_RATE_WINDOW_MS: intIn(1000, 86_400_000, 60_000),
+  ENABLE_WIPE: bool(false),
   DATA_DIR: z.string().min(1).default("./data"),
   LORE_ROOT_NOTE_ID: noteId.default("root"),
   MAX_JSON_BYTES: intIn(1024, 64 * 1024 * 1024, 1024 * 1024),
@@ -49,6 +74,13 @@ export const envSchema = z.object({
       code: "custom",
       path: [env.CORE_URL ? "CORE_TOKEN" : "CORE_URL"],
       message: "CORE_URL and CORE_TOKEN must be set together",
+    });
+  }
+  if (env.ZERO_LOGIN && !(env.PARSER_URL && env.PARSER_INTERNAL_SECRET)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["ZERO_LOGIN"],
+      message: "ZERO_LOGIN needs PARSER_URL and PARSER_INTERNAL_SECRET",
     });
   }
   if (!!env.PARSER_URL !== !!env.PARSER_TOKEN && env.PARSER_TOKEN) {

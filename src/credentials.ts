@@ -1,32 +1,326 @@
 /**
- * Which backend credentials a request may use. Today: the server's environment (`CORE_URL` +
- * `CORE_TOKEN`). The resolver is an interface so per-user resolution can replace it without
- * touching any route.
+ * Which backend credentials a request may use (DESIGN.md §3):
+ *
+ * 1. a signed-in browser (sealed `parser_url`/`parser_token` cookies): its Parser token, and its
+ *    Core credentials fetched from the Parser's internal credentials route (cached per session);
+ * 2. zero-login (only when `ZERO_LOGIN` is on): a session minted by the Parser for this request,
+ *    whose cookies the response then sets;
+ * 3. the server's environment (`PARSER_URL`/`PARSER_TOKEN`, `CORE_URL`/`CORE_TOKEN`).
+ *
+ * Every URL used comes from configuration or the configured allow-lists; the internal secret is
+ * only ever sent to `PARSER_URL`.
  *
  * @module
  */
+import { createTtlCache, type TtlCache } from "./cache/ttl_cache.ts";
 import type { Config } from "./config.ts";
+import { ApiError, notConfigured } from "./http/errors.ts";
+import type { Logger } from "./http/log.ts";
+import {
+  type BrowserSession,
+  clearSessionCookies,
+  coreOffCookie,
+  isHttps,
+  readCookieState,
+  sessionCookies,
+} from "./session/browser_session.ts";
+import { deriveSealKey, type SealKey } from "./session/seal.ts";
+import { loadOrCreateSessionSecret } from "./session/secret.ts";
 import type { CoreCredentials } from "./upstream/core.ts";
+import type { UpstreamDeps } from "./upstream/fetch.ts";
+import { createParserClient, type ParserCredentials } from "./upstream/parser.ts";
 
-/** Resolves credentials for one request; `null` means "not configured". */
+/** How a request's Parser credentials were found. */
+export type CredentialSource = "session" | "provisioned" | "env";
+
+/** The credentials of one request, resolved lazily and at most once. */
+export interface RequestCredentials {
+  /** Parser credentials; 503 NOT_CONFIGURED when there are none. */
+  parser(): Promise<ParserCredentials & { source: CredentialSource }>;
+  /** Core credentials; 503 NOT_CONFIGURED when there are none. */
+  core(): Promise<CoreCredentials>;
+  /** The browser session from the cookies (null when absent or forged). */
+  session(): Promise<BrowserSession | null>;
+  /** `Set-Cookie` values the response must carry. */
+  readonly setCookies: string[];
+  /** Starts a browser session (login/register): cookies set, cached Core credentials dropped. */
+  startSession(session: BrowserSession): Promise<void>;
+  /** Ends the browser session (logout): cookies cleared, cached Core credentials dropped. */
+  endSession(): Promise<void>;
+  /** Marks Core as disconnected (or connected again) in this browser. */
+  setCoreOff(on: boolean): Promise<void>;
+  /** Forget cached Core credentials of this session (connect/disconnect changed them). */
+  invalidateCore(): Promise<void>;
+  /** Reacts to a backend error: stale Core credentials dropped, dead Parser sessions cleared. */
+  onError(e: unknown): Promise<void>;
+  /** Whether `url` is an allowed Parser / Core base URL. */
+  parserAllowed(url: string): boolean;
+  coreAllowed(url: string): boolean;
+}
+
+/** Resolves credentials for requests. */
 export interface CredentialResolver {
-  core(req: Request): Promise<CoreCredentials | null>;
+  forRequest(req: Request, deps: Pick<UpstreamDeps, "onTiming">): RequestCredentials;
+}
+
+/** What the resolver needs. */
+export interface ResolverDeps {
+  config: Config;
+  fetch: typeof fetch;
+  log: Logger;
+  now?: () => number;
 }
 
 /**
- * Credentials from environment variables, the same for every caller.
+ * Creates the resolver of one app.
  *
  * @example
  * ```ts
- * const resolver = envCredentials(config);
- * const creds = await resolver.core(req); // null when CORE_URL/CORE_TOKEN are unset
+ * const creds = createCredentialResolver({ config, fetch, log }).forRequest(req, {});
+ * const core = await creds.core();
  * ```
  */
-export function envCredentials(config: Config): CredentialResolver {
-  const core = config.CORE_URL && config.CORE_TOKEN
+export function createCredentialResolver(deps: ResolverDeps): CredentialResolver {
+  const { config, log } = deps;
+  const now = deps.now ?? (() => Date.now());
+  const parserUrls = new Set([config.PARSER_URL, ...config.PARSER_ALLOWED_URLS].filter(Boolean));
+  const coreUrls = new Set([config.CORE_URL, ...config.CORE_ALLOWED_URLS].filter(Boolean));
+  const coreCache: TtlCache<CoreCredentials> = createTtlCache({
+    ttlMs: config.CREDENTIALS_CACHE_MS,
+    maxEntries: 1000,
+    now,
+  });
+  let sealKey: Promise<SealKey> | undefined;
+  // the key is only needed once a cookie is read or written; no file is created before that
+  const key = () =>
+    sealKey ??= loadOrCreateSessionSecret({
+      fromEnv: config.SESSION_SECRET,
+      dataDir: config.DATA_DIR,
+      log: (msg) => log.log("warn", msg),
+    }).then(deriveSealKey);
+  let provisionBlockedUntil = 0;
+
+  const envCore: CoreCredentials | null = config.CORE_URL && config.CORE_TOKEN
     ? { baseUrl: config.CORE_URL, token: config.CORE_TOKEN }
     : null;
-  return { core: () => Promise.resolve(core) };
+  const envParser = config.PARSER_URL && config.PARSER_TOKEN
+    ? { baseUrl: config.PARSER_URL, token: config.PARSER_TOKEN, source: "env" as const }
+    : null;
+
+  return {
+    forRequest(req, reqDeps) {
+      const setCookies: string[] = [];
+      const secure = config.COOKIE_SECURE === "always" || isHttps(req, config.TRUST_PROXY);
+      const upstream = (detached: boolean): UpstreamDeps => ({
+        fetch: deps.fetch,
+        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+        signal: detached ? undefined : req.signal,
+        onTiming: reqDeps.onTiming,
+      });
+      let cookies: ReturnType<typeof readCookieState> | undefined;
+      const cookieState = () =>
+        cookies ??= req.headers.has("cookie")
+          ? key().then((k) => readCookieState(req, k))
+          : Promise.resolve({ session: null, coreOff: false });
+      let provisioned: Promise<BrowserSession | null> | undefined;
+      let parserMemo: Promise<ParserCredentials & { source: CredentialSource }> | undefined;
+
+      /** The session from cookies, if its Parser URL is still allowed. */
+      const cookieSession = async () => {
+        const { session } = await cookieState();
+        if (session && !parserUrls.has(session.parserUrl)) {
+          log.log("warn", "ignoring a session cookie for a Parser URL that is no longer allowed");
+          return null;
+        }
+        return session;
+      };
+
+      /** Zero-login: one minted session per request at most, with a cooldown after failures. */
+      const provision = () =>
+        provisioned ??= (async () => {
+          if (!config.ZERO_LOGIN || !config.PARSER_URL || !config.PARSER_INTERNAL_SECRET) {
+            return null;
+          }
+          if (now() < provisionBlockedUntil) return null;
+          try {
+            const { token } = await createParserClient(
+              { baseUrl: config.PARSER_URL },
+              upstream(true),
+            )
+              .autoProvision(config.PARSER_INTERNAL_SECRET);
+            const session = { parserUrl: config.PARSER_URL, parserToken: token };
+            setCookies.push(...await sessionCookies(await key(), session, secure));
+            return session;
+          } catch (e) {
+            provisionBlockedUntil = now() + config.PROVISION_COOLDOWN_MS;
+            log.log("warn", "zero-login provisioning failed", {
+              error: e instanceof ApiError ? e.code : "INTERNAL_ERROR",
+            });
+            return null;
+          }
+        })();
+
+      const userSession = async () => (await cookieSession()) ?? (await provision());
+
+      const identity = async (s: BrowserSession) => {
+        const data = new TextEncoder().encode(`${s.parserUrl}\n${s.parserToken}`);
+        const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+        return Array.from(digest.slice(0, 12), (b) => b.toString(16).padStart(2, "0")).join("");
+      };
+
+      const loadCoreFor = async (s: BrowserSession): Promise<CoreCredentials> => {
+        if (s.parserUrl !== config.PARSER_URL || !config.PARSER_INTERNAL_SECRET) {
+          // the internal secret goes to the configured Parser only
+          throw new ApiError(
+            503,
+            "NOT_CONFIGURED",
+            "Core credentials come from the configured Parser: set PARSER_URL and PARSER_INTERNAL_SECRET",
+            { service: "core" },
+          );
+        }
+        const client = createParserClient(
+          { baseUrl: s.parserUrl, token: s.parserToken },
+          upstream(true),
+        );
+        let creds;
+        try {
+          creds = await client.coreCredentials(config.PARSER_INTERNAL_SECRET);
+        } catch (e) {
+          throw explainCredentialsError(e);
+        }
+        const baseUrl = creds.baseUrl.replace(/\/+$/, "");
+        if (!coreUrls.has(baseUrl)) {
+          throw new ApiError(
+            502,
+            "UPSTREAM_ERROR",
+            "The Parser named a Core address that is not allowed (see CORE_URL and CORE_ALLOWED_URLS)",
+            { service: "core", reason: "core-url-not-allowed" },
+          );
+        }
+        return { baseUrl, token: creds.token };
+      };
+
+      const rc: RequestCredentials = {
+        setCookies,
+        parserAllowed: (url) => parserUrls.has(url),
+        coreAllowed: (url) => coreUrls.has(url),
+        session: cookieSession,
+        parser: () =>
+          parserMemo ??= (async () => {
+            const cookie = await cookieSession();
+            if (cookie) {
+              return {
+                baseUrl: cookie.parserUrl,
+                token: cookie.parserToken,
+                source: "session" as const,
+              };
+            }
+            const minted = await provision();
+            if (minted) {
+              return {
+                baseUrl: minted.parserUrl,
+                token: minted.parserToken,
+                source: "provisioned" as const,
+              };
+            }
+            if (envParser) return envParser;
+            throw notConfigured("parser");
+          })(),
+        async core() {
+          const { coreOff } = await cookieState();
+          if (coreOff) {
+            throw new ApiError(
+              503,
+              "NOT_CONFIGURED",
+              "Core is disconnected in this browser: connect it in settings",
+              {
+                service: "core",
+                reason: "disconnected",
+              },
+            );
+          }
+          const s = await userSession();
+          if (s) return coreCache.getOrLoad(await identity(s), () => loadCoreFor(s));
+          if (envCore) return envCore;
+          throw notConfigured("core");
+        },
+        async startSession(s) {
+          const k = await key();
+          setCookies.push(...await sessionCookies(k, s, secure));
+          coreCache.delete(await identity(s));
+        },
+        async endSession() {
+          const s = await cookieSession();
+          if (s) coreCache.delete(await identity(s));
+          setCookies.push(...clearSessionCookies(secure));
+        },
+        async setCoreOff(on) {
+          setCookies.push(await coreOffCookie(await key(), on, secure));
+          await rc.invalidateCore();
+        },
+        async invalidateCore() {
+          const s = await userSession();
+          if (s) coreCache.delete(await identity(s));
+        },
+        async onError(e) {
+          if (!(e instanceof ApiError)) return;
+          const service = (e.details as { service?: string } | undefined)?.service;
+          if (e.code === "UPSTREAM_UNAUTHORIZED" && service === "core") await rc.invalidateCore();
+          if (e.status === 401 && service === "parser" && (await cookieSession())) {
+            await rc.endSession(); // a dead Parser session must not keep failing every request
+          }
+        },
+      };
+      return rc;
+    },
+  };
+}
+
+/**
+ * The Parser's internal credentials route answers 401/403/404/503 for different reasons; each
+ * becomes a distinct, actionable error.
+ */
+function explainCredentialsError(e: unknown): unknown {
+  if (!(e instanceof ApiError)) return e;
+  const upstreamCode = (e.details as { upstreamCode?: string } | undefined)?.upstreamCode;
+  switch (e.status) {
+    case 401:
+      return new ApiError(
+        401,
+        "UPSTREAM_UNAUTHORIZED",
+        "Your Parser session has ended: log in again",
+        {
+          service: "parser",
+          reason: "session-expired",
+        },
+      );
+    case 403:
+      return new ApiError(
+        403,
+        "UPSTREAM_FORBIDDEN",
+        "The Parser refused to hand out Core credentials: this account is not the owner, or PARSER_INTERNAL_SECRET does not match the Parser's",
+        { service: "parser", reason: "forbidden" },
+      );
+    case 404:
+      return new ApiError(
+        503,
+        "NOT_CONFIGURED",
+        "Core is not connected for this account: connect it in settings",
+        {
+          service: "core",
+          reason: upstreamCode === "ALLCODEX_NOT_CONNECTED" ? "not-connected" : "not-found",
+        },
+      );
+    case 503:
+      return new ApiError(
+        502,
+        "UPSTREAM_ERROR",
+        "The Parser cannot hand out Core credentials: its internal secret is not configured",
+        { service: "parser", reason: "parser-misconfigured" },
+      );
+    default:
+      return e;
+  }
 }
 
 /**

@@ -8,7 +8,9 @@
 import type { z } from "zod";
 import type { Config } from "./config.ts";
 import type { Logger } from "./http/log.ts";
+import type { RequestCredentials } from "./credentials.ts";
 import type { CoreClient } from "./upstream/core.ts";
+import type { ParserClient } from "./upstream/parser.ts";
 import type { AppState } from "./app_state.ts";
 
 /** HTTP methods the table uses. */
@@ -46,6 +48,12 @@ export interface Ctx<P = unknown, Q = unknown, B = unknown> {
   core(opts?: { detached?: boolean }): Promise<CoreClient>;
   /** A stable, non-secret key for this caller's Core credentials (cache partitioning). */
   coreIdentity(): Promise<string>;
+  /** Parser client for this caller (session, zero-login or environment credentials). */
+  parser(opts?: { detached?: boolean }): Promise<ParserClient>;
+  /** An unauthenticated Parser client for an allow-listed base URL (sign-in, sign-up). */
+  parserAt(baseUrl: string): ParserClient;
+  /** This request's credentials: session cookies, allow-lists, invalidation. */
+  credentials: RequestCredentials;
   /** Run at most this many upstream calls at once. */
   concurrency: number;
   /** The note new lore goes under when a request names no parent. */

@@ -9,6 +9,9 @@ import { jsonLogger } from "../../src/http/log.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import { type CoreSim, type CoreSimOptions, startCoreSim } from "../sims/core.ts";
 
+/** The session secret test services use (so tests can seal cookies themselves). */
+export const TEST_SESSION_SECRET = "test-session-secret-0123456789abcdefghijklmnop";
+
 /** A running service plus its Core double. */
 export interface Harness {
   /** Base URL of the service, e.g. `http://127.0.0.1:41234`. */
@@ -63,6 +66,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     LOG_LEVEL: "debug",
     UPSTREAM_TIMEOUT_MS: "2000",
     SHUTDOWN_GRACE_MS: "200",
+    SESSION_SECRET: TEST_SESSION_SECRET,
+    DATA_DIR: await Deno.makeTempDir({ prefix: "lpp-test-" }),
     ...(opts.noCoreCredentials
       ? {}
       : { CORE_URL: opts.coreUrlOverride ?? core.url, CORE_TOKEN: core.token }),

@@ -1,4 +1,5 @@
 /** Search and discovery routes over HTTP through the real app against the Core double. */
+import { coreCredentialsFrom } from "../helpers/credentials.ts";
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
 import { jsonLogger } from "../../src/http/log.ts";
@@ -243,10 +244,10 @@ async function multiTokenService(h: Harness, clock: { now: number }) {
     config,
     log: jsonLogger("silent", () => {}),
     now: () => clock.now,
-    credentials: {
-      core: (req) =>
-        Promise.resolve({ baseUrl: h.core.url, token: req.headers.get("x-test-token") ?? "" }),
-    },
+    credentials: coreCredentialsFrom((req) => ({
+      baseUrl: h.core.url,
+      token: req.headers.get("x-test-token") ?? "",
+    })),
   });
   const call = async (token: string, text: string): Promise<Matches> => {
     const res = await fetch(`${server.url}/api/lore/autolink`, {

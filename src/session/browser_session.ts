@@ -1,0 +1,139 @@
+/**
+ * The browser's side of a session: the sealed `parser_url`/`parser_token` cookies (seed names)
+ * and the sealed `codex_off` marker set by "disconnect Core". Values are sealed with AES-GCM, so
+ * a forged or edited cookie reads as absent.
+ *
+ * @module
+ */
+import { type CookieAttributes, expireCookie, parseCookies, serializeCookie } from "./cookie.ts";
+import { seal, type SealKey, unseal } from "./seal.ts";
+
+/** Cookie names. */
+export const COOKIES = {
+  parserUrl: "parser_url",
+  parserToken: "parser_token",
+  coreOff: "codex_off",
+} as const;
+
+/** Parser sessions last 30 days; the cookies expire with them. */
+export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 3600;
+
+/** A signed-in browser: which Parser, and its bearer token there. */
+export interface BrowserSession {
+  parserUrl: string;
+  parserToken: string;
+}
+
+/** What the cookies of one request say. */
+export interface CookieState {
+  session: BrowserSession | null;
+  /** The user disconnected Core in this browser. */
+  coreOff: boolean;
+}
+
+/**
+ * Reads and unseals the session cookies. Anything that does not unseal — forged, edited,
+ * expired, sealed for another cookie — is treated as absent.
+ *
+ * @example
+ * ```ts
+ * const { session } = await readCookieState(req, key);
+ * ```
+ */
+export async function readCookieState(req: Request, key: SealKey): Promise<CookieState> {
+  const jar = parseCookies(req.headers.get("cookie"));
+  const read = async (name: string) => {
+    const v = jar.get(name);
+    return v ? await unseal(key, name, v) : null;
+  };
+  const [parserUrl, parserToken, coreOff] = await Promise.all([
+    read(COOKIES.parserUrl),
+    read(COOKIES.parserToken),
+    read(COOKIES.coreOff),
+  ]);
+  return {
+    session: parserUrl && parserToken ? { parserUrl, parserToken } : null,
+    coreOff: coreOff === "1",
+  };
+}
+
+/** Attributes every session cookie gets. */
+export function cookieAttributes(secure: boolean): CookieAttributes {
+  return { httpOnly: true, sameSite: "Lax", path: "/", secure };
+}
+
+/**
+ * `Set-Cookie` values that start a session (and clear a Core-disconnected marker).
+ *
+ * @example
+ * ```ts
+ * for (const c of await sessionCookies(key, session, true)) headers.append("set-cookie", c);
+ * ```
+ */
+export async function sessionCookies(
+  key: SealKey,
+  session: BrowserSession,
+  secure: boolean,
+): Promise<string[]> {
+  const attrs = { ...cookieAttributes(secure), maxAge: SESSION_MAX_AGE_SECONDS };
+  const opts = { maxAgeSeconds: SESSION_MAX_AGE_SECONDS };
+  return [
+    serializeCookie(
+      COOKIES.parserUrl,
+      await seal(key, COOKIES.parserUrl, session.parserUrl, opts),
+      attrs,
+    ),
+    serializeCookie(
+      COOKIES.parserToken,
+      await seal(key, COOKIES.parserToken, session.parserToken, opts),
+      attrs,
+    ),
+    expireCookie(COOKIES.coreOff, cookieAttributes(secure)),
+  ];
+}
+
+/**
+ * `Set-Cookie` values that end the session in this browser.
+ *
+ * @example
+ * ```ts
+ * clearSessionCookies(true).forEach((c) => headers.append("set-cookie", c));
+ * ```
+ */
+export function clearSessionCookies(secure: boolean): string[] {
+  return [COOKIES.parserUrl, COOKIES.parserToken].map((n) =>
+    expireCookie(n, cookieAttributes(secure))
+  );
+}
+
+/**
+ * `Set-Cookie` for the Core-disconnected marker (`on`) or its removal.
+ *
+ * @example
+ * ```ts
+ * headers.append("set-cookie", await coreOffCookie(key, true, secure));
+ * ```
+ */
+export async function coreOffCookie(key: SealKey, on: boolean, secure: boolean): Promise<string> {
+  if (!on) return expireCookie(COOKIES.coreOff, cookieAttributes(secure));
+  return serializeCookie(
+    COOKIES.coreOff,
+    await seal(key, COOKIES.coreOff, "1", { maxAgeSeconds: SESSION_MAX_AGE_SECONDS }),
+    { ...cookieAttributes(secure), maxAge: SESSION_MAX_AGE_SECONDS },
+  );
+}
+
+/**
+ * Whether the browser reached us over HTTPS: directly, or (only behind a trusted proxy) per
+ * `X-Forwarded-Proto`.
+ *
+ * @example
+ * ```ts
+ * isHttps(req, config.TRUST_PROXY);
+ * ```
+ */
+export function isHttps(req: Request, trustProxy: boolean): boolean {
+  if (new URL(req.url).protocol === "https:") return true;
+  if (!trustProxy) return false;
+  return req.headers.get("x-forwarded-proto")?.split(",")[0].trim().toLowerCase() === "https";
+}
