@@ -25,6 +25,7 @@ import {
 } from "./http/errors.ts";
 import { jsonLogger, type Logger } from "./http/log.ts";
 import { requestIdFor } from "./http/request_id.ts";
+import { type ClientInfo, clientKey } from "./session/rate_limit.ts";
 import { compileRoutes, type Ctx, matchRoute, type Route } from "./router.ts";
 import { allRoutes } from "./routes/index.ts";
 import { type CoreClient, createCoreClient } from "./upstream/core.ts";
@@ -44,7 +45,7 @@ export interface AppDeps {
 
 /** A built application. */
 export interface App {
-  handle(req: Request): Promise<Response>;
+  handle(req: Request, info?: ClientInfo): Promise<Response>;
   routes: readonly Route[];
   state: AppState;
   log: Logger;
@@ -70,7 +71,7 @@ export function createApp(deps: AppDeps): App {
   const state = createAppState(config, routes, deps.now);
   const table = compileRoutes(routes);
 
-  async function handle(req: Request): Promise<Response> {
+  async function handle(req: Request, info: ClientInfo = {}): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdFor(req);
     const url = new URL(req.url);
@@ -94,7 +95,7 @@ export function createApp(deps: AppDeps): App {
       pattern = route.path;
       checkCsrf(req, config.TRUST_PROXY);
       creds = credentials.forRequest(req, { onTiming });
-      const ctx = await buildContext(route, match.params, req, url, requestId, creds, onTiming);
+      const ctx = await buildContext(route, match.params, req, url, requestId, creds, onTiming, info);
       res = await route.handler(ctx);
       if (req.method === "HEAD") {
         await res.body?.cancel(); // a streamed upstream body must be released, not left to GC
@@ -137,6 +138,7 @@ export function createApp(deps: AppDeps): App {
     requestId: string,
     creds: RequestCredentials,
     onTiming: (ms: number) => void,
+    info: ClientInfo,
   ): Promise<Ctx> {
     const params = route.params ? validate(route.params, rawParams, "path") : rawParams;
     const query = route.query
@@ -189,6 +191,7 @@ export function createApp(deps: AppDeps): App {
       parser: (opts) => parserClient(opts?.detached ?? false),
       parserAt: (baseUrl) => createParserClient({ baseUrl }, upstream(true)),
       credentials: creds,
+      clientKey: () => clientKey(req, info, config.TRUST_PROXY),
     };
   }
 

@@ -54,6 +54,8 @@ export interface Ctx<P = unknown, Q = unknown, B = unknown> {
   parserAt(baseUrl: string): ParserClient;
   /** This request's credentials: session cookies, allow-lists, invalidation. */
   credentials: RequestCredentials;
+  /** The client's rate-limit key (its address; the proxy's view only when trusted). */
+  clientKey(): string;
   /** Run at most this many upstream calls at once. */
   concurrency: number;
   /** The note new lore goes under when a request names no parent. */

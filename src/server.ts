@@ -34,7 +34,7 @@ export function startServer(deps: AppDeps): Promise<RunningServer> {
     hostname: config.HOST,
     port: config.PORT,
     onListen: () => {}, // the caller logs the address (as JSON)
-  }, (req) => app.handle(req));
+  }, (req, info) => app.handle(req, { remoteAddr: (info.remoteAddr as Deno.NetAddr).hostname }));
   const { hostname, port } = server.addr;
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   return Promise.resolve({

@@ -8,6 +8,7 @@ import { loadConfig } from "../../src/config.ts";
 import { jsonLogger } from "../../src/http/log.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import { type CoreSim, type CoreSimOptions, startCoreSim } from "../sims/core.ts";
+import { type ParserSim, type ParserSimOptions, startParserSim } from "../sims/parser.ts";
 
 /** The session secret test services use (so tests can seal cookies themselves). */
 export const TEST_SESSION_SECRET = "test-session-secret-0123456789abcdefghijklmnop";
@@ -18,6 +19,8 @@ export interface Harness {
   url: string;
   server: RunningServer;
   core: CoreSim;
+  /** The Parser double, when the harness was started with `parser`. */
+  parser?: ParserSim;
   /** Every JSON log line the service wrote. */
   logs: string[];
   /** Calls the service; `json` sets the body and `content-type: application/json`. */
@@ -46,6 +49,12 @@ export interface HarnessOptions {
   noCoreCredentials?: boolean;
   /** Point the service at this Core URL instead of the double (e.g. a closed port). */
   coreUrlOverride?: string;
+  /**
+   * Start the Parser double too (its default owner's Core integration points at the Core
+   * double) and configure the service with `PARSER_URL` and `PARSER_INTERNAL_SECRET`. Core env
+   * credentials stay set unless `noCoreCredentials` is given.
+   */
+  parser?: boolean | ParserSimOptions;
 }
 
 /**
@@ -60,6 +69,12 @@ export interface HarnessOptions {
  */
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const core = await startCoreSim(opts.core);
+  const parser = opts.parser
+    ? await startParserSim({
+      core: { url: core.url, token: core.token },
+      ...(typeof opts.parser === "object" ? opts.parser : {}),
+    })
+    : undefined;
   const env: Record<string, string> = {
     HOST: "127.0.0.1",
     PORT: "0",
@@ -93,6 +108,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     url: server.url,
     server,
     core,
+    parser,
     logs,
     request,
     async requestJson<T>(path: string, init?: RequestInit & { json?: unknown }) {
@@ -131,6 +147,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
     async close() {
       await server.stop();
+      await parser?.close();
       await core.close();
     },
   };
