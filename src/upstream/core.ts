@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { z } from "zod";
+import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import {
   coreAppInfoSchema,
@@ -20,7 +20,13 @@ import {
   coreRevisionSchema,
   coreSearchSchema,
 } from "./core_schemas.ts";
-import { readBodyText, type UpstreamDeps, upstreamFetch, type UpstreamRequest } from "./fetch.ts";
+import {
+  readBodyText,
+  readJsonBody,
+  type UpstreamDeps,
+  upstreamFetch,
+  type UpstreamRequest,
+} from "./fetch.ts";
 import { upstreamPath as p } from "./path.ts";
 
 /** Where Core is and the ETAPI token to use there. */
@@ -96,6 +102,8 @@ export interface CoreClient {
   getRevision(revisionId: string): Promise<CoreRevision>;
   revisionContent(revisionId: string): Promise<Response>;
   appInfo(): Promise<{ appVersion: string }>;
+  /** Exchanges Core's password for a new ETAPI token named `tokenName` (no token needed). */
+  login(password: string, tokenName: string): Promise<string>;
 }
 
 const NOT_FOUND_MESSAGES: Record<string, string> = {
@@ -172,6 +180,7 @@ export function mapCoreError(status: number, bodyText: string, headers: Headers)
 }
 
 const MAX_JSON = 64 * 1024 * 1024;
+const loginSchema = z.looseObject({ authToken: z.string().min(1) });
 
 /**
  * Creates a client bound to one set of credentials and one incoming request (its abort signal
@@ -184,7 +193,7 @@ const MAX_JSON = 64 * 1024 * 1024;
  * ```
  */
 export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): CoreClient {
-  const auth = { authorization: creds.token };
+  const auth: Record<string, string> = creds.token ? { authorization: creds.token } : {};
 
   const call = async (req: UpstreamRequest, allow304 = false) => {
     const up = await upstreamFetch(deps, "Core", creds.baseUrl, {
@@ -202,23 +211,7 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
     schema: S,
     req: UpstreamRequest,
   ): Promise<z.output<S>> => {
-    const up = await call(req);
-    const text = await readBodyText(up, deps, "Core", MAX_JSON);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw new ApiError(502, "UPSTREAM_ERROR", "Core sent a malformed response", {
-        service: "core",
-      });
-    }
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) {
-      throw new ApiError(502, "UPSTREAM_ERROR", "Core sent an unexpected response", {
-        service: "core",
-      });
-    }
-    return parsed.data;
+    return readJsonBody(await call(req), deps, "Core", schema, MAX_JSON);
   };
 
   const jsonBody = (body: unknown) => ({
@@ -294,6 +287,12 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
     getRevision: (id) => jsonCall(coreRevisionSchema, { path: p`/etapi/revisions/${id}` }),
     revisionContent: (id) => streamed({ path: p`/etapi/revisions/${id}/content` }),
     appInfo: () => jsonCall(coreAppInfoSchema, { path: "/etapi/app-info" }),
+    login: async (password, tokenName) =>
+      (await jsonCall(loginSchema, {
+        method: "POST",
+        path: "/etapi/auth/login",
+        ...jsonBody({ password, tokenName }),
+      })).authToken,
   };
 }
 

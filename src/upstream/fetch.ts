@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { concatBytes } from "../util/bytes.ts";
 
@@ -175,4 +176,35 @@ export async function readBodyText(
   } finally {
     up.release();
   }
+}
+
+/**
+ * Reads a JSON body and validates it: a backend is a trust boundary, so anything that is not
+ * JSON of the expected shape is a 502, never a half-read object.
+ *
+ * @example
+ * ```ts
+ * const note = await readJsonBody(up, deps, "Core", coreNoteSchema, 64 << 20);
+ * ```
+ */
+export async function readJsonBody<S extends z.ZodType>(
+  up: UpstreamResponse,
+  deps: Pick<UpstreamDeps, "signal">,
+  service: string,
+  schema: S,
+  maxBytes: number,
+): Promise<z.output<S>> {
+  const text = await readBodyText(up, deps, service, maxBytes);
+  const details = { service: service.toLowerCase() };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new ApiError(502, "UPSTREAM_ERROR", `${service} sent a malformed response`, details);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ApiError(502, "UPSTREAM_ERROR", `${service} sent an unexpected response`, details);
+  }
+  return parsed.data;
 }

@@ -8,7 +8,13 @@
  */
 import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
-import { readBodyText, type UpstreamDeps, upstreamFetch, type UpstreamRequest } from "./fetch.ts";
+import {
+  readBodyText,
+  readJsonBody,
+  type UpstreamDeps,
+  upstreamFetch,
+  type UpstreamRequest,
+} from "./fetch.ts";
 
 /** Where the Parser is and the bearer token to use there. */
 export interface ParserCredentials {
@@ -35,6 +41,7 @@ const integrationSchema = z.looseObject({
   connected: z.boolean(),
   updatedAt: z.string().nullable().optional(),
 });
+const infoSchema = z.looseObject({ version: z.string().max(100) });
 const parserErrorSchema = z.looseObject({
   error: z.unknown().optional(),
   code: z.unknown().optional(),
@@ -64,6 +71,8 @@ export interface ParserClient {
   ): Promise<{ connected: boolean; updatedAt: string | null }>;
   coreStatus(): Promise<{ connected: boolean; updatedAt: string | null }>;
   disconnectCore(): Promise<void>;
+  /** The Parser's `GET /` self-description: its version (public, no token needed). */
+  info(): Promise<{ version: string }>;
   /** Any JSON call (pass-through routes); the answer is returned unvalidated but parsed. */
   json(
     method: string,
@@ -170,27 +179,10 @@ export function createParserClient(
     throw mapParserError(up.res.status, text, up.res.headers);
   };
 
-  const parse = async <S extends z.ZodType>(
+  const parse = <S extends z.ZodType>(
     schema: S,
     up: Awaited<ReturnType<typeof call>>,
-  ): Promise<z.output<S>> => {
-    const text = await readBodyText(up, deps, "Parser", MAX_JSON);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw new ApiError(502, "UPSTREAM_ERROR", "The Parser sent a malformed response", {
-        service: "parser",
-      });
-    }
-    const r = schema.safeParse(raw);
-    if (!r.success) {
-      throw new ApiError(502, "UPSTREAM_ERROR", "The Parser sent an unexpected response", {
-        service: "parser",
-      });
-    }
-    return r.data;
-  };
+  ): Promise<z.output<S>> => readJsonBody(up, deps, "Parser", schema, MAX_JSON);
 
   const jsonReq = (
     method: string,
@@ -274,6 +266,10 @@ export function createParserClient(
     },
     disconnectCore: async () => {
       await parse(z.unknown(), await call({ method: "DELETE", path: "/integrations/allcodex" }));
+    },
+    info: async () => {
+      const r = await parse(infoSchema, await call({ path: "/" }));
+      return { version: r.version };
     },
     json: async (method, path, body, query) =>
       await parse(z.unknown(), await call({ ...jsonReq(method, path, body), query })),
