@@ -68,7 +68,7 @@ export function createApp(deps: AppDeps): App {
   const credentials = deps.credentials ??
     createCredentialResolver({ config, fetch: fetchFn, log, now: deps.now });
   const routes = [...allRoutes, ...(deps.routes ?? [])];
-  const state = createAppState(config, routes, deps.now);
+  const state = createAppState(config, routes, deps.now, log);
   const table = compileRoutes(routes);
 
   async function handle(req: Request, info: ClientInfo = {}): Promise<Response> {
@@ -95,7 +95,16 @@ export function createApp(deps: AppDeps): App {
       pattern = route.path;
       checkCsrf(req, config.TRUST_PROXY);
       creds = credentials.forRequest(req, { onTiming });
-      const ctx = await buildContext(route, match.params, req, url, requestId, creds, onTiming, info);
+      const ctx = await buildContext(
+        route,
+        match.params,
+        req,
+        url,
+        requestId,
+        creds,
+        onTiming,
+        info,
+      );
       res = await route.handler(ctx);
       if (req.method === "HEAD") {
         await res.body?.cancel(); // a streamed upstream body must be released, not left to GC
@@ -185,11 +194,12 @@ export function createApp(deps: AppDeps): App {
       log,
       state,
       concurrency: config.UPSTREAM_CONCURRENCY,
-      loreRootId: () => Promise.resolve(config.LORE_ROOT_NOTE_ID),
+      loreRootId: async () => (await state.portal.get()).loreRootNoteId,
       core: (opts) => coreClient(opts?.detached ?? false),
       coreIdentity: async () => credentialIdentity(await creds.core()),
       parser: (opts) => parserClient(opts?.detached ?? false),
       parserAt: (baseUrl) => createParserClient({ baseUrl }, upstream(true)),
+      coreAt: (baseUrl) => createCoreClient({ baseUrl, token: "" }, upstream(true)),
       credentials: creds,
       clientKey: () => clientKey(req, info, config.TRUST_PROXY),
     };

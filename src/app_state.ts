@@ -6,6 +6,8 @@
  */
 import { createTtlCache, type TtlCache } from "./cache/ttl_cache.ts";
 import type { Config } from "./config.ts";
+import type { Logger } from "./http/log.ts";
+import { createPortalConfig, type PortalConfig } from "./portal_config.ts";
 import { createRateLimiter, type RateLimiter } from "./session/rate_limit.ts";
 import type { AutolinkMatcher } from "./lore/autolink.ts";
 import type { Route } from "./router.ts";
@@ -20,6 +22,8 @@ export interface AppState {
   authLimiter: RateLimiter;
   /** The route table this app serves (for the generated API description). */
   routes: readonly Route[];
+  /** The portal config (lore root note id) in `DATA_DIR/portal.json`. */
+  portal: PortalConfig;
 }
 
 /**
@@ -27,16 +31,22 @@ export interface AppState {
  *
  * @example
  * ```ts
- * const state = createAppState(config, routes);
+ * const state = createAppState(config, routes, Date.now, log);
  * ```
  */
 export function createAppState(
   config: Config,
   routes: readonly Route[],
-  now?: () => number,
+  now: (() => number) | undefined,
+  log: Logger,
 ): AppState {
   return {
     routes,
+    portal: createPortalConfig({
+      dataDir: config.DATA_DIR,
+      defaultLoreRoot: config.LORE_ROOT_NOTE_ID,
+      log,
+    }),
     authLimiter: createRateLimiter({
       limit: config.AUTH_RATE_LIMIT,
       windowMs: config.AUTH_RATE_WINDOW_MS,

@@ -52,6 +52,8 @@ export interface Ctx<P = unknown, Q = unknown, B = unknown> {
   parser(opts?: { detached?: boolean }): Promise<ParserClient>;
   /** An unauthenticated Parser client for an allow-listed base URL (sign-in, sign-up). */
   parserAt(baseUrl: string): ParserClient;
+  /** A Core client without a token for an allow-listed base URL (password login only). */
+  coreAt(baseUrl: string): CoreClient;
   /** This request's credentials: session cookies, allow-lists, invalidation. */
   credentials: RequestCredentials;
   /** The client's rate-limit key (its address; the proxy's view only when trusted). */

@@ -6,8 +6,11 @@
  */
 import type { Route } from "../router.ts";
 import { attributeRoutes } from "./attributes.ts";
+import { authRoutes } from "./auth.ts";
 import { collectionRoutes } from "./collections.ts";
+import { configRoutes } from "./config.ts";
 import { contentRoutes } from "./content.ts";
+import { integrationRoutes } from "./integrations.ts";
 import { loreRoutes } from "./lore.ts";
 import { mapRoutes } from "./map.ts";
 import { mediaRoutes } from "./media.ts";
@@ -27,5 +30,8 @@ export const allRoutes: readonly Route[] = [
   ...searchRoutes,
   ...collectionRoutes,
   ...shareRoutes,
+  ...configRoutes,
   ...systemRoutes,
+  ...authRoutes,
+  ...integrationRoutes,
 ];

@@ -84,8 +84,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     SESSION_SECRET: TEST_SESSION_SECRET,
     DATA_DIR: await Deno.makeTempDir({ prefix: "lpp-test-" }),
     ...(opts.noCoreCredentials
-      ? {}
+      ? { CORE_ALLOWED_URLS: core.url }
       : { CORE_URL: opts.coreUrlOverride ?? core.url, CORE_TOKEN: core.token }),
+    ...(parser
+      ? { PARSER_URL: parser.url, PARSER_INTERNAL_SECRET: parser.internalSecret ?? "" }
+      : {}),
     ...opts.env,
   };
   const config = loadConfig(env);

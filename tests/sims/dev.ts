@@ -1,16 +1,23 @@
 /**
  * `deno task dev`: the service on embedded sample backends with zero configuration. Starts the
- * Core double with the sample world and the service wired to it, then prints where everything is.
+ * Core double with the sample world, the Parser double (its default owner connected to that
+ * Core) and the service wired to the Parser the production way: zero-login on (turn it off with
+ * `ZERO_LOGIN=false`), no `CORE_TOKEN` — Core credentials come from the Parser per user.
  *
  * @module
  */
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { startServer } from "../../src/server.ts";
 import { startCoreSim } from "./core.ts";
+import { DEFAULT_OWNER, startParserSim } from "./parser.ts";
 import { W, WORLD_SUMMARY } from "./world.ts";
 
 const env = Deno.env.toObject();
 const core = await startCoreSim({ port: Number(env.DEV_CORE_PORT ?? 0) });
+const parser = await startParserSim({
+  port: Number(env.DEV_PARSER_PORT ?? 0),
+  core: { url: core.url, token: core.token },
+});
 let config;
 try {
   config = loadConfig({
@@ -18,9 +25,14 @@ try {
     ...env,
     PORT: env.PORT ?? "8080",
     DATA_DIR: env.DATA_DIR ?? ".dev-data",
-    // the embedded backends always win over a production CORE_* left in the shell
-    CORE_URL: core.url,
-    CORE_TOKEN: core.token,
+    ZERO_LOGIN: env.ZERO_LOGIN ?? "true",
+    // the embedded backends always win over production settings left in the shell
+    CORE_URL: undefined,
+    CORE_TOKEN: undefined,
+    CORE_ALLOWED_URLS: core.url,
+    PARSER_URL: parser.url,
+    PARSER_TOKEN: undefined,
+    PARSER_INTERNAL_SECRET: parser.internalSecret ?? undefined,
     LORE_ROOT_NOTE_ID: env.LORE_ROOT_NOTE_ID ?? W.loreRoot,
   });
 } catch (e) {
@@ -38,6 +50,14 @@ Lore Portal Proxy — development mode (embedded sample backends)
 
   service   ${base}
   core      ${core.url}  (in-memory Core double)
+  parser    ${parser.url}  (in-memory Parser double; Core credentials come from here)
+
+Zero-login is ${config.ZERO_LOGIN ? "ON: a browser works at once" : "OFF: log in first"}${
+  config.ZERO_LOGIN ? " (turn it off: ZERO_LOGIN=false deno task dev)" : ""
+}.
+Sample account: ${DEFAULT_OWNER.email} / ${DEFAULT_OWNER.password}
+  curl -c jar -H 'content-type: application/json' \\
+    -d '{"email":"${DEFAULT_OWNER.email}","password":"${DEFAULT_OWNER.password}"}' ${base}/api/auth/login
 
 Try:
   curl ${base}/api/lore
@@ -45,6 +65,7 @@ Try:
   curl '${base}/api/lore/${W.charMira}/preview?mode=player'
   curl ${base}/api/share/tree
   curl ${base}/api/openapi.json
+  curl ${base}/api/config/status
 
 Sample world:
 ${WORLD_SUMMARY.split("\n").map((l) => `  ${l}`).join("\n")}
@@ -54,6 +75,7 @@ Request log follows (one JSON line per request). Ctrl-C stops.
 
 const stop = async () => {
   await server.stop();
+  await parser.close();
   await core.close();
   Deno.exit(0);
 };

@@ -1,0 +1,97 @@
+/**
+ * The portal config store: the lore root note id, kept in `DATA_DIR/portal.json` (written
+ * atomically, so instances sharing the data dir never read half a file) with `LORE_ROOT_NOTE_ID`
+ * as the default. A missing or damaged file never stops the service: it falls back to the env
+ * default and logs why.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { z } from "zod";
+import type { Logger } from "./http/log.ts";
+import { idSchema } from "./routes/schemas.ts";
+import { writeFileAtomic } from "./session/secret.ts";
+
+/** File name of the portal config inside the data dir. */
+export const PORTAL_CONFIG_FILE = "portal.json";
+
+const fileSchema = z.object({ loreRootNoteId: idSchema });
+
+/** The effective portal config and where its value came from. */
+export interface PortalSettings {
+  loreRootNoteId: string;
+  /** `file`: set through `PUT /api/config/portal`; `env`: `LORE_ROOT_NOTE_ID` (or its default). */
+  source: "file" | "env";
+}
+
+/** Reads and writes the portal config of one app. */
+export interface PortalConfig {
+  /** The effective settings (read from disk once, then from memory). */
+  get(): Promise<PortalSettings>;
+  /** Persists a new lore root note id (atomic write), then serves it from memory. */
+  set(loreRootNoteId: string): Promise<PortalSettings>;
+}
+
+/** Options of {@linkcode createPortalConfig}. */
+export interface PortalConfigOptions {
+  dataDir: string;
+  /** `LORE_ROOT_NOTE_ID`: used while no valid file exists. */
+  defaultLoreRoot: string;
+  log: Logger;
+}
+
+/**
+ * Creates the store. Nothing is read until the first `get()`.
+ *
+ * @example
+ * ```ts
+ * const portal = createPortalConfig({ dataDir: "./data", defaultLoreRoot: "root", log });
+ * await portal.set("loreRoot123");
+ * (await portal.get()).loreRootNoteId; // "loreRoot123"
+ * ```
+ */
+export function createPortalConfig(opts: PortalConfigOptions): PortalConfig {
+  const path = join(opts.dataDir, PORTAL_CONFIG_FILE);
+  const fallback: PortalSettings = { loreRootNoteId: opts.defaultLoreRoot, source: "env" };
+  let current: Promise<PortalSettings> | undefined;
+
+  const load = async (): Promise<PortalSettings> => {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(path);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) {
+        opts.log.log("error", "cannot read the portal config; using LORE_ROOT_NOTE_ID", {
+          file: path,
+          error: (e as Error).name,
+        });
+      }
+      return fallback;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      raw = undefined;
+    }
+    const parsed = fileSchema.safeParse(raw);
+    if (!parsed.success) {
+      opts.log.log("error", "the portal config file is corrupt; using LORE_ROOT_NOTE_ID", {
+        file: path,
+      });
+      return fallback;
+    }
+    return { loreRootNoteId: parsed.data.loreRootNoteId, source: "file" };
+  };
+
+  return {
+    get: () => current ??= load(),
+    async set(loreRootNoteId) {
+      const data = fileSchema.parse({ loreRootNoteId });
+      await writeFileAtomic(path, JSON.stringify(data, null, 2) + "\n");
+      const settings: PortalSettings = { loreRootNoteId: data.loreRootNoteId, source: "file" };
+      current = Promise.resolve(settings);
+      return settings;
+    },
+  };
+}

@@ -1,0 +1,247 @@
+/**
+ * Parser accounts: login and register (each under two paths, one handler), logout and the
+ * current session. Tokens stay in sealed HttpOnly cookies; answers carry the user only.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { ApiError, invalidRequest, notConfigured } from "../http/errors.ts";
+import { json } from "../http/response.ts";
+import { type Ctx, defineRoute, type Route } from "../router.ts";
+import type { ParserUser } from "../upstream/parser.ts";
+
+/**
+ * Counts one attempt of `action` for this client; 429 `RATE_LIMITED` with `Retry-After` when the
+ * client used up its window (login, register and connect share one limiter, keyed per action).
+ *
+ * @example
+ * ```ts
+ * enforceRateLimit(ctx, "login");
+ * ```
+ */
+export function enforceRateLimit(ctx: Ctx, action: "login" | "register" | "connect"): void {
+  const verdict = ctx.state.authLimiter.check(`${action}:${ctx.clientKey()}`);
+  if (!verdict.allowed) {
+    throw new ApiError(
+      429,
+      "RATE_LIMITED",
+      "Too many attempts from this client: wait and try again",
+      undefined,
+      { "retry-after": String(verdict.retryAfterSeconds) },
+    );
+  }
+}
+
+/**
+ * The base URL a request's optional `url` names (trailing `/` removed) or the configured one:
+ * 400 naming `field` when it is not on the allow-list, 503 `NOT_CONFIGURED` when there is none.
+ * Nothing is contacted before this check passes.
+ *
+ * @example
+ * ```ts
+ * const parserUrl = allowedBaseUrl(ctx, "parser", ctx.body.url);
+ * ```
+ */
+export function allowedBaseUrl(
+  ctx: Ctx,
+  service: "parser" | "core",
+  url: string | undefined,
+  field = "url",
+): string {
+  if (url === undefined) {
+    const configured = service === "parser" ? ctx.config.PARSER_URL : ctx.config.CORE_URL;
+    if (!configured) throw notConfigured(service);
+    return configured;
+  }
+  const normalised = url.replace(/\/+$/, "");
+  const allowed = service === "parser"
+    ? ctx.credentials.parserAllowed(normalised)
+    : ctx.credentials.coreAllowed(normalised);
+  if (!allowed) {
+    const list = service === "parser" ? "PARSER_ALLOWED_URLS" : "CORE_ALLOWED_URLS";
+    const message = `${field} is not an allowed ${
+      service === "parser" ? "Parser" : "Core"
+    } address (see ${list})`;
+    throw invalidRequest(message, [{ path: field, message: "not allowed" }]);
+  }
+  return normalised;
+}
+
+const urlField = z.url({ protocol: /^https?$/ }).max(2048).optional();
+const emailField = z.string().trim().max(320).pipe(z.email());
+
+const loginBody = z.strictObject({
+  email: emailField,
+  password: z.string().min(1).max(1024),
+  url: urlField,
+});
+
+const registerBody = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  email: emailField,
+  // better-auth's default bounds: refusing here saves the round trip
+  password: z.string().min(8).max(128),
+  url: urlField,
+});
+
+/** Starts the browser session for a freshly issued Parser token; the token stays in the cookie. */
+async function startSession(
+  ctx: Ctx,
+  parserUrl: string,
+  signedIn: { token: string; user: ParserUser },
+  status: number,
+): Promise<Response> {
+  await ctx.credentials.startSession({ parserUrl, parserToken: signedIn.token });
+  return json({ user: signedIn.user }, status);
+}
+
+/** One handler for `/api/auth/login` and `/api/config/parser-login`. */
+const login = {
+  summary: "Sign in to the Parser with email and password; sets the sealed session cookies",
+  backend: "Parser",
+  access: "public",
+  tag: "auth",
+  body: { kind: "json", schema: loginBody },
+  responses: {
+    200: "`{ user }`; sets `parser_url`/`parser_token` cookies",
+    400: "Bad body or a `url` outside the allow-list",
+    401: "Wrong email or password",
+    429: "Too many attempts (`Retry-After`)",
+    503: "No Parser configured",
+  },
+  handler: async (ctx: Ctx<unknown, unknown, z.output<typeof loginBody>>) => {
+    enforceRateLimit(ctx, "login");
+    const parserUrl = allowedBaseUrl(ctx, "parser", ctx.body.url);
+    let signedIn;
+    try {
+      signedIn = await ctx.parserAt(parserUrl).signIn(ctx.body.email, ctx.body.password);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) {
+        throw new ApiError(401, "UNAUTHORIZED", "Wrong email or password");
+      }
+      throw e;
+    }
+    return await startSession(ctx, parserUrl, signedIn, 200);
+  },
+} as const;
+
+/** One handler for `/api/auth/register` and `/api/config/parser-register`. */
+const register = {
+  summary: "Create a Parser account (gated sign-up) and sign in; sets the sealed session cookies",
+  backend: "Parser",
+  access: "public",
+  tag: "auth",
+  body: { kind: "json", schema: registerBody },
+  responses: {
+    201: "`{ user }`; sets `parser_url`/`parser_token` cookies",
+    400: "Bad body or a `url` outside the allow-list",
+    403: "The Parser does not accept sign-ups",
+    409: "An account with this email exists",
+    429: "Too many attempts (`Retry-After`)",
+    503: "No Parser configured",
+  },
+  handler: async (ctx: Ctx<unknown, unknown, z.output<typeof registerBody>>) => {
+    enforceRateLimit(ctx, "register");
+    const parserUrl = allowedBaseUrl(ctx, "parser", ctx.body.url);
+    const { name, email, password } = ctx.body;
+    // the bootstrap (= internal) secret is only ever sent to the configured Parser
+    const secret = parserUrl === ctx.config.PARSER_URL
+      ? ctx.config.PARSER_INTERNAL_SECRET
+      : undefined;
+    let signedUp;
+    try {
+      signedUp = await ctx.parserAt(parserUrl).signUp({ name, email, password }, secret);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 403) {
+        throw new ApiError(403, "FORBIDDEN", "This Parser does not accept new accounts");
+      }
+      if (e instanceof ApiError && e.status === 422) {
+        throw new ApiError(409, "CONFLICT", "An account with this email already exists");
+      }
+      throw e;
+    }
+    return await startSession(ctx, parserUrl, signedUp, 201);
+  },
+} as const;
+
+/** `POST /api/auth/login`. */
+export const authLogin = defineRoute({ method: "POST", path: "/api/auth/login", ...login });
+/** `POST /api/config/parser-login` — the same handler as `/api/auth/login`. */
+export const parserLogin = defineRoute({
+  method: "POST",
+  path: "/api/config/parser-login",
+  ...login,
+});
+/** `POST /api/auth/register`. */
+export const authRegister = defineRoute({
+  method: "POST",
+  path: "/api/auth/register",
+  ...register,
+});
+/** `POST /api/config/parser-register` — the same handler as `/api/auth/register`. */
+export const parserRegister = defineRoute({
+  method: "POST",
+  path: "/api/config/parser-register",
+  ...register,
+});
+
+/** `POST /api/auth/logout` — signs out at the Parser (best effort) and always clears cookies. */
+export const authLogout = defineRoute({
+  method: "POST",
+  path: "/api/auth/logout",
+  summary: "Sign out: ends the Parser session when there is one and clears the session cookies",
+  backend: "Parser",
+  access: "public",
+  tag: "auth",
+  responses: { 200: "`{ ok: true, parserSignedOut }` (cookies cleared either way)" },
+  handler: async (ctx) => {
+    let parserSignedOut = false;
+    if (await ctx.credentials.session()) {
+      try {
+        await (await ctx.parser({ detached: true })).signOut();
+        parserSignedOut = true;
+      } catch (e) {
+        ctx.log.log("warn", "Parser sign-out failed; cookies cleared anyway", {
+          requestId: ctx.requestId,
+          error: e instanceof ApiError ? e.code : "INTERNAL_ERROR",
+        });
+      }
+    }
+    await ctx.credentials.endSession();
+    return json({ ok: true, parserSignedOut });
+  },
+});
+
+/** `GET /api/auth/session` — the signed-in user, checked with the Parser. */
+export const authSession = defineRoute({
+  method: "GET",
+  path: "/api/auth/session",
+  summary: "The current user (cookie, zero-login or environment session), verified by the Parser",
+  backend: "Parser",
+  access: "private",
+  tag: "auth",
+  responses: {
+    200: "`{ user, expiresAt, source }` (`source`: session, provisioned or env)",
+    401: "The session is no longer valid (cookies cleared)",
+    503: "No Parser credentials",
+  },
+  handler: async (ctx) => {
+    const { source } = await ctx.credentials.parser();
+    const session = await (await ctx.parser()).getSession();
+    if (!session) {
+      await ctx.credentials.endSession();
+      throw new ApiError(401, "UNAUTHORIZED", "Not signed in: log in again");
+    }
+    return json({ user: session.user, expiresAt: session.expiresAt, source });
+  },
+});
+
+/** Auth routes. */
+export const authRoutes: Route[] = [
+  authLogin,
+  parserLogin,
+  authRegister,
+  parserRegister,
+  authLogout,
+  authSession,
+];

@@ -1,0 +1,108 @@
+/**
+ * Cookie helpers for tests: read `Set-Cookie` answers like a browser would, log in through the
+ * service, and seal cookies with the test services' `SESSION_SECRET`.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { deriveSealKey, seal } from "../../src/session/seal.ts";
+import { DEFAULT_OWNER } from "../sims/parser.ts";
+import { type Harness, TEST_SESSION_SECRET } from "./harness.ts";
+
+/** One parsed `Set-Cookie` value. */
+export interface SetCookie {
+  name: string;
+  value: string;
+  /** Attribute names in lower case → value (`""` for flags such as `HttpOnly`). */
+  attrs: Map<string, string>;
+}
+
+/**
+ * Parses the `Set-Cookie` headers of a response, by cookie name.
+ *
+ * @example
+ * ```ts
+ * const jar = setCookies(res);
+ * jar.get("parser_token")?.attrs.has("httponly"); // true
+ * ```
+ */
+export function setCookies(res: Response | { headers: Headers }): Map<string, SetCookie> {
+  const out = new Map<string, SetCookie>();
+  for (const line of res.headers.getSetCookie()) {
+    const [pair, ...rest] = line.split(";");
+    const eq = pair.indexOf("=");
+    const name = pair.slice(0, eq).trim();
+    const attrs = new Map<string, string>();
+    for (const a of rest) {
+      const i = a.indexOf("=");
+      attrs.set(
+        (i < 0 ? a : a.slice(0, i)).trim().toLowerCase(),
+        i < 0 ? "" : a.slice(i + 1).trim(),
+      );
+    }
+    out.set(name, { name, value: pair.slice(eq + 1).trim(), attrs });
+  }
+  return out;
+}
+
+/**
+ * Whether the response expires cookie `name` (the browser deletes it).
+ *
+ * @example
+ * ```ts
+ * assert.ok(clears(res, "parser_token"));
+ * ```
+ */
+export function clears(res: Response | { headers: Headers }, name: string): boolean {
+  return setCookies(res).get(name)?.attrs.get("max-age") === "0";
+}
+
+/**
+ * The `Cookie` request header a browser sends after this response (expired cookies dropped).
+ *
+ * @example
+ * ```ts
+ * await h.request("/api/lore", { headers: { cookie: cookieHeader(loginRes) } });
+ * ```
+ */
+export function cookieHeader(res: Response | { headers: Headers }): string {
+  return [...setCookies(res).values()]
+    .filter((c) => c.attrs.get("max-age") !== "0")
+    .map((c) => `${c.name}=${c.value}`)
+    .join("; ");
+}
+
+/**
+ * Logs in through `POST /api/auth/login` (default owner unless told) and returns the cookie
+ * header to send on later requests; fails the test unless the login succeeds.
+ *
+ * @example
+ * ```ts
+ * const cookie = await login(h);
+ * ```
+ */
+export async function login(
+  h: Harness,
+  creds: { email: string; password: string } = DEFAULT_OWNER,
+): Promise<string> {
+  const res = await h.request("/api/auth/login", {
+    method: "POST",
+    json: { email: creds.email, password: creds.password },
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  return cookieHeader(res);
+}
+
+/**
+ * A cookie value sealed like the service seals it (same secret, same purpose = cookie name).
+ *
+ * @example
+ * ```ts
+ * const forged = `parser_token=${await sealCookie("parser_token", "stolen")}`;
+ * ```
+ */
+export async function sealCookie(name: string, value: string): Promise<string> {
+  const key = await deriveSealKey(TEST_SESSION_SECRET);
+  return await seal(key, name, value, { maxAgeSeconds: 3600 });
+}

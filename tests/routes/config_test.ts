@@ -1,0 +1,399 @@
+/** Config routes: disconnect, portal config, status, models, wipe; zero-login end to end. */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { sessionCookies } from "../../src/session/browser_session.ts";
+import { deriveSealKey } from "../../src/session/seal.ts";
+import {
+  assertNoSecrets,
+  type Harness,
+  TEST_SESSION_SECRET,
+  withHarness,
+} from "../helpers/harness.ts";
+import { W } from "../sims/world.ts";
+
+/** A browser's cookie jar: applies `Set-Cookie` answers, sends `Cookie`. */
+function jar(initial: string[] = []) {
+  const cookies = new Map<string, string>();
+  const apply = (setCookies: string[]) => {
+    for (const sc of setCookies) {
+      const [pair, ...attrs] = sc.split(";");
+      const eq = pair.indexOf("=");
+      const name = pair.slice(0, eq).trim();
+      const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a));
+      if (expired) cookies.delete(name);
+      else cookies.set(name, pair.slice(eq + 1).trim());
+    }
+  };
+  apply(initial);
+  return {
+    apply,
+    names: () => [...cookies.keys()].sort(),
+    header: (): Record<string, string> =>
+      cookies.size ? { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; ") } : {},
+  };
+}
+
+/** A browser signed in to the Parser double as its default owner. */
+async function signedIn(h: Harness) {
+  const key = await deriveSealKey(TEST_SESSION_SECRET);
+  const session = { parserUrl: h.parser!.url, parserToken: h.parser!.ownerToken() };
+  return jar(await sessionCookies(key, session, false));
+}
+
+/** Sends a request as the browser and keeps the cookies it is given. */
+async function browse(
+  h: Harness,
+  browser: ReturnType<typeof jar>,
+  path: string,
+  init: RequestInit & { json?: unknown } = {},
+) {
+  const res = await h.requestJson(path, {
+    ...init,
+    headers: { ...browser.header(), ...(init.headers as Record<string, string> | undefined) },
+  });
+  browser.apply(res.headers.getSetCookie());
+  return res;
+}
+
+/** Runs `fn` with a fresh data dir, removed afterwards. */
+async function withDataDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "lpp-portal-" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const isLore = (h: Harness, id: string) => h.core.store.hasLabel(id, "lore");
+
+// ---- disconnect -------------------------------------------------------------------------------
+
+Deno.test("disconnect: a bad or missing service is 400 and touches nothing", () =>
+  withHarness(async (h) => {
+    for (const q of ["", "?service=core", "?service=ALL"]) {
+      const r = await h.requestJson(`/api/config/disconnect${q}`, { method: "DELETE" });
+      assert.equal(r.status, 400, q);
+      assert.equal(r.body.error, "INVALID_REQUEST");
+      assert.deepEqual(r.headers.getSetCookie(), []);
+    }
+    assert.equal(h.core.requests.length, 0);
+    assert.equal(h.parser!.requests.length, 0);
+  }, { parser: true }));
+
+Deno.test("disconnect codex: Core routes answer 503 disconnected from the next request on", () =>
+  withHarness(async (h) => {
+    const browser = jar();
+    assert.equal((await browse(h, browser, "/api/lore")).status, 200);
+    const r = await browse(h, browser, "/api/config/disconnect?service=codex", {
+      method: "DELETE",
+    });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body, { disconnected: ["codex"] });
+    assert.deepEqual(browser.names(), ["codex_off"]);
+    h.core.clearRequests();
+    const after = await browse(h, browser, "/api/lore");
+    assert.equal(after.status, 503);
+    assert.equal(after.body.error, "NOT_CONFIGURED");
+    assert.deepEqual(after.body.details, { service: "core", reason: "disconnected" });
+    assert.equal(h.core.requests.length, 0);
+    // another browser is not affected
+    assert.equal((await h.requestJson("/api/lore")).status, 200);
+  }, { parser: true }));
+
+Deno.test("disconnect parser: the session cookies are cleared; the next request has no session", () =>
+  withHarness(async (h) => {
+    const browser = await signedIn(h);
+    const before = await browse(h, browser, "/api/config/status");
+    assert.equal((before.body.session as { source: string }).source, "session");
+    const r = await browse(h, browser, "/api/config/disconnect?service=parser", {
+      method: "DELETE",
+    });
+    assert.deepEqual(r.body, { disconnected: ["parser"] });
+    assert.deepEqual(browser.names(), []);
+    const models = await browse(h, browser, "/api/config/models");
+    assert.equal(models.status, 503);
+    assert.deepEqual(models.body.details, { service: "parser" });
+  }, { parser: true }));
+
+Deno.test("disconnect all: both at once", () =>
+  withHarness(async (h) => {
+    const browser = await signedIn(h);
+    const r = await browse(h, browser, "/api/config/disconnect?service=all", {
+      method: "DELETE",
+    });
+    assert.deepEqual(r.body, { disconnected: ["codex", "parser"] });
+    assert.deepEqual(browser.names(), ["codex_off"]);
+    const status = await browse(h, browser, "/api/config/status");
+    assert.deepEqual(status.body.session, { source: null });
+    const core = status.body.core as Record<string, unknown>;
+    assert.equal(core.configured, false);
+    assert.equal(core.reason, "disconnected");
+  }, { parser: true }));
+
+// ---- portal -----------------------------------------------------------------------------------
+
+Deno.test("portal: env default, then PUT persists atomically and drives new lore's parent", () =>
+  withDataDir((dataDir) =>
+    withHarness(async (h) => {
+      const first = await h.requestJson("/api/config/portal");
+      assert.deepEqual(first.body, { loreRootNoteId: "root", source: "env" });
+
+      const put = await h.requestJson("/api/config/portal", {
+        method: "PUT",
+        json: { loreRootNoteId: W.loreRoot },
+      });
+      assert.equal(put.status, 200);
+      assert.deepEqual(put.body, { loreRootNoteId: W.loreRoot, source: "file" });
+      const file = JSON.parse(await Deno.readTextFile(join(dataDir, "portal.json")));
+      assert.deepEqual(file, { loreRootNoteId: W.loreRoot });
+      const leftovers = [...Deno.readDirSync(dataDir)].filter((e) => e.name.endsWith(".tmp"));
+      assert.deepEqual(leftovers, []);
+
+      const get = await h.requestJson("/api/config/portal");
+      assert.deepEqual(get.body, { loreRootNoteId: W.loreRoot, source: "file" });
+      const created = await h.requestJson<{ branch: { parentNoteId: string } }>("/api/lore", {
+        method: "POST",
+        json: { title: "Under the new root" },
+      });
+      assert.equal(created.status, 201);
+      assert.equal(created.body.branch.parentNoteId, W.loreRoot);
+    }, { env: { DATA_DIR: dataDir } })
+  ));
+
+Deno.test("portal: PUT of a missing note is 404 and stores nothing; bad bodies are 400", () =>
+  withDataDir((dataDir) =>
+    withHarness(async (h) => {
+      const missing = await h.requestJson("/api/config/portal", {
+        method: "PUT",
+        json: { loreRootNoteId: "noSuchNote123" },
+      });
+      assert.equal(missing.status, 404);
+      assert.equal(missing.body.error, "NOT_FOUND");
+      h.core.clearRequests();
+      for (
+        const json of [{}, { loreRootNoteId: "../etc" }, { loreRootNoteId: W.loreRoot, x: 1 }, []]
+      ) {
+        const r = await h.requestJson("/api/config/portal", { method: "PUT", json });
+        assert.equal(r.status, 400, JSON.stringify(json));
+        assert.equal(r.body.error, "INVALID_REQUEST");
+      }
+      assert.equal(h.core.requests.length, 0);
+      const get = await h.requestJson("/api/config/portal");
+      assert.deepEqual(get.body, { loreRootNoteId: "root", source: "env" });
+      await assert.rejects(Deno.stat(join(dataDir, "portal.json")));
+    }, { env: { DATA_DIR: dataDir } })
+  ));
+
+Deno.test("portal: PUT without Core credentials is 503 NOT_CONFIGURED", () =>
+  withHarness(async (h) => {
+    const r = await h.requestJson("/api/config/portal", {
+      method: "PUT",
+      json: { loreRootNoteId: W.loreRoot },
+    });
+    assert.equal(r.status, 503);
+    assert.equal(r.body.error, "NOT_CONFIGURED");
+    assert.deepEqual(r.body.details, { service: "core" });
+  }, { noCoreCredentials: true }));
+
+Deno.test("portal: the setting survives a restart on the same DATA_DIR", () =>
+  withDataDir(async (dataDir) => {
+    await withHarness(async (h) => {
+      const put = await h.requestJson("/api/config/portal", {
+        method: "PUT",
+        json: { loreRootNoteId: W.loreRoot },
+      });
+      assert.equal(put.status, 200);
+    }, { env: { DATA_DIR: dataDir } });
+    await withHarness(async (h) => {
+      const get = await h.requestJson("/api/config/portal");
+      assert.deepEqual(get.body, { loreRootNoteId: W.loreRoot, source: "file" });
+    }, { env: { DATA_DIR: dataDir, LORE_ROOT_NOTE_ID: "otherRoot" } });
+  }));
+
+Deno.test("portal: a corrupt file is logged and the env default is used", async () => {
+  for (const content of ["{not json", '{"loreRootNoteId":"../../x"}', "[]"]) {
+    await withDataDir(async (dataDir) => {
+      await Deno.writeTextFile(join(dataDir, "portal.json"), content);
+      await withHarness(async (h) => {
+        const get = await h.requestJson("/api/config/portal");
+        assert.equal(get.status, 200);
+        assert.deepEqual(get.body, { loreRootNoteId: W.loreRoot, source: "env" });
+        assert.ok(h.logs.some((l) => l.includes("portal config file is corrupt")), content);
+      }, { env: { DATA_DIR: dataDir, LORE_ROOT_NOTE_ID: W.loreRoot } });
+    });
+  }
+});
+
+// ---- status -----------------------------------------------------------------------------------
+
+Deno.test("status: both backends reachable with versions; no URL or token in the answer", () =>
+  withHarness(async (h) => {
+    const browser = await signedIn(h);
+    const res = await h.request("/api/config/status", { headers: browser.header() });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assertNoSecrets(h, text);
+    assert.ok(!text.includes(new URL(h.parser!.url).host), "Parser address leaked");
+    assert.ok(!text.includes(h.parser!.internalSecret!), "internal secret leaked");
+    const body = JSON.parse(text);
+    assert.equal(body.core.configured, true);
+    assert.equal(body.core.reachable, true);
+    assert.equal(typeof body.core.version, "string");
+    assert.equal(typeof body.core.latencyMs, "number");
+    assert.deepEqual({ ...body.parser, latencyMs: 0 }, {
+      configured: true,
+      reachable: true,
+      latencyMs: 0,
+      version: "0.1.0",
+    });
+    assert.deepEqual(body.session, { source: "session" });
+    for (const token of [...browser.header().cookie.split(/[=;]/)]) {
+      if (token.length > 20) assert.ok(!text.includes(token));
+    }
+  }, { parser: true }));
+
+Deno.test("status: a down backend is a fact, not a failure; missing ones are not configured", () =>
+  withHarness(async (h) => {
+    h.core.fault({ path: "/etapi/app-info", status: 500 });
+    const r = await h.requestJson<Record<string, Record<string, unknown>>>("/api/config/status");
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.core, {
+      configured: true,
+      reachable: false,
+      latencyMs: null,
+      version: null,
+      error: "UPSTREAM_ERROR",
+    });
+    assert.equal(r.body.parser.configured, false);
+    assert.equal(r.body.parser.reachable, false);
+    assert.deepEqual(r.body.session, { source: null });
+  }, { parser: true }));
+
+Deno.test("status: nothing configured at all still answers 200", () =>
+  withHarness(async (h) => {
+    const r = await h.requestJson<Record<string, Record<string, unknown>>>("/api/config/status");
+    assert.equal(r.status, 200);
+    assert.equal(r.body.core.configured, false);
+    assert.equal(r.body.core.error, "NOT_CONFIGURED");
+    assert.equal(r.body.parser.configured, false);
+    assert.equal(h.core.requests.length, 0);
+  }, { noCoreCredentials: true }));
+
+// ---- models -----------------------------------------------------------------------------------
+
+Deno.test("models: the Parser's list passes through; 503 without a Parser session", () =>
+  withHarness(async (h) => {
+    const none = await h.requestJson("/api/config/models");
+    assert.equal(none.status, 503);
+    assert.equal(none.body.error, "NOT_CONFIGURED");
+    assert.equal(h.parser!.requests.length, 0);
+
+    const browser = await signedIn(h);
+    const r = await browse(h, browser, "/api/config/models");
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body, {
+      "brain-dump": { models: ["m/primary", "m/fallback"], autoMode: false },
+    });
+  }, {
+    parser: { models: { "brain-dump": { models: ["m/primary", "m/fallback"], autoMode: false } } },
+  }));
+
+Deno.test("models: a malformed Parser answer is 502 and not passed on", () =>
+  withHarness(async (h) => {
+    h.parser!.fault({ path: "/config/models", status: 200, body: '{"x":{"models":"all"}}' });
+    const r = await browse(h, await signedIn(h), "/api/config/models");
+    assert.equal(r.status, 502);
+    assert.equal(r.body.error, "UPSTREAM_ERROR");
+    assert.ok(!JSON.stringify(r.body).includes("all"));
+  }, { parser: true }));
+
+// ---- wipe -------------------------------------------------------------------------------------
+
+const CONFIRM = { confirm: "DELETE ALL LORE" };
+
+Deno.test("wipe: refused with 403 unless ENABLE_WIPE; nothing reaches the Parser", () =>
+  withHarness(async (h) => {
+    const r = await browse(h, await signedIn(h), "/api/config/wipe", {
+      method: "POST",
+      json: CONFIRM,
+    });
+    assert.equal(r.status, 403);
+    assert.equal(r.body.error, "FORBIDDEN");
+    assert.equal(h.parser!.requests.filter((q) => q.path === "/config/wipe").length, 0);
+    assert.ok(isLore(h, W.charMira));
+  }, { parser: { wipeEnabled: true } }));
+
+Deno.test("wipe: anything but the exact confirmation is 400", () =>
+  withHarness(async (h) => {
+    const browser = await signedIn(h);
+    for (const json of [{}, { confirm: "delete all lore" }, { ...CONFIRM, extra: true }, "x"]) {
+      const r = await browse(h, browser, "/api/config/wipe", { method: "POST", json });
+      assert.equal(r.status, 400, JSON.stringify(json));
+      assert.equal(r.body.error, "INVALID_REQUEST");
+    }
+    assert.equal(h.parser!.requests.length, 0);
+    assert.ok(isLore(h, W.charMira));
+  }, { parser: { wipeEnabled: true }, env: { ENABLE_WIPE: "true" } }));
+
+Deno.test("wipe: enabled and confirmed, the Parser deletes every #lore note", () =>
+  withHarness(async (h) => {
+    const loreBefore = h.core.store.noteIds().filter((id) => isLore(h, id)).length;
+    assert.ok(loreBefore > 0);
+    const r = await browse(h, await signedIn(h), "/api/config/wipe", {
+      method: "POST",
+      json: CONFIRM,
+    });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body, { ok: true, coreDeleted: loreBefore });
+    assert.deepEqual(h.core.store.noteIds().filter((id) => isLore(h, id)), []);
+    const list = await h.requestJson<{ count: number }>("/api/lore");
+    assert.equal(list.body.count, 0);
+  }, { parser: { wipeEnabled: true }, env: { ENABLE_WIPE: "true" } }));
+
+Deno.test("wipe: a Parser that refuses (production) is 403; without a session 503", () =>
+  withHarness(async (h) => {
+    const none = await h.requestJson("/api/config/wipe", { method: "POST", json: CONFIRM });
+    assert.equal(none.status, 503);
+    assert.deepEqual(none.body.details, { service: "parser" });
+    const r = await browse(h, await signedIn(h), "/api/config/wipe", {
+      method: "POST",
+      json: CONFIRM,
+    });
+    assert.equal(r.status, 403);
+    assert.equal(r.body.error, "FORBIDDEN");
+    assert.ok(isLore(h, W.charMira));
+  }, { parser: true, env: { ENABLE_WIPE: "true" } }));
+
+// ---- zero-login -------------------------------------------------------------------------------
+
+Deno.test("zero-login: a cookieless request gets Core data through the Parser and both cookies", () =>
+  withHarness(async (h) => {
+    const res = await h.request("/api/lore");
+    assert.equal(res.status, 200);
+    const body = await res.json();
+    assert.ok(body.count > 0);
+    const names = res.headers.getSetCookie().filter((c) => !/max-age=0/i.test(c))
+      .map((c) => c.split("=")[0]).sort();
+    assert.deepEqual(names, ["parser_token", "parser_url"]);
+    const provisions = h.parser!.requests.filter((r) => r.path === "/internal/auto-provision");
+    assert.equal(provisions.length, 1);
+  }, { parser: true, noCoreCredentials: true, env: { ZERO_LOGIN: "true" } }));
+
+Deno.test("zero-login: a failing provision is NOT_CONFIGURED and not retried during the cooldown", () =>
+  withHarness(async (h) => {
+    h.parser!.fault({ path: "/internal/auto-provision", status: 503 });
+    for (let i = 0; i < 3; i++) {
+      const r = await h.requestJson("/api/lore");
+      assert.equal(r.status, 503);
+      assert.equal(r.body.error, "NOT_CONFIGURED");
+      assert.deepEqual(r.headers.getSetCookie(), []);
+    }
+    const provisions = h.parser!.requests.filter((r) => r.path === "/internal/auto-provision");
+    assert.equal(provisions.length, 1);
+    assert.equal(h.core.requests.length, 0);
+  }, {
+    parser: true,
+    noCoreCredentials: true,
+    env: { ZERO_LOGIN: "true", PROVISION_COOLDOWN_MS: "60000" },
+  }));
