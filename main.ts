@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ConfigError, loadConfig } from "./src/config.ts";
+import { loadConfigOrExit } from "./src/config.ts";
 import { routeTableMarkdown } from "./src/openapi.ts";
 import { allRoutes } from "./src/routes/index.ts";
 import { startServer } from "./src/server.ts";
@@ -13,16 +13,7 @@ if (import.meta.main && Deno.args.includes("--print-routes")) {
   // README's route list is this output (a test keeps them identical)
   console.log(routeTableMarkdown(allRoutes));
 } else if (import.meta.main) {
-  let config;
-  try {
-    config = loadConfig(Deno.env.toObject());
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(e.message);
-      Deno.exit(2);
-    }
-    throw e;
-  }
+  const config = loadConfigOrExit(Deno.env.toObject());
   const server = await startServer({ config });
   server.app.log.log("info", "listening", { host: config.HOST, port: server.port });
   if (config.CORE_TOKEN) {

@@ -127,3 +127,22 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   return parsed.data;
 }
+
+/**
+ * {@linkcode loadConfig} for entry points: an invalid configuration prints one line per problem
+ * and exits with status 2 instead of a stack trace.
+ *
+ * @example
+ * ```ts
+ * const config = loadConfigOrExit(Deno.env.toObject());
+ * ```
+ */
+export function loadConfigOrExit(env: Record<string, string | undefined>): Config {
+  try {
+    return loadConfig(env);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(e.message);
+    Deno.exit(2);
+  }
+}

@@ -106,3 +106,35 @@ export async function sealCookie(name: string, value: string): Promise<string> {
   const key = await deriveSealKey(TEST_SESSION_SECRET);
   return await seal(key, name, value, { maxAgeSeconds: 3600 });
 }
+
+/**
+ * A TCP listener that counts connections: proof that nothing was contacted.
+ *
+ * @example
+ * ```ts
+ * const l = countingListener();
+ * // … use l.url where a client might try to connect …
+ * assert.equal(l.accepted, 0);
+ * await l.close();
+ * ```
+ */
+export function countingListener() {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let accepted = 0;
+  const loop = (async () => {
+    for await (const conn of listener) {
+      accepted++;
+      conn.close();
+    }
+  })();
+  return {
+    url: `http://127.0.0.1:${listener.addr.port}`,
+    get accepted() {
+      return accepted;
+    },
+    async close() {
+      listener.close();
+      await loop.catch(() => {});
+    },
+  };
+}

@@ -1,7 +1,14 @@
 /** Login, register, logout and session over HTTP, against the Parser and Core doubles. */
 import assert from "node:assert/strict";
 import { type Harness, withHarness } from "../helpers/harness.ts";
-import { clears, cookieHeader, login, sealCookie, setCookies } from "../helpers/session.ts";
+import {
+  clears,
+  cookieHeader,
+  countingListener,
+  login,
+  sealCookie,
+  setCookies,
+} from "../helpers/session.ts";
 import { DEFAULT_INTERNAL_SECRET, DEFAULT_OWNER } from "../sims/parser.ts";
 
 const withParser = (
@@ -11,28 +18,6 @@ const withParser = (
 
 const owner = { email: DEFAULT_OWNER.email, password: DEFAULT_OWNER.password };
 const post = (json: unknown, headers?: HeadersInit) => ({ method: "POST", json, headers });
-
-/** A TCP listener that counts connections: proof that nothing was contacted. */
-function countingListener() {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  let accepted = 0;
-  const loop = (async () => {
-    for await (const conn of listener) {
-      accepted++;
-      conn.close();
-    }
-  })();
-  return {
-    url: `http://127.0.0.1:${listener.addr.port}`,
-    get accepted() {
-      return accepted;
-    },
-    async close() {
-      listener.close();
-      await loop.catch(() => {});
-    },
-  };
-}
 
 /** An HTTP server that records request headers and answers `status`. */
 function recordingServer(status: number) {

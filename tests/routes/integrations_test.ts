@@ -1,7 +1,7 @@
 /** Core integration (connect, status, disconnect) over HTTP, against the Parser and Core doubles. */
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
-import { login, setCookies } from "../helpers/session.ts";
+import { countingListener, login, setCookies } from "../helpers/session.ts";
 import { DEFAULT_CORE_PASSWORD } from "../sims/core.ts";
 
 const withParser = (
@@ -99,29 +99,21 @@ Deno.test("connect: wrong Core password → 401, nothing stored", () =>
 
 Deno.test("connect: a url outside the allow-list → 400 and no connection at all", () =>
   withParser(async (h) => {
-    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    let accepted = 0;
-    const loop = (async () => {
-      for await (const conn of listener) {
-        accepted++;
-        conn.close();
-      }
-    })();
+    const listener = countingListener();
     try {
       const cookie = await login(h);
       const parserBefore = h.parser!.requests.length;
       const res = await connect(h, cookie, {
         password: DEFAULT_CORE_PASSWORD,
-        url: `http://127.0.0.1:${listener.addr.port}`,
+        url: listener.url,
       });
       assert.equal(res.status, 400);
       assert.equal((res.body.details as { fields: { path: string }[] }).fields[0].path, "url");
-      assert.equal(accepted, 0);
+      assert.equal(listener.accepted, 0);
       assert.equal(h.parser!.requests.length, parserBefore);
       assert.equal(h.core.requests.length, 0);
     } finally {
-      listener.close();
-      await loop.catch(() => {});
+      await listener.close();
     }
   }));
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { loadConfigOrExit } from "../../src/config.ts";
 import { startServer } from "../../src/server.ts";
 import { startCoreSim } from "./core.ts";
 import { DEFAULT_OWNER, startParserSim } from "./parser.ts";
@@ -18,30 +18,21 @@ const parser = await startParserSim({
   port: Number(env.DEV_PARSER_PORT ?? 0),
   core: { url: core.url, token: core.token },
 });
-let config;
-try {
-  config = loadConfig({
-    LOG_LEVEL: "info",
-    ...env,
-    PORT: env.PORT ?? "8080",
-    DATA_DIR: env.DATA_DIR ?? ".dev-data",
-    ZERO_LOGIN: env.ZERO_LOGIN ?? "true",
-    // the embedded backends always win over production settings left in the shell
-    CORE_URL: undefined,
-    CORE_TOKEN: undefined,
-    CORE_ALLOWED_URLS: core.url,
-    PARSER_URL: parser.url,
-    PARSER_TOKEN: undefined,
-    PARSER_INTERNAL_SECRET: parser.internalSecret ?? undefined,
-    LORE_ROOT_NOTE_ID: env.LORE_ROOT_NOTE_ID ?? W.loreRoot,
-  });
-} catch (e) {
-  if (e instanceof ConfigError) {
-    console.error(e.message);
-    Deno.exit(2);
-  }
-  throw e;
-}
+const config = loadConfigOrExit({
+  LOG_LEVEL: "info",
+  ...env,
+  PORT: env.PORT ?? "8080",
+  DATA_DIR: env.DATA_DIR ?? ".dev-data",
+  ZERO_LOGIN: env.ZERO_LOGIN ?? "true",
+  // the embedded backends always win over production settings left in the shell
+  CORE_URL: undefined,
+  CORE_TOKEN: undefined,
+  CORE_ALLOWED_URLS: core.url,
+  PARSER_URL: parser.url,
+  PARSER_TOKEN: undefined,
+  PARSER_INTERNAL_SECRET: parser.internalSecret ?? undefined,
+  LORE_ROOT_NOTE_ID: env.LORE_ROOT_NOTE_ID ?? W.loreRoot,
+});
 const server = await startServer({ config });
 const base = server.url.replace("127.0.0.1", "localhost");
 
