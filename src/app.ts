@@ -16,13 +16,7 @@ import {
 } from "./credentials.ts";
 import { checkDeclaredLength, readLimitedText, requireMediaType } from "./http/body.ts";
 import { checkCsrf } from "./http/csrf.ts";
-import {
-  ApiError,
-  errorResponse,
-  type FieldIssue,
-  invalidRequest,
-  notConfigured,
-} from "./http/errors.ts";
+import { ApiError, errorResponse, type FieldIssue, invalidRequest } from "./http/errors.ts";
 import { jsonLogger, type Logger } from "./http/log.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { type ClientInfo, clientKey } from "./session/rate_limit.ts";
