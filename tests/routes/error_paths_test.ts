@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { allRoutes } from "../../src/routes/index.ts";
 import { CHART_PNG } from "../sims/world.ts";
+import { login } from "../helpers/session.ts";
 import {
   assertNoSecrets,
   type Harness,
@@ -188,3 +189,31 @@ Deno.test("Core 404 stays 404 (or the route's documented meaning)", () =>
       if (res.status === 404) assert.equal(body?.error, "NOT_FOUND", label(s));
     },
   ));
+
+Deno.test("per-user credentials: every sample reaches Core with the session's credentials, looked up once", async () => {
+  const h = await startHarness({ parser: true, noCoreCredentials: true });
+  try {
+    const cookie = await login(h);
+    h.core.clearRequests();
+    h.parser!.clearRequests();
+    for (const s of SAMPLES) {
+      h.core.fault({ path: /^\/etapi\//, status: 404 });
+      const headers = new Headers(s.init?.headers);
+      headers.set("cookie", cookie);
+      const res = await h.request(s.path, { method: s.method, ...s.init, headers });
+      const text = await res.text();
+      assertNoSecrets(h, text);
+      assert.equal(res.status, s.on404 ?? 404, `${label(s)}: ${text}`);
+      h.core.clearFaults();
+    }
+    assert.ok(h.core.requests.length >= SAMPLES.length);
+    // the Parser double's owner integration holds the Core double's token
+    assert.ok(h.core.requests.every((r) => r.headers.get("authorization") === h.core.token));
+    const lookups = h.parser!.requests.filter((r) =>
+      r.path === "/internal/integrations/allcodex/credentials"
+    );
+    assert.equal(lookups.length, 1, "one credential lookup for the whole session within the TTL");
+  } finally {
+    await h.close();
+  }
+});
