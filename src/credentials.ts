@@ -162,11 +162,9 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
 
       const userSession = async () => (await cookieSession()) ?? (await provision());
 
-      const identity = async (s: BrowserSession) => {
-        const data = new TextEncoder().encode(`${s.parserUrl}\n${s.parserToken}`);
-        const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
-        return Array.from(digest.slice(0, 12), (b) => b.toString(16).padStart(2, "0")).join("");
-      };
+      // the cache already holds Core tokens as values: hashing its keys would protect nothing and
+      // would cost a digest on every request
+      const sessionKey = (s: BrowserSession) => `${s.parserUrl}\n${s.parserToken}`;
 
       const loadCoreFor = async (s: BrowserSession): Promise<CoreCredentials> => {
         if (s.parserUrl !== config.PARSER_URL || !config.PARSER_INTERNAL_SECRET) {
@@ -240,18 +238,18 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
             );
           }
           const s = await userSession();
-          if (s) return coreCache.getOrLoad(await identity(s), () => loadCoreFor(s));
+          if (s) return coreCache.getOrLoad(sessionKey(s), () => loadCoreFor(s));
           if (envCore) return envCore;
           throw notConfigured("core");
         },
         async startSession(s) {
           const k = await key();
           setCookies.push(...await sessionCookies(k, s, secure));
-          coreCache.delete(await identity(s));
+          coreCache.delete(sessionKey(s));
         },
         async endSession() {
           const s = await cookieSession();
-          if (s) coreCache.delete(await identity(s));
+          if (s) coreCache.delete(sessionKey(s));
           setCookies.push(...clearSessionCookies(secure));
         },
         async setCoreOff(on) {
@@ -260,7 +258,7 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
         },
         async invalidateCore() {
           const s = await userSession();
-          if (s) coreCache.delete(await identity(s));
+          if (s) coreCache.delete(sessionKey(s));
         },
         async onError(e) {
           if (!(e instanceof ApiError)) return;
