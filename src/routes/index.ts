@@ -5,19 +5,27 @@
  * @module
  */
 import type { Route } from "../router.ts";
+import { aiRoutes } from "./ai.ts";
 import { attributeRoutes } from "./attributes.ts";
 import { authRoutes } from "./auth.ts";
+import { brainDumpRoutes } from "./brain_dump.ts";
 import { collectionRoutes } from "./collections.ts";
 import { configRoutes } from "./config.ts";
 import { contentRoutes } from "./content.ts";
+import { copilotRoutes } from "./copilot.ts";
+import { importRoutes } from "./imports.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { loreRoutes } from "./lore.ts";
 import { mapRoutes } from "./map.ts";
 import { mediaRoutes } from "./media.ts";
+import { notificationRoutes } from "./notifications.ts";
+import { publicRoutes } from "./public.ts";
 import { searchRoutes } from "./search.ts";
 import { shareRoutes } from "./share.ts";
+import { siteRoutes } from "./site.ts";
 import { systemRoutes } from "./system.ts";
 import { treeRoutes } from "./tree.ts";
+import { usageRoutes } from "./usage.ts";
 
 /** All routes. */
 export const allRoutes: readonly Route[] = [
@@ -28,10 +36,18 @@ export const allRoutes: readonly Route[] = [
   ...mapRoutes,
   ...treeRoutes,
   ...searchRoutes,
+  ...brainDumpRoutes,
+  ...aiRoutes,
+  ...copilotRoutes,
   ...collectionRoutes,
   ...shareRoutes,
+  ...publicRoutes,
+  ...siteRoutes,
   ...configRoutes,
   ...systemRoutes,
   ...authRoutes,
   ...integrationRoutes,
+  ...importRoutes,
+  ...notificationRoutes,
+  ...usageRoutes,
 ];

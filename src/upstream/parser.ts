@@ -109,6 +109,15 @@ export function mapParserError(status: number, bodyText: string, headers: Header
       if (typeof p === "string" && /^[\w/[\].-]{1,100}$/.test(p)) property = p;
     }
   } catch { /* text bodies (500s, proxies): the status alone decides */ }
+  // the one 500 text worth recognising: the user's Core integration is missing or refused
+  if (status === 500 && /^AllCodex is not connected\b/.test(bodyText)) {
+    return new ApiError(
+      503,
+      "NOT_CONFIGURED",
+      "Core is not connected for this Parser account: connect it in settings",
+      { service: "core", reason: "parser-integration" },
+    );
+  }
   const details = {
     service: "parser",
     ...(code ? { upstreamCode: code } : {}),

@@ -21,6 +21,8 @@ export interface Harness {
   core: CoreSim;
   /** The Parser double, when the harness was started with `parser`. */
   parser?: ParserSim;
+  /** The Parser session token given to the service (`parserSession`). */
+  parserToken?: string;
   /** Every JSON log line the service wrote. */
   logs: string[];
   /** Calls the service; `json` sets the body and `content-type: application/json`. */
@@ -55,6 +57,11 @@ export interface HarnessOptions {
    * credentials stay set unless `noCoreCredentials` is given.
    */
   parser?: boolean | ParserSimOptions;
+  /**
+   * With `parser`: give the service the default owner's Parser session through `PARSER_TOKEN`
+   * (the env fallback), so Parser routes work without a browser login.
+   */
+  parserSession?: boolean;
 }
 
 /**
@@ -75,6 +82,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       ...(typeof opts.parser === "object" ? opts.parser : {}),
     })
     : undefined;
+  const parserToken = parser && opts.parserSession ? parser.ownerToken() : undefined;
   const env: Record<string, string> = {
     HOST: "127.0.0.1",
     PORT: "0",
@@ -89,11 +97,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(parser
       ? { PARSER_URL: parser.url, PARSER_INTERNAL_SECRET: parser.internalSecret ?? "" }
       : {}),
+    ...(parserToken ? { PARSER_TOKEN: parserToken } : {}),
     ...opts.env,
   };
   const config = loadConfig(env);
   const logs: string[] = [];
-  const secrets = [config.CORE_TOKEN].filter((s): s is string => !!s);
+  const secrets = [config.CORE_TOKEN, config.PARSER_TOKEN].filter((s): s is string => !!s);
   const server = await startServer({
     config,
     log: jsonLogger("debug", (l) => logs.push(l), secrets),
@@ -112,6 +121,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     server,
     core,
     parser,
+    parserToken,
     logs,
     request,
     async requestJson<T>(path: string, init?: RequestInit & { json?: unknown }) {
@@ -201,10 +211,13 @@ export function upstreamCalls(h: Harness): string[] {
  */
 export function assertNoSecrets(h: Harness, text: string): void {
   const host = new URL(h.core.url).host;
-  for (const secret of [h.core.url, host, h.core.token, h.core.token.split("_")[1]]) {
+  const parser = h.parser
+    ? [h.parser.url, new URL(h.parser.url).host, h.parser.internalSecret, h.parserToken]
+    : [];
+  for (const secret of [h.core.url, host, h.core.token, h.core.token.split("_")[1], ...parser]) {
     if (secret && text.includes(secret)) {
       throw new Error(
-        `leaked ${secret === h.core.token ? "token" : "internal address"} in: ${
+        `leaked ${/^http|:\d+$/.test(secret) ? "internal address" : "a secret"} in: ${
           text.slice(0, 300)
         }`,
       );

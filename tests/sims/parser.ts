@@ -31,9 +31,30 @@ import {
   SESSION_EXPIRES_IN_MS,
 } from "./parser_store.ts";
 import { type RecordedRequest, type SimFault, startSimServer } from "./sim_http.ts";
+import {
+  type AuthState,
+  etapi,
+  ETAPI_TIMEOUT_MS,
+  json,
+  NOT_CONNECTED,
+  type ParserFeatureDeps,
+  type ParserRoute,
+  type RateGroup,
+  t,
+  text,
+  validate,
+  validationReply,
+  withHelmet,
+} from "./parser_kit.ts";
+import { type BrainDumpSimOptions, brainDumpSimRoutes } from "./parser_brain_dump.ts";
+import { type AiSimOptions, aiSimRoutes } from "./parser_ai.ts";
+import { type CopilotSimOptions, copilotSimRoutes } from "./parser_copilot.ts";
+import { type ExtrasSimOptions, extrasSimRoutes } from "./parser_extras.ts";
 
 export type { ParserStore } from "./parser_store.ts";
 export type { RecordedRequest, SimFault } from "./sim_http.ts";
+export { t, validate } from "./parser_kit.ts";
+export type { ParserCtx, ParserRoute, Schema, ValueError } from "./parser_kit.ts";
 
 /**
  * `PORTAL_INTERNAL_SECRET`'s non-production default in the real Parser.
@@ -82,9 +103,7 @@ export const DEFAULT_MODELS: Readonly<Record<string, { models: string[]; autoMod
 const AUTH_SECRET = "parser-sim-better-auth-secret-do-not-use-in-production";
 const SESSION_COOKIE = "better-auth.session_token";
 const SESSION_DATA_COOKIE = "better-auth.session_data";
-const ETAPI_TIMEOUT_MS = 30_000;
 const PREFLIGHT_TIMEOUT_MS = 5_000;
-const NOT_CONNECTED = "AllCodex is not connected for this user. Reconnect AllCodex in settings.";
 
 /** Options of {@link startParserSim}. */
 export interface ParserSimOptions {
@@ -115,6 +134,16 @@ export interface ParserSimOptions {
   models?: Record<string, { models: string[]; autoMode: boolean }>;
   /** Injected clock (sessions, rate limit, timestamps). */
   now?: () => Date;
+  /** Brain-dump feature knobs (keepalive interval, batch worker, pacing). */
+  brainDump?: BrainDumpSimOptions;
+  /** RAG, consistency and suggest knobs. */
+  ai?: AiSimOptions;
+  /** Copilot knobs. */
+  copilot?: CopilotSimOptions;
+  /** Import, notifications and usage knobs (e.g. the VAPID key). */
+  extras?: ExtrasSimOptions;
+  /** Rate-limit overrides by group name (`brain-dump`, `consistency`, `suggest`, `copilot`). */
+  rateLimits?: Record<string, { max: number; windowMs: number }>;
 }
 
 /** A running Parser double. */
@@ -150,295 +179,16 @@ export interface ParserHandlerOptions {
   models?: Record<string, { models: string[]; autoMode: boolean }>;
   /** Aborting it cancels the double's own calls to Core. */
   closed?: AbortSignal;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Responses
-// ---------------------------------------------------------------------------------------------
-
-const JSON_TYPE = "application/json";
-const TEXT_TYPE = "text/plain;charset=utf-8";
-
-function json(status: number, value: unknown, headers: HeadersInit = {}): Response {
-  const h = new Headers(headers);
-  h.set("Content-Type", JSON_TYPE);
-  return new Response(JSON.stringify(value), { status, headers: h });
-}
-
-function text(status: number, body: string): Response {
-  return new Response(body, { status, headers: { "Content-Type": TEXT_TYPE } });
-}
-
-/** elysiajs-helmet's headers, added to every response Parser itself produces. */
-function withHelmet(res: Response, production: boolean): Response {
-  const h = res.headers;
-  h.set("X-Frame-Options", "DENY");
-  h.set("X-Content-Type-Options", "nosniff");
-  h.set("X-XSS-Protection", "0");
-  h.set("Referrer-Policy", "no-referrer");
-  h.set("Cross-Origin-Resource-Policy", "same-origin");
-  h.set("Cross-Origin-Opener-Policy", "same-origin");
-  h.set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'");
-  h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
-  if (production) h.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
-  return res;
-}
-
-// ---------------------------------------------------------------------------------------------
-// TypeBox-style body schemas and Elysia's 422 (contract §1, §6)
-// ---------------------------------------------------------------------------------------------
-
-const OPTIONAL = Symbol("optional");
-
-/** A JSON-Schema-like TypeBox schema; see {@link t}. */
-export interface Schema {
-  type?: string;
-  [key: string]: unknown;
-  [OPTIONAL]?: true;
-}
-
-/**
- * The subset of Elysia's `t` the double's routes use, producing TypeBox-shaped schemas.
- *
- * @example
- * ```ts
- * const body = t.Object({ rawText: t.String({ minLength: 10 }), mode: t.Optional(t.String()) });
- * validate(body, { rawText: "short" }).errors[0].message;
- * // "Expected string length greater or equal to 10"
- * ```
- */
-export const t = {
-  String: (o: { minLength?: number; maxLength?: number } = {}): Schema => ({
-    type: "string",
-    ...o,
-  }),
-  Number: (o: { minimum?: number; maximum?: number } = {}): Schema => ({ type: "number", ...o }),
-  Boolean: (): Schema => ({ type: "boolean" }),
-  Literal: (value: string | number | boolean): Schema => ({ const: value, type: typeof value }),
-  Union: (anyOf: Schema[]): Schema => ({ anyOf }),
-  Array: (items: Schema, o: { minItems?: number; maxItems?: number } = {}): Schema => ({
-    type: "array",
-    items,
-    ...o,
-  }),
-  Object: (properties: Record<string, Schema>): Schema => ({
-    type: "object",
-    properties,
-    required: Object.keys(properties).filter((k) => !properties[k][OPTIONAL]),
-  }),
-  Optional: (s: Schema): Schema => ({ ...s, [OPTIONAL]: true }),
-} as const;
-
-/** One TypeBox `ValueError` as Elysia maps it (with `summary`). */
-export interface ValueError {
-  /** TypeBox `ValueErrorType` code. */
-  type: number;
-  schema: Schema;
-  path: string;
-  value: unknown;
-  message: string;
-  errors: unknown[];
-  summary: string;
-}
-
-/** TypeBox's `ValueErrorType` codes used here. */
-const VE = {
-  ArrayMaxItems: 2,
-  ArrayMinItems: 4,
-  Array: 6,
-  Boolean: 14,
-  Literal: 32,
-  NumberMaximum: 38,
-  NumberMinimum: 39,
-  Number: 41,
-  ObjectRequiredProperty: 45,
-  Object: 46,
-  StringMaxLength: 51,
-  StringMinLength: 52,
-  String: 54,
-  Union: 62,
-} as const;
-
-function summaryOf(type: number, path: string, message: string, value: unknown): string {
-  const property = path.slice(1).replaceAll("/", ".");
-  if (type === VE.ObjectRequiredProperty) {
-    return path === "" ? "Value is missing" : `Property '${property}' is missing`;
-  }
-  if (type === VE.String) {
-    // Elysia's mapValueError slices TypeBox's "Expected string" in two (sic)
-    return `${message.slice(0, 9).trim()} property '${property}' to be ${
-      message.slice(8).trim()
-    } but found: ${String(value)}`;
-  }
-  return message;
-}
-
-function* visit(schema: Schema, path: string, value: unknown): Generator<ValueError> {
-  const err = (type: number, message: string): ValueError => ({
-    type,
-    schema,
-    path,
-    value,
-    message,
-    errors: [],
-    summary: summaryOf(type, path, message, value),
-  });
-  if (Array.isArray(schema.anyOf)) {
-    const ok = (schema.anyOf as Schema[]).some((s) => visit(s, path, value).next().done);
-    if (!ok) yield err(VE.Union, "Expected union value");
-    return;
-  }
-  if ("const" in schema) {
-    if (value !== schema.const) {
-      const c = schema.const;
-      yield err(VE.Literal, `Expected ${typeof c === "string" ? `'${c}'` : String(c)}`);
-    }
-    return;
-  }
-  switch (schema.type) {
-    case "string": {
-      if (typeof value !== "string") return yield err(VE.String, "Expected string");
-      const { minLength, maxLength } = schema as { minLength?: number; maxLength?: number };
-      if (minLength !== undefined && value.length < minLength) {
-        yield err(VE.StringMinLength, `Expected string length greater or equal to ${minLength}`);
-      }
-      if (maxLength !== undefined && value.length > maxLength) {
-        yield err(VE.StringMaxLength, `Expected string length less or equal to ${maxLength}`);
-      }
-      return;
-    }
-    case "number": {
-      if (typeof value !== "number" || !Number.isFinite(value)) {
-        return yield err(VE.Number, "Expected number");
-      }
-      const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
-      if (maximum !== undefined && value > maximum) {
-        yield err(VE.NumberMaximum, `Expected number to be less or equal to ${maximum}`);
-      }
-      if (minimum !== undefined && value < minimum) {
-        yield err(VE.NumberMinimum, `Expected number to be greater or equal to ${minimum}`);
-      }
-      return;
-    }
-    case "boolean":
-      if (typeof value !== "boolean") yield err(VE.Boolean, "Expected boolean");
-      return;
-    case "array": {
-      if (!Array.isArray(value)) return yield err(VE.Array, "Expected array");
-      const { minItems, maxItems } = schema as { minItems?: number; maxItems?: number };
-      if (minItems !== undefined && value.length < minItems) {
-        yield err(VE.ArrayMinItems, `Expected array length to be greater or equal to ${minItems}`);
-      }
-      if (maxItems !== undefined && value.length > maxItems) {
-        yield err(VE.ArrayMaxItems, `Expected array length to be less or equal to ${maxItems}`);
-      }
-      for (let i = 0; i < value.length; i++) {
-        yield* visit(schema.items as Schema, `${path}/${i}`, value[i]);
-      }
-      return;
-    }
-    case "object": {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) {
-        return yield err(VE.Object, "Expected object");
-      }
-      const props = schema.properties as Record<string, Schema>;
-      const required = schema.required as string[];
-      const record = value as Record<string, unknown>;
-      for (const key of required) {
-        if (key in record) continue;
-        yield {
-          ...err(VE.ObjectRequiredProperty, "Expected required property"),
-          schema: props[key],
-          path: `${path}/${key}`,
-          value: undefined,
-          summary: summaryOf(VE.ObjectRequiredProperty, `${path}/${key}`, "", undefined),
-        };
-      }
-      for (const [key, prop] of Object.entries(props)) {
-        if (required.includes(key) || record[key] !== undefined) {
-          yield* visit(prop, `${path}/${key}`, record[key]);
-        }
-      }
-      return;
-    }
-  }
-}
-
-/** Elysia's `normalize`: unknown object properties are dropped, not rejected. */
-function clean(schema: Schema, value: unknown): unknown {
-  if (schema.type === "object" && typeof value === "object" && value !== null) {
-    const props = schema.properties as Record<string, Schema>;
-    return Object.fromEntries(
-      Object.entries(value).filter(([k]) => k in props).map(([k, v]) => [k, clean(props[k], v)]),
-    );
-  }
-  if (schema.type === "array" && Array.isArray(value)) {
-    return value.map((v) => clean(schema.items as Schema, v));
-  }
-  return value;
-}
-
-/** TypeBox `Value.Create`: the `expected` example of a 422. */
-function example(schema: Schema): unknown {
-  if ("const" in schema) return schema.const;
-  if (Array.isArray(schema.anyOf)) return example((schema.anyOf as Schema[])[0]);
-  switch (schema.type) {
-    case "string":
-      return " ".repeat((schema.minLength as number | undefined) ?? 0);
-    case "number":
-      return (schema.minimum as number | undefined) ?? 0;
-    case "boolean":
-      return false;
-    case "array":
-      return Array.from(
-        { length: (schema.minItems as number | undefined) ?? 0 },
-        () => example(schema.items as Schema),
-      );
-    case "object":
-      return Object.fromEntries(
-        (schema.required as string[]).map((
-          k,
-        ) => [k, example((schema.properties as Record<string, Schema>)[k])]),
-      );
-    default:
-      return {};
-  }
-}
-
-/**
- * Checks `value` against `schema` the way TypeBox reports it (errors in TypeBox's order) and
- * returns the value with unknown properties stripped.
- *
- * @example
- * ```ts
- * const { errors, value } = validate(t.Object({ a: t.String() }), { a: "x", b: 1 });
- * // errors: [], value: { a: "x" }
- * ```
- */
-export function validate(schema: Schema, value: unknown): { errors: ValueError[]; value: unknown } {
-  const errors = [...visit(schema, "", value)];
-  return { errors, value: errors.length ? value : clean(schema, value) };
-}
-
-function validationReply(
-  on: string,
-  schema: Schema,
-  found: unknown,
-  errors: ValueError[],
-  production: boolean,
-): Response {
-  if (production) return json(422, { type: "validation", on, found });
-  const first = errors[0];
-  return json(422, {
-    type: "validation",
-    on,
-    property: first.path || "root",
-    message: first.message,
-    summary: first.summary,
-    expected: example(schema),
-    found,
-    errors,
-  });
+  /** Brain-dump feature knobs (keepalive interval, batch worker, pacing). */
+  brainDump?: BrainDumpSimOptions;
+  /** RAG, consistency and suggest knobs. */
+  ai?: AiSimOptions;
+  /** Copilot knobs. */
+  copilot?: CopilotSimOptions;
+  /** Import, notifications and usage knobs (e.g. the VAPID key). */
+  extras?: ExtrasSimOptions;
+  /** Rate-limit overrides by group name (`brain-dump`, `consistency`, `suggest`, `copilot`). */
+  rateLimits?: Record<string, { max: number; windowMs: number }>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -505,13 +255,6 @@ function requestToken(headers: Headers): string | undefined {
     ? decode(fromBearer)
     : parseCookies(headers.get("cookie")).get(SESSION_COOKIE);
   return raw === undefined ? undefined : unsign(raw);
-}
-
-interface AuthState {
-  session: ParserSession;
-  user: ParserUser;
-  /** True when `expiresAt` slid forward (better-auth then re-sets the cookie). */
-  refreshed: boolean;
 }
 
 /** `auth.api.getSession`: null without a valid session; throws when the database is down. */
@@ -803,67 +546,6 @@ function createAuthHandler(deps: AuthDeps) {
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Calls to Core (ETAPI)
-// ---------------------------------------------------------------------------------------------
-
-async function etapi(
-  base: { baseUrl: string; token: string },
-  method: string,
-  path: string,
-  timeoutMs: number,
-  signals: (AbortSignal | undefined)[],
-): Promise<{ status: number; text: string }> {
-  const ac = new AbortController();
-  const timer = setTimeout(
-    () => ac.abort(new Error(`ETAPI ${method} ${path} timed out`)),
-    timeoutMs,
-  );
-  const live = signals.filter((s): s is AbortSignal => s !== undefined);
-  const abort = () => ac.abort(new Error("parser sim closed"));
-  for (const s of live) s.addEventListener("abort", abort, { once: true });
-  try {
-    const res = await fetch(`${base.baseUrl}/etapi${path}`, {
-      method,
-      headers: { Authorization: base.token },
-      signal: ac.signal,
-    });
-    const body = await res.text();
-    if (!res.ok) throw new Error(`ETAPI ${method} ${path} → ${res.status}: ${body}`);
-    return { status: res.status, text: body };
-  } finally {
-    clearTimeout(timer);
-    for (const s of live) s.removeEventListener("abort", abort);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Parser routes
-// ---------------------------------------------------------------------------------------------
-
-/** What a Parser route handler receives. */
-export interface ParserCtx {
-  req: Request;
-  url: URL;
-  params: Record<string, string>;
-  /** The validated body (unknown properties stripped), or the raw parsed body without schema. */
-  body: unknown;
-  /** Set for `owner` routes. */
-  auth?: AuthState;
-  info?: Deno.ServeHandlerInfo;
-}
-
-/** One row of the route table. */
-export interface ParserRoute {
-  method: string;
-  /** Elysia path, `:name` for params. */
-  path: string;
-  /** `owner` = `requireOwnerAuth`; `public` = none (secret checks live in the handler). */
-  auth: "owner" | "public";
-  body?: Schema;
-  handler(c: ParserCtx): Response | Promise<Response>;
-}
-
 function matchPath(pattern: string, path: string): Record<string, string> | null {
   const a = pattern.split("/");
   const b = path.split("/");
@@ -874,6 +556,52 @@ function matchPath(pattern: string, path: string): Record<string, string> | null
     else if (a[i] !== b[i]) return null;
   }
   return params;
+}
+
+/**
+ * elysia-rate-limit (§5): one fixed-window counter per group, keyed by the socket address (not
+ * `X-Forwarded-For`), run after the guard; `RateLimit-*` headers on every counted request and
+ * `Retry-After` on a 429.
+ */
+function createRateLimiter(
+  store: ParserStore,
+  overrides: Record<string, { max: number; windowMs: number }>,
+) {
+  const windows = new Map<string, { count: number; resetAt: number }>();
+  return (group: RateGroup, _req: Request, info?: Deno.ServeHandlerInfo) => {
+    const { max, windowMs } = overrides[group.name] ?? group;
+    const ip = (info?.remoteAddr as Deno.NetAddr | undefined)?.hostname ?? "unknown";
+    const key = `${group.name}\n${ip}`;
+    const now = store.now().getTime();
+    let w = windows.get(key);
+    if (!w || now >= w.resetAt) {
+      w = { count: 0, resetAt: now + windowMs };
+      windows.set(key, w);
+    }
+    const reset = `${Math.max(0, Math.ceil((w.resetAt - now) / 1000))}`;
+    if (w.count >= max) {
+      const refused = json(429, group.body, {
+        "RateLimit-Limit": `${max}`,
+        "RateLimit-Remaining": "0",
+        "RateLimit-Reset": reset,
+        "Retry-After": `${Math.ceil(windowMs / 1000)}`,
+      });
+      return { refused, refund: () => {}, headers: [] as [string, string][] };
+    }
+    w.count++;
+    const counted = w;
+    return {
+      refused: undefined,
+      refund: () => {
+        counted.count = Math.max(0, counted.count - 1);
+      },
+      headers: [
+        ["RateLimit-Limit", `${max}`],
+        ["RateLimit-Remaining", `${Math.max(0, max - counted.count)}`],
+        ["RateLimit-Reset", reset],
+      ] as [string, string][],
+    };
+  };
 }
 
 /**
@@ -964,6 +692,19 @@ export function createParserHandler(
       bootstrap: { ok: b.ran && b.userReady && b.etapiReady, ...b },
     };
   };
+
+  const features: ParserFeatureDeps = {
+    store,
+    production,
+    selfUrl: opts.selfUrl,
+    closed: opts.closed,
+    coreFor: (userId) => {
+      const i = store.getIntegration(userId);
+      if (!i) throw new Error(NOT_CONNECTED);
+      return { baseUrl: i.baseUrl, token: i.token };
+    },
+  };
+  const limiter = createRateLimiter(store, opts.rateLimits ?? {});
 
   const routes: ParserRoute[] = [
     {
@@ -1125,6 +866,7 @@ export function createParserHandler(
         for (const id of ids) {
           await etapi(i, "DELETE", `/notes/${encodeURIComponent(id)}`, ETAPI_TIMEOUT_MS, signals);
         }
+        for (const hook of store.wipeHooks) hook(auth!.user.id);
         return json(200, { ok: true, coreDeleted: ids.length });
       },
     },
@@ -1136,6 +878,10 @@ export function createParserHandler(
         throw new Error("parser sim: unsupported endpoint POST /setup/seed-templates");
       },
     },
+    ...brainDumpSimRoutes(features, opts.brainDump ?? {}),
+    ...aiSimRoutes(features, opts.ai ?? {}),
+    ...copilotSimRoutes(features, opts.copilot ?? {}),
+    ...extrasSimRoutes(features, opts.extras ?? {}),
   ];
 
   return async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
@@ -1179,7 +925,16 @@ export function createParserHandler(
         if (guarded instanceof Response) return withHelmet(guarded, production);
         authState = guarded;
       }
-      const res = await route.handler({ req, url, params, body, auth: authState, info });
+      const limit = route.rate ? limiter(route.rate, req, info) : undefined;
+      if (limit?.refused) return withHelmet(limit.refused, production);
+      let res: Response;
+      try {
+        res = await route.handler({ req, url, params, body, auth: authState, info });
+      } catch (e) {
+        limit?.refund(); // countFailedRequest: false
+        throw e;
+      }
+      for (const [k, v] of limit?.headers ?? []) res.headers.set(k, v);
       return withHelmet(res, production);
     } catch (e) {
       return withHelmet(text(500, e instanceof Error ? e.message : String(e)), production);
@@ -1252,6 +1007,11 @@ export function startParserSim(opts: ParserSimOptions = {}): Promise<ParserSim> 
         coreUrl: opts.core?.url ?? null,
         models: opts.models,
         closed,
+        brainDump: opts.brainDump,
+        ai: opts.ai,
+        copilot: opts.copilot,
+        extras: opts.extras,
+        rateLimits: opts.rateLimits,
       }),
   });
   selfUrl = http.url;

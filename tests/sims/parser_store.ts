@@ -77,6 +77,18 @@ export const SESSION_EXPIRES_IN_MS = 30 * 24 * 3600 * 1000;
  */
 export const SESSION_UPDATE_AGE_MS = 24 * 3600 * 1000;
 
+/** An `llm_call_log` row: one model call, for the usage routes (§2.11). */
+export interface LlmCall {
+  userId: string | null;
+  /** `brain-dump`, `article-copilot`, `consistency`, `suggest`, `gap-detect`, `autocomplete`… */
+  task: string;
+  model: string;
+  tokens: number;
+  costUsd: number;
+  latencyMs: number;
+  createdAt: Date;
+}
+
 /** Options of {@link createParserStore}. */
 export interface ParserStoreOptions {
   /** Injected clock; default the system clock. */
@@ -100,6 +112,12 @@ export interface ParserStore {
   bootstrap: BootstrapStatus;
   /** Simulates Postgres being unreachable: session lookups throw (guards answer 503/500). */
   databaseDown: boolean;
+  /** `llm_call_log`, oldest first: every feature's "model" calls land here. */
+  llmCalls: LlmCall[];
+  /** Appends an `llm_call_log` row stamped with {@link now}. */
+  recordLlmCall(call: Omit<LlmCall, "createdAt">): LlmCall;
+  /** Per-user rows a feature keeps elsewhere, dropped by `/config/wipe` (register one per feature). */
+  wipeHooks: ((userId: string) => void)[];
   /** Inserts a user with a credential account; the email is lower-cased like better-auth. */
   createUser(
     input: { email: string; password: string; name: string; image?: string | null },
@@ -184,6 +202,13 @@ export function createParserStore(opts: ParserStoreOptions = {}): ParserStore {
     integrations: new Map(),
     bootstrap: { ran: false, userReady: false, etapiReady: false },
     databaseDown: false,
+    llmCalls: [],
+    recordLlmCall(call) {
+      const row = { ...call, createdAt: now() };
+      store.llmCalls.push(row);
+      return row;
+    },
+    wipeHooks: [],
 
     createUser({ email, password, name, image = null }) {
       const normalized = email.toLowerCase();

@@ -1,0 +1,198 @@
+/**
+ * The shared shape of every Parser-backed route: validate our input, call one Parser endpoint
+ * with this caller's Parser session, validate the Parser's answer (a trust boundary: anything
+ * unexpected is a 502, never passed on), optionally reshape it, answer JSON. Streaming routes
+ * use {@linkcode parserStreamRoute}: errors before the first byte are our JSON errors, after it
+ * a terminal SSE `error` event.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { ApiError } from "../http/errors.ts";
+import { json } from "../http/response.ts";
+import { sseResponse, type SseWriter } from "../http/sse.ts";
+import { type BodyValue, type Ctx, defineRoute, type Method, type Route } from "../router.ts";
+import type { ParserClient } from "../upstream/parser.ts";
+
+/** What to send to the Parser for one request. */
+export interface ParserCall {
+  method?: Method;
+  /** Built with `upstreamPath` when it holds caller input. */
+  path: string;
+  body?: unknown;
+  query?: Record<string, string | number | boolean | undefined>;
+}
+
+/** Declaration of a JSON pass-through route. */
+export interface ParserRouteSpec<
+  P extends z.ZodType,
+  Q extends z.ZodType,
+  S extends z.ZodType | undefined,
+  A extends z.ZodType,
+> {
+  method: Method;
+  path: string;
+  summary: string;
+  tag: string;
+  params?: P;
+  query?: Q;
+  /** JSON body schema (zod), when the route takes one. */
+  body?: S;
+  responses: Record<number, string>;
+  /** The Parser call for this request. */
+  upstream(ctx: ParserCtx<P, Q, S>): ParserCall;
+  /** The Parser's answer as we accept it. */
+  answer: A;
+  /** Our answer, from the validated Parser answer (default: as is). */
+  reply?(data: z.output<A>, ctx: ParserCtx<P, Q, S>): unknown;
+}
+
+/** The handler context of a Parser route. */
+export type ParserCtx<P extends z.ZodType, Q extends z.ZodType, S> = Ctx<
+  z.output<P>,
+  z.output<Q>,
+  S extends z.ZodType ? z.output<S> : undefined
+>;
+
+/**
+ * Calls the Parser and validates its answer with `schema` (502 `UPSTREAM_ERROR` on mismatch).
+ *
+ * @example
+ * ```ts
+ * const models = await parserJson(await ctx.parser(), { path: "/config/models" }, modelsSchema);
+ * ```
+ */
+export async function parserJson<A extends z.ZodType>(
+  parser: ParserClient,
+  call: ParserCall,
+  schema: A,
+): Promise<z.output<A>> {
+  const raw = await parser.json(call.method ?? "GET", call.path, call.body, call.query);
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ApiError(502, "UPSTREAM_ERROR", "The Parser sent an unexpected response", {
+      service: "parser",
+    });
+  }
+  return parsed.data;
+}
+
+/**
+ * Declares a route that forwards to one Parser endpoint and answers JSON.
+ *
+ * @example
+ * ```ts
+ * export const vapidKey = parserRoute({
+ *   method: "GET", path: "/api/notifications/vapid-public-key", tag: "notifications",
+ *   summary: "VAPID public key", responses: { 200: "`{ publicKey }`" },
+ *   upstream: () => ({ path: "/notifications/vapid-public-key" }),
+ *   answer: z.object({ publicKey: z.string().nullable() }),
+ * });
+ * ```
+ */
+export function parserRoute<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  S extends z.ZodType | undefined = undefined,
+  A extends z.ZodType = z.ZodType,
+>(spec: ParserRouteSpec<P, Q, S, A>): Route {
+  return defineRoute({
+    method: spec.method,
+    path: spec.path,
+    summary: spec.summary,
+    backend: "Parser",
+    access: "private",
+    tag: spec.tag,
+    params: spec.params,
+    query: spec.query,
+    body: spec.body ? { kind: "json", schema: spec.body } : undefined,
+    responses: spec.responses,
+    handler: async (ctx) => {
+      const c = ctx as unknown as ParserCtx<P, Q, S>;
+      const data = await parserJson(await ctx.parser(), spec.upstream(c), spec.answer);
+      return json(spec.reply ? spec.reply(data, c) : data);
+    },
+  });
+}
+
+/** Declaration of a streaming (SSE) pass-through route. */
+export interface ParserStreamSpec<P extends z.ZodType, S extends z.ZodType> {
+  method: Method;
+  path: string;
+  summary: string;
+  tag: string;
+  params?: P;
+  body: S;
+  responses: Record<number, string>;
+  upstream(ctx: Ctx<z.output<P>, unknown, BodyValue<{ kind: "json"; schema: S }>>): ParserCall;
+}
+
+/**
+ * Declares a route that streams one Parser SSE endpoint through unchanged. The Parser's
+ * pre-stream errors (422, 401, 429, …) come back as our JSON errors because the stream is only
+ * opened once the Parser has answered 200.
+ *
+ * @example
+ * ```ts
+ * export const brainDumpStream = parserStreamRoute({
+ *   method: "POST", path: "/api/brain-dump/stream", tag: "brain-dump", summary: "…",
+ *   body: streamBody, responses: { 200: "SSE" },
+ *   upstream: (ctx) => ({ method: "POST", path: "/brain-dump/stream", body: ctx.body }),
+ * });
+ * ```
+ */
+export function parserStreamRoute<P extends z.ZodType, S extends z.ZodType>(
+  spec: ParserStreamSpec<P, S>,
+): Route {
+  return defineRoute({
+    method: spec.method,
+    path: spec.path,
+    summary: spec.summary,
+    backend: "Parser",
+    access: "private",
+    tag: spec.tag,
+    params: spec.params,
+    body: { kind: "json", schema: spec.body },
+    responses: spec.responses,
+    handler: async (ctx) => {
+      const call = spec.upstream(ctx as never);
+      const upstream = await (await ctx.parser()).stream(
+        call.method ?? "POST",
+        call.path,
+        call.body,
+      );
+      return streamResponse(ctx, (w) => w.pipe(upstream));
+    },
+  });
+}
+
+/**
+ * An SSE response for this request with the configured idle timeout; the end of the stream is
+ * logged (how it ended), since the request log line is written when the head is sent.
+ *
+ * @example
+ * ```ts
+ * return streamResponse(ctx, async (w) => {
+ *   await w.event("status", { stage: "context" });
+ *   w.pipe(await parser.stream("POST", "/copilot/article/stream", body));
+ * });
+ * ```
+ */
+export function streamResponse(
+  ctx: Ctx,
+  produce: (writer: SseWriter) => Promise<void>,
+): Response {
+  const started = performance.now();
+  return sseResponse(produce, {
+    idleMs: ctx.config.STREAM_IDLE_TIMEOUT_MS,
+    signal: ctx.signal,
+    requestId: ctx.requestId,
+    onEnd: (reason) =>
+      ctx.log.log(reason === "error" ? "warn" : "info", "stream end", {
+        requestId: ctx.requestId,
+        route: ctx.url.pathname,
+        reason,
+        ms: Math.round(performance.now() - started),
+      }),
+  });
+}

@@ -1,0 +1,502 @@
+/**
+ * Parser test double, shared kit: response helpers, TypeBox-style validation with Elysia's 422,
+ * the ETAPI client, the route-row type, rate-limit groups and what feature modules receive.
+ * Feature modules (brain dump, AI tools, copilot, imports/notifications/usage) build their
+ * route rows from these; parser.ts mounts them.
+ *
+ * @module
+ */
+import type { ParserSession, ParserStore, ParserUser } from "./parser_store.ts";
+
+/** The session a request carries, as the guards see it. */
+export interface AuthState {
+  session: ParserSession;
+  user: ParserUser;
+  /** True when `expiresAt` slid forward (better-auth then re-sets the cookie). */
+  refreshed: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+// ---------------------------------------------------------------------------------------------
+
+/** `Content-Type` of the double's JSON answers. */
+export const JSON_TYPE = "application/json";
+/** `Content-Type` of Elysia's plain-text answers (thrown errors). */
+export const TEXT_TYPE = "text/plain;charset=utf-8";
+
+/**
+ * A JSON answer.
+ *
+ * @example
+ * ```ts
+ * return json(404, { error: "BATCH_NOT_FOUND" });
+ * ```
+ */
+export function json(status: number, value: unknown, headers: HeadersInit = {}): Response {
+  const h = new Headers(headers);
+  h.set("Content-Type", JSON_TYPE);
+  return new Response(JSON.stringify(value), { status, headers: h });
+}
+
+/**
+ * A plain-text answer (Elysia's rendering of a thrown error is `text(500, message)`).
+ *
+ * @example
+ * ```ts
+ * return text(404, "NOT_FOUND");
+ * ```
+ */
+export function text(status: number, body: string): Response {
+  return new Response(body, { status, headers: { "Content-Type": TEXT_TYPE } });
+}
+
+/**
+ * Adds elysiajs-helmet's headers, as on every response Parser itself produces.
+ *
+ * @example
+ * ```ts
+ * return withHelmet(json(200, {}), false);
+ * ```
+ */
+export function withHelmet(res: Response, production: boolean): Response {
+  const h = res.headers;
+  h.set("X-Frame-Options", "DENY");
+  h.set("X-Content-Type-Options", "nosniff");
+  h.set("X-XSS-Protection", "0");
+  h.set("Referrer-Policy", "no-referrer");
+  h.set("Cross-Origin-Resource-Policy", "same-origin");
+  h.set("Cross-Origin-Opener-Policy", "same-origin");
+  h.set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'");
+  h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
+  if (production) h.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+// TypeBox-style body schemas and Elysia's 422 (contract §1, §6)
+// ---------------------------------------------------------------------------------------------
+
+const OPTIONAL = Symbol("optional");
+
+/** A JSON-Schema-like TypeBox schema; see {@link t}. */
+export interface Schema {
+  type?: string;
+  [key: string]: unknown;
+  [OPTIONAL]?: true;
+}
+
+/**
+ * The subset of Elysia's `t` the double's routes use, producing TypeBox-shaped schemas.
+ *
+ * @example
+ * ```ts
+ * const body = t.Object({ rawText: t.String({ minLength: 10 }), mode: t.Optional(t.String()) });
+ * validate(body, { rawText: "short" }).errors[0].message;
+ * // "Expected string length greater or equal to 10"
+ * ```
+ */
+export const t = {
+  String: (o: { minLength?: number; maxLength?: number } = {}): Schema => ({
+    type: "string",
+    ...o,
+  }),
+  Number: (o: { minimum?: number; maximum?: number } = {}): Schema => ({ type: "number", ...o }),
+  Boolean: (): Schema => ({ type: "boolean" }),
+  Literal: (value: string | number | boolean): Schema => ({ const: value, type: typeof value }),
+  Union: (anyOf: Schema[]): Schema => ({ anyOf }),
+  Array: (items: Schema, o: { minItems?: number; maxItems?: number } = {}): Schema => ({
+    type: "array",
+    items,
+    ...o,
+  }),
+  Object: (properties: Record<string, Schema>): Schema => ({
+    type: "object",
+    properties,
+    required: Object.keys(properties).filter((k) => !properties[k][OPTIONAL]),
+  }),
+  Optional: (s: Schema): Schema => ({ ...s, [OPTIONAL]: true }),
+} as const;
+
+/** One TypeBox `ValueError` as Elysia maps it (with `summary`). */
+export interface ValueError {
+  /** TypeBox `ValueErrorType` code. */
+  type: number;
+  schema: Schema;
+  path: string;
+  value: unknown;
+  message: string;
+  errors: unknown[];
+  summary: string;
+}
+
+/** TypeBox's `ValueErrorType` codes used here. */
+const VE = {
+  ArrayMaxItems: 2,
+  ArrayMinItems: 4,
+  Array: 6,
+  Boolean: 14,
+  Literal: 32,
+  NumberMaximum: 38,
+  NumberMinimum: 39,
+  Number: 41,
+  ObjectRequiredProperty: 45,
+  Object: 46,
+  StringMaxLength: 51,
+  StringMinLength: 52,
+  String: 54,
+  Union: 62,
+} as const;
+
+function summaryOf(type: number, path: string, message: string, value: unknown): string {
+  const property = path.slice(1).replaceAll("/", ".");
+  if (type === VE.ObjectRequiredProperty) {
+    return path === "" ? "Value is missing" : `Property '${property}' is missing`;
+  }
+  if (type === VE.String) {
+    // Elysia's mapValueError slices TypeBox's "Expected string" in two (sic)
+    return `${message.slice(0, 9).trim()} property '${property}' to be ${
+      message.slice(8).trim()
+    } but found: ${String(value)}`;
+  }
+  return message;
+}
+
+function* visit(schema: Schema, path: string, value: unknown): Generator<ValueError> {
+  const err = (type: number, message: string): ValueError => ({
+    type,
+    schema,
+    path,
+    value,
+    message,
+    errors: [],
+    summary: summaryOf(type, path, message, value),
+  });
+  if (Array.isArray(schema.anyOf)) {
+    const ok = (schema.anyOf as Schema[]).some((s) => visit(s, path, value).next().done);
+    if (!ok) yield err(VE.Union, "Expected union value");
+    return;
+  }
+  if ("const" in schema) {
+    if (value !== schema.const) {
+      const c = schema.const;
+      yield err(VE.Literal, `Expected ${typeof c === "string" ? `'${c}'` : String(c)}`);
+    }
+    return;
+  }
+  switch (schema.type) {
+    case "string": {
+      if (typeof value !== "string") return yield err(VE.String, "Expected string");
+      const { minLength, maxLength } = schema as { minLength?: number; maxLength?: number };
+      if (minLength !== undefined && value.length < minLength) {
+        yield err(VE.StringMinLength, `Expected string length greater or equal to ${minLength}`);
+      }
+      if (maxLength !== undefined && value.length > maxLength) {
+        yield err(VE.StringMaxLength, `Expected string length less or equal to ${maxLength}`);
+      }
+      return;
+    }
+    case "number": {
+      if (typeof value !== "number" || !Number.isFinite(value)) {
+        return yield err(VE.Number, "Expected number");
+      }
+      const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
+      if (maximum !== undefined && value > maximum) {
+        yield err(VE.NumberMaximum, `Expected number to be less or equal to ${maximum}`);
+      }
+      if (minimum !== undefined && value < minimum) {
+        yield err(VE.NumberMinimum, `Expected number to be greater or equal to ${minimum}`);
+      }
+      return;
+    }
+    case "boolean":
+      if (typeof value !== "boolean") yield err(VE.Boolean, "Expected boolean");
+      return;
+    case "array": {
+      if (!Array.isArray(value)) return yield err(VE.Array, "Expected array");
+      const { minItems, maxItems } = schema as { minItems?: number; maxItems?: number };
+      if (minItems !== undefined && value.length < minItems) {
+        yield err(VE.ArrayMinItems, `Expected array length to be greater or equal to ${minItems}`);
+      }
+      if (maxItems !== undefined && value.length > maxItems) {
+        yield err(VE.ArrayMaxItems, `Expected array length to be less or equal to ${maxItems}`);
+      }
+      for (let i = 0; i < value.length; i++) {
+        yield* visit(schema.items as Schema, `${path}/${i}`, value[i]);
+      }
+      return;
+    }
+    case "object": {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        return yield err(VE.Object, "Expected object");
+      }
+      const props = schema.properties as Record<string, Schema>;
+      const required = schema.required as string[];
+      const record = value as Record<string, unknown>;
+      for (const key of required) {
+        if (key in record) continue;
+        yield {
+          ...err(VE.ObjectRequiredProperty, "Expected required property"),
+          schema: props[key],
+          path: `${path}/${key}`,
+          value: undefined,
+          summary: summaryOf(VE.ObjectRequiredProperty, `${path}/${key}`, "", undefined),
+        };
+      }
+      for (const [key, prop] of Object.entries(props)) {
+        if (required.includes(key) || record[key] !== undefined) {
+          yield* visit(prop, `${path}/${key}`, record[key]);
+        }
+      }
+      return;
+    }
+  }
+}
+
+/** Elysia's `normalize`: unknown object properties are dropped, not rejected. */
+function clean(schema: Schema, value: unknown): unknown {
+  if (schema.type === "object" && typeof value === "object" && value !== null) {
+    const props = schema.properties as Record<string, Schema>;
+    return Object.fromEntries(
+      Object.entries(value).filter(([k]) => k in props).map(([k, v]) => [k, clean(props[k], v)]),
+    );
+  }
+  if (schema.type === "array" && Array.isArray(value)) {
+    return value.map((v) => clean(schema.items as Schema, v));
+  }
+  return value;
+}
+
+/** TypeBox `Value.Create`: the `expected` example of a 422. */
+function example(schema: Schema): unknown {
+  if ("const" in schema) return schema.const;
+  if (Array.isArray(schema.anyOf)) return example((schema.anyOf as Schema[])[0]);
+  switch (schema.type) {
+    case "string":
+      return " ".repeat((schema.minLength as number | undefined) ?? 0);
+    case "number":
+      return (schema.minimum as number | undefined) ?? 0;
+    case "boolean":
+      return false;
+    case "array":
+      return Array.from(
+        { length: (schema.minItems as number | undefined) ?? 0 },
+        () => example(schema.items as Schema),
+      );
+    case "object":
+      return Object.fromEntries(
+        (schema.required as string[]).map((
+          k,
+        ) => [k, example((schema.properties as Record<string, Schema>)[k])]),
+      );
+    default:
+      return {};
+  }
+}
+
+/**
+ * Checks `value` against `schema` the way TypeBox reports it (errors in TypeBox's order) and
+ * returns the value with unknown properties stripped.
+ *
+ * @example
+ * ```ts
+ * const { errors, value } = validate(t.Object({ a: t.String() }), { a: "x", b: 1 });
+ * // errors: [], value: { a: "x" }
+ * ```
+ */
+export function validate(schema: Schema, value: unknown): { errors: ValueError[]; value: unknown } {
+  const errors = [...visit(schema, "", value)];
+  return { errors, value: errors.length ? value : clean(schema, value) };
+}
+
+/**
+ * Elysia's 422 answer for a failed TypeBox validation (short shape in production).
+ *
+ * @example
+ * ```ts
+ * const { errors } = validate(schema, body);
+ * if (errors.length) return validationReply("body", schema, body, errors, false);
+ * ```
+ */
+export function validationReply(
+  on: string,
+  schema: Schema,
+  found: unknown,
+  errors: ValueError[],
+  production: boolean,
+): Response {
+  if (production) return json(422, { type: "validation", on, found });
+  const first = errors[0];
+  return json(422, {
+    type: "validation",
+    on,
+    property: first.path || "root",
+    message: first.message,
+    summary: first.summary,
+    expected: example(schema),
+    found,
+    errors,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls to Core (ETAPI)
+// ---------------------------------------------------------------------------------------------
+
+/** A Core to call: base URL (no `/etapi`) and the raw ETAPI token. */
+export interface EtapiTarget {
+  baseUrl: string;
+  token: string;
+}
+
+/**
+ * One ETAPI call the way the real Parser's client makes it (raw token in `Authorization`, a
+ * per-call timeout). Non-2xx answers throw `ETAPI <METHOD> <path> → <status>: <body>`, which a
+ * route turns into Elysia's 500 text, like the real one.
+ *
+ * @example
+ * ```ts
+ * const r = await etapi(target, "POST", "/create-note", 30_000, [req.signal], {
+ *   json: { parentNoteId: "root", title: "Mira", type: "text", content: "<p></p>" },
+ * });
+ * ```
+ */
+export async function etapi(
+  base: EtapiTarget,
+  method: string,
+  path: string,
+  timeoutMs: number,
+  signals: (AbortSignal | undefined)[],
+  body?: { json?: unknown; text?: string },
+): Promise<{ status: number; text: string }> {
+  const ac = new AbortController();
+  const timer = setTimeout(
+    () => ac.abort(new Error(`ETAPI ${method} ${path} timed out`)),
+    timeoutMs,
+  );
+  const live = signals.filter((s): s is AbortSignal => s !== undefined);
+  const abort = () => ac.abort(new Error("parser sim closed"));
+  for (const s of live) s.addEventListener("abort", abort, { once: true });
+  const headers: Record<string, string> = { Authorization: base.token };
+  let payload: string | undefined;
+  if (body?.json !== undefined) {
+    headers["Content-Type"] = "application/json";
+    payload = JSON.stringify(body.json);
+  } else if (body?.text !== undefined) {
+    headers["Content-Type"] = "text/plain";
+    payload = body.text;
+  }
+  try {
+    const res = await fetch(`${base.baseUrl}/etapi${path}`, {
+      method,
+      headers,
+      body: payload,
+      signal: ac.signal,
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`ETAPI ${method} ${path} → ${res.status}: ${text}`);
+    return { status: res.status, text };
+  } finally {
+    clearTimeout(timer);
+    for (const s of live) s.removeEventListener("abort", abort);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parser routes
+// ---------------------------------------------------------------------------------------------
+
+/** What a Parser route handler receives. */
+export interface ParserCtx {
+  req: Request;
+  url: URL;
+  params: Record<string, string>;
+  /** The validated body (unknown properties stripped), or the raw parsed body without schema. */
+  body: unknown;
+  /** Set for `owner` routes. */
+  auth?: AuthState;
+  info?: Deno.ServeHandlerInfo;
+}
+
+/** One row of the route table. */
+export interface ParserRoute {
+  method: string;
+  /** Elysia path, `:name` for params. */
+  path: string;
+  /** `owner` = `requireOwnerAuth`; `public` = none (secret checks live in the handler). */
+  auth: "owner" | "public";
+  body?: Schema;
+  /** elysia-rate-limit group (§5): counted after the guard, per client IP, fixed window. */
+  rate?: RateGroup;
+  handler(c: ParserCtx): Response | Promise<Response>;
+}
+
+/** One elysia-rate-limit instance: its own counter, limit, window and 429 body. */
+export interface RateGroup {
+  name: string;
+  max: number;
+  windowMs: number;
+  /** The 429 JSON body. */
+  body: unknown;
+}
+
+/**
+ * The real rate-limit groups (§5), with the default limits.
+ *
+ * @example
+ * ```ts
+ * const route: ParserRoute = { method: "POST", path: "/consistency/check", auth: "owner",
+ *   rate: RATE_GROUPS.consistency, handler };
+ * ```
+ */
+export const RATE_GROUPS = {
+  brainDump: {
+    name: "brain-dump",
+    max: 10,
+    windowMs: 60_000,
+    body: {
+      error: "Rate limit exceeded. Brain dump is limited to 10 requests per minute.",
+      code: "RATE_LIMITED",
+    },
+  },
+  consistency: {
+    name: "consistency",
+    max: 20,
+    windowMs: 60_000,
+    body: { error: "Rate limit exceeded for AI tools.", code: "RATE_LIMITED" },
+  },
+  suggest: {
+    name: "suggest",
+    max: 20,
+    windowMs: 60_000,
+    body: { error: "Rate limit exceeded for AI tools.", code: "RATE_LIMITED" },
+  },
+  copilot: {
+    name: "copilot",
+    max: 20,
+    windowMs: 60_000,
+    body: { error: "Rate limit exceeded for AI tools.", code: "RATE_LIMITED" },
+  },
+} as const satisfies Record<string, RateGroup>;
+
+/** The message of Parser's 500 when the caller has no Core integration. */
+export const NOT_CONNECTED =
+  "AllCodex is not connected for this user. Reconnect AllCodex in settings.";
+
+/** Per-call ETAPI timeout of the real Parser (30 s). */
+export const ETAPI_TIMEOUT_MS = 30_000;
+
+/** What every feature module of the double gets from the server. */
+export interface ParserFeatureDeps {
+  store: ParserStore;
+  production: boolean;
+  /** The server's own base URL. */
+  selfUrl(): string;
+  /** Aborts when the double closes (ends background work and open streams). */
+  closed?: AbortSignal;
+  /**
+   * The user's own Core integration (`resolveAllCodexCredentials`); throws
+   * {@link NOT_CONNECTED} (→ 500 text) when there is none, as the real one does.
+   */
+  coreFor(userId: string): EtapiTarget;
+}
