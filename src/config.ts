@@ -43,6 +43,7 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   CORE_URL: backendUrl.optional(),
   CORE_TOKEN: z.string().min(1).optional(),
+  PUBLIC_CORE_TOKEN: z.string().min(1).optional(),
   PARSER_URL: backendUrl.optional(),
   PARSER_TOKEN: z.string().min(1).optional(),
   PARSER_INTERNAL_SECRET: z.string().min(8).optional(),
@@ -65,15 +66,18 @@ export const envSchema = z.object({
   STREAM_IDLE_TIMEOUT_MS: intIn(100, 600_000, 60_000),
   UPSTREAM_CONCURRENCY: intIn(1, 64, 8),
   AUTOLINK_CACHE_MS: intIn(0, 3_600_000, 60_000),
+  PUBLIC_CACHE_MS: intIn(0, 3_600_000, 5_000),
+  MENTION_PARSER_BUDGET_MS: intIn(50, 60_000, 800),
   SHUTDOWN_GRACE_MS: intIn(0, 600_000, 10_000),
   TRUST_PROXY: bool(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 }).superRefine((env, ctx) => {
-  if (!!env.CORE_URL !== !!env.CORE_TOKEN) {
+  const coreToken = env.CORE_TOKEN ?? env.PUBLIC_CORE_TOKEN;
+  if (!!env.CORE_URL !== !!coreToken) {
     ctx.addIssue({
       code: "custom",
       path: [env.CORE_URL ? "CORE_TOKEN" : "CORE_URL"],
-      message: "CORE_URL and CORE_TOKEN must be set together",
+      message: "CORE_URL needs CORE_TOKEN or PUBLIC_CORE_TOKEN, and they need CORE_URL",
     });
   }
   if (env.ZERO_LOGIN && !(env.PARSER_URL && env.PARSER_INTERNAL_SECRET)) {

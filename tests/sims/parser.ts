@@ -698,6 +698,7 @@ export function createParserHandler(
     production,
     selfUrl: opts.selfUrl,
     closed: opts.closed,
+    models: () => models,
     coreFor: (userId) => {
       const i = store.getIntegration(userId);
       if (!i) throw new Error(NOT_CONNECTED);

@@ -494,6 +494,8 @@ export interface ParserFeatureDeps {
   selfUrl(): string;
   /** Aborts when the double closes (ends background work and open streams). */
   closed?: AbortSignal;
+  /** `/config/models`: the configured model chain per task (`INVALID_MODEL` checks). */
+  models(): Record<string, { models: string[]; autoMode: boolean }>;
   /**
    * The user's own Core integration (`resolveAllCodexCredentials`); throws
    * {@link NOT_CONNECTED} (→ 500 text) when there is none, as the real one does.
