@@ -10,6 +10,7 @@ import { type AppState, createAppState } from "./app_state.ts";
 import type { Config } from "./config.ts";
 import {
   createCredentialResolver,
+  createPublicCoreSource,
   credentialIdentity,
   type CredentialResolver,
   type RequestCredentials,
@@ -57,10 +58,12 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const { config } = deps;
   const fetchFn = deps.fetch ?? globalThis.fetch;
-  const secrets = [config.CORE_TOKEN, config.PARSER_TOKEN].filter((s): s is string => !!s);
+  const secrets = [config.CORE_TOKEN, config.PUBLIC_CORE_TOKEN, config.PARSER_TOKEN]
+    .filter((s): s is string => !!s);
   const log = deps.log ?? jsonLogger(config.LOG_LEVEL, undefined, secrets);
   const credentials = deps.credentials ??
     createCredentialResolver({ config, fetch: fetchFn, log, now: deps.now });
+  const publicCoreSource = createPublicCoreSource({ config, fetch: fetchFn, log, now: deps.now });
   const routes = [...allRoutes, ...(deps.routes ?? [])];
   const state = createAppState(config, routes, deps.now, log);
   const table = compileRoutes(routes);
@@ -150,7 +153,7 @@ export function createApp(deps: AppDeps): App {
     let body: unknown = undefined;
     if (route.body?.kind === "json") {
       requireMediaType(req, ["application/json"]);
-      const text = await readLimitedText(req, config.MAX_JSON_BYTES);
+      const text = await readLimitedText(req, route.body.maxBytes ?? config.MAX_JSON_BYTES);
       let raw: unknown;
       try {
         raw = JSON.parse(text);
@@ -165,16 +168,16 @@ export function createApp(deps: AppDeps): App {
       checkDeclaredLength(req, config.MAX_UPLOAD_BYTES);
     }
 
-    const upstream = (detached: boolean) => ({
+    const upstream = (detached: boolean, timeoutMs = config.UPSTREAM_TIMEOUT_MS) => ({
       fetch: fetchFn,
-      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      timeoutMs: Math.min(timeoutMs, config.UPSTREAM_TIMEOUT_MS),
       signal: detached ? undefined : req.signal,
       onTiming,
     });
     const coreClient = async (detached: boolean): Promise<CoreClient> =>
       createCoreClient(await creds.core(), upstream(detached));
-    const parserClient = async (detached: boolean): Promise<ParserClient> =>
-      createParserClient(await creds.parser(), upstream(detached));
+    const parserClient = async (detached: boolean, timeoutMs?: number): Promise<ParserClient> =>
+      createParserClient(await creds.parser(), upstream(detached, timeoutMs));
 
     return {
       req,
@@ -191,7 +194,14 @@ export function createApp(deps: AppDeps): App {
       loreRootId: async () => (await state.portal.get()).loreRootNoteId,
       core: (opts) => coreClient(opts?.detached ?? false),
       coreIdentity: async () => credentialIdentity(await creds.core()),
-      parser: (opts) => parserClient(opts?.detached ?? false),
+      publicCore: async (opts) => {
+        const c = await publicCoreSource.credentials(upstream(true));
+        return {
+          core: createCoreClient(c, upstream(opts?.detached ?? false)),
+          identity: c.identity,
+        };
+      },
+      parser: (opts) => parserClient(opts?.detached ?? false, opts?.timeoutMs),
       parserAt: (baseUrl) => createParserClient({ baseUrl }, upstream(true)),
       coreAt: (baseUrl) => createCoreClient({ baseUrl, token: "" }, upstream(true)),
       credentials: creds,

@@ -10,6 +10,9 @@
  * Every URL used comes from configuration or the configured allow-lists; the internal secret is
  * only ever sent to `PARSER_URL`.
  *
+ * The public share routes use a separate, server-side source ({@linkcode createPublicCoreSource}):
+ * they never read a visitor's cookies and never give a visitor a session.
+ *
  * @module
  */
 import { createTtlCache, type TtlCache } from "./cache/ttl_cache.ts";
@@ -84,7 +87,7 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
   const { config, log } = deps;
   const now = deps.now ?? (() => Date.now());
   const parserUrls = new Set([config.PARSER_URL, ...config.PARSER_ALLOWED_URLS].filter(Boolean));
-  const coreUrls = new Set([config.CORE_URL, ...config.CORE_ALLOWED_URLS].filter(Boolean));
+  const coreUrls = allowedCoreUrls(config);
   const coreCache: TtlCache<CoreCredentials> = createTtlCache({
     ttlMs: config.CREDENTIALS_CACHE_MS,
     maxEntries: 1000,
@@ -166,37 +169,8 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
       // would cost a digest on every request
       const sessionKey = (s: BrowserSession) => `${s.parserUrl}\n${s.parserToken}`;
 
-      const loadCoreFor = async (s: BrowserSession): Promise<CoreCredentials> => {
-        if (s.parserUrl !== config.PARSER_URL || !config.PARSER_INTERNAL_SECRET) {
-          // the internal secret goes to the configured Parser only
-          throw new ApiError(
-            503,
-            "NOT_CONFIGURED",
-            "Core credentials come from the configured Parser: set PARSER_URL and PARSER_INTERNAL_SECRET",
-            { service: "core" },
-          );
-        }
-        const client = createParserClient(
-          { baseUrl: s.parserUrl, token: s.parserToken },
-          upstream(true),
-        );
-        let creds;
-        try {
-          creds = await client.coreCredentials(config.PARSER_INTERNAL_SECRET);
-        } catch (e) {
-          throw explainCredentialsError(e);
-        }
-        const baseUrl = creds.baseUrl.replace(/\/+$/, "");
-        if (!coreUrls.has(baseUrl)) {
-          throw new ApiError(
-            502,
-            "UPSTREAM_ERROR",
-            "The Parser named a Core address that is not allowed (see CORE_URL and CORE_ALLOWED_URLS)",
-            { service: "core", reason: "core-url-not-allowed" },
-          );
-        }
-        return { baseUrl, token: creds.token };
-      };
+      const loadCoreFor = (s: BrowserSession) =>
+        coreCredentialsFromParser(config, coreUrls, s, upstream(true));
 
       const rc: RequestCredentials = {
         setCookies,
@@ -270,6 +244,134 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
         },
       };
       return rc;
+    },
+  };
+}
+
+function allowedCoreUrls(config: Config): ReadonlySet<string> {
+  return new Set([config.CORE_URL, ...config.CORE_ALLOWED_URLS].filter((u): u is string => !!u));
+}
+
+/**
+ * A Parser user's Core credentials from the Parser's internal route; only for the configured
+ * Parser (the internal secret goes nowhere else) and only for an allow-listed Core address.
+ */
+async function coreCredentialsFromParser(
+  config: Config,
+  coreUrls: ReadonlySet<string>,
+  s: BrowserSession,
+  upstream: UpstreamDeps,
+): Promise<CoreCredentials> {
+  if (s.parserUrl !== config.PARSER_URL || !config.PARSER_INTERNAL_SECRET) {
+    throw new ApiError(
+      503,
+      "NOT_CONFIGURED",
+      "Core credentials come from the configured Parser: set PARSER_URL and PARSER_INTERNAL_SECRET",
+      { service: "core" },
+    );
+  }
+  const client = createParserClient({ baseUrl: s.parserUrl, token: s.parserToken }, upstream);
+  let creds;
+  try {
+    creds = await client.coreCredentials(config.PARSER_INTERNAL_SECRET);
+  } catch (e) {
+    throw explainCredentialsError(e);
+  }
+  const baseUrl = creds.baseUrl.replace(/\/+$/, "");
+  if (!coreUrls.has(baseUrl)) {
+    throw new ApiError(
+      502,
+      "UPSTREAM_ERROR",
+      "The Parser named a Core address that is not allowed (see CORE_URL and CORE_ALLOWED_URLS)",
+      { service: "core", reason: "core-url-not-allowed" },
+    );
+  }
+  return { baseUrl, token: creds.token };
+}
+
+/** Core credentials for the public share, with their non-secret identity (cache partitioning). */
+export interface PublicCoreCredentials extends CoreCredentials {
+  identity: string;
+}
+
+/** Where the public share routes get Core credentials; see {@linkcode createPublicCoreSource}. */
+export interface PublicCoreSource {
+  /** The credentials; 503 NOT_CONFIGURED when there are none (or they cannot be had now). */
+  credentials(upstream: UpstreamDeps): Promise<PublicCoreCredentials>;
+}
+
+const PUBLIC_UNAVAILABLE = "The public share cannot reach the lore database right now";
+
+/**
+ * The Core credentials of the public share routes, from the server alone:
+ *
+ * 1. `CORE_URL` with `PUBLIC_CORE_TOKEN` (a token that need not open the private routes);
+ * 2. else `CORE_URL` with `CORE_TOKEN`;
+ * 3. else, when `ZERO_LOGIN` is on, the zero-login user's Core integration: the Parser mints (or
+ *    reuses) its session server-side, and the Core credentials are kept in memory for
+ *    `CREDENTIALS_CACHE_MS` (single-flight, `PROVISION_COOLDOWN_MS` after a failure). No cookie
+ *    is ever set: visitors get no session (DESIGN.md §9);
+ * 4. else 503 NOT_CONFIGURED.
+ *
+ * A visitor's own cookies are never read. Failures of step 3 are all 503 NOT_CONFIGURED for
+ * Core: a Parser 401 must not reach the app's error handling, which would end the visitor's own
+ * session.
+ *
+ * @example
+ * ```ts
+ * const source = createPublicCoreSource({ config, fetch, log });
+ * const { baseUrl, token, identity } = await source.credentials({ fetch, timeoutMs: 15_000 });
+ * ```
+ */
+export function createPublicCoreSource(deps: ResolverDeps): PublicCoreSource {
+  const { config, log } = deps;
+  const now = deps.now ?? (() => Date.now());
+  const withIdentity = async (c: CoreCredentials): Promise<PublicCoreCredentials> => ({
+    ...c,
+    identity: await credentialIdentity(c),
+  });
+  const token = config.PUBLIC_CORE_TOKEN ?? config.CORE_TOKEN;
+  if (config.CORE_URL && token) {
+    const fixed = withIdentity({ baseUrl: config.CORE_URL, token });
+    return { credentials: () => fixed };
+  }
+  const secret = config.PARSER_INTERNAL_SECRET;
+  if (!config.ZERO_LOGIN || !config.PARSER_URL || !secret) {
+    return { credentials: () => Promise.reject(notConfigured("core")) };
+  }
+  const parserUrl = config.PARSER_URL;
+  const coreUrls = allowedCoreUrls(config);
+  const cache: TtlCache<PublicCoreCredentials> = createTtlCache({
+    ttlMs: config.CREDENTIALS_CACHE_MS,
+    maxEntries: 1,
+    now,
+  });
+  let blockedUntil = 0;
+  return {
+    credentials(upstream) {
+      if (now() < blockedUntil) {
+        return Promise.reject(
+          new ApiError(503, "NOT_CONFIGURED", PUBLIC_UNAVAILABLE, { service: "core" }),
+        );
+      }
+      // Shared by every concurrent visitor: no visitor's disconnect may cancel it.
+      const detached = { ...upstream, signal: undefined };
+      return cache.getOrLoad("zero-login", async () => {
+        try {
+          const { token } = await createParserClient({ baseUrl: parserUrl }, detached)
+            .autoProvision(secret);
+          const session = { parserUrl, parserToken: token };
+          return await withIdentity(
+            await coreCredentialsFromParser(config, coreUrls, session, detached),
+          );
+        } catch (e) {
+          blockedUntil = now() + config.PROVISION_COOLDOWN_MS;
+          log.log("warn", "zero-login Core credentials for the public share failed", {
+            error: e instanceof ApiError ? e.code : "INTERNAL_ERROR",
+          });
+          throw new ApiError(503, "NOT_CONFIGURED", PUBLIC_UNAVAILABLE, { service: "core" });
+        }
+      });
     },
   };
 }

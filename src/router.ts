@@ -21,7 +21,8 @@ export type Backend = "Core" | "Parser" | "Both" | "None";
 
 /** How a route reads its body. */
 export type BodySpec =
-  | { kind: "json"; schema: z.ZodType }
+  /** `maxBytes` replaces `MAX_JSON_BYTES` for this route (e.g. map exports of a few MB). */
+  | { kind: "json"; schema: z.ZodType; maxBytes?: number }
   /** `text/plain` only, limited to `MAX_CONTENT_BYTES`; handed over as a string. */
   | { kind: "text" }
   /** Any bytes; the handler streams `ctx.req.body` itself and enforces its own limit. */
@@ -48,8 +49,18 @@ export interface Ctx<P = unknown, Q = unknown, B = unknown> {
   core(opts?: { detached?: boolean }): Promise<CoreClient>;
   /** A stable, non-secret key for this caller's Core credentials (cache partitioning). */
   coreIdentity(): Promise<string>;
-  /** Parser client for this caller (session, zero-login or environment credentials). */
-  parser(opts?: { detached?: boolean }): Promise<ParserClient>;
+  /**
+   * Core for the public share routes: server-side credentials only (`PUBLIC_CORE_TOKEN`,
+   * `CORE_TOKEN`, or the zero-login user's, kept on the server), never this caller's cookies;
+   * 503 NOT_CONFIGURED when there are none. `identity` partitions caches like `coreIdentity`.
+   */
+  publicCore(opts?: { detached?: boolean }): Promise<{ core: CoreClient; identity: string }>;
+  /**
+   * Parser client for this caller (session, zero-login or environment credentials).
+   * `timeoutMs` gives its calls a shorter deadline than `UPSTREAM_TIMEOUT_MS` (a latency budget:
+   * the call is cancelled, not just abandoned, when it runs out).
+   */
+  parser(opts?: { detached?: boolean; timeoutMs?: number }): Promise<ParserClient>;
   /** An unauthenticated Parser client for an allow-listed base URL (sign-in, sign-up). */
   parserAt(baseUrl: string): ParserClient;
   /** A Core client without a token for an allow-listed base URL (password login only). */

@@ -129,3 +129,23 @@ export function decodeTitleEntities(title: string): string {
     (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#x27": "'" })[e] ?? _,
   );
 }
+
+/**
+ * A label value as an absolute http(s) URL (normalised), or null for anything else
+ * (`javascript:`, relative paths, garbage): for values shown as links, such as `#themeSong`.
+ *
+ * @example
+ * ```ts
+ * httpUrlOrNull(" https://music.example/song "); // "https://music.example/song"
+ * httpUrlOrNull("javascript:alert(1)"); // null
+ * ```
+ */
+export function httpUrlOrNull(value: string | undefined): string | null {
+  if (!value) return null;
+  try {
+    const u = new URL(value.trim());
+    return u.protocol === "https:" || u.protocol === "http:" ? u.href : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,9 +1,567 @@
 /**
- * Route group (filled in by its feature's work).
+ * AI tools backed by the Parser: consistency scan, gap detection, relationship suggestions and
+ * their application, the relationship graph and history, semantic (RAG) search, and a note's
+ * relations from Core merged with the Parser's suggestions for it.
+ *
+ * Our API names a relationship's kind `type` (the seed's word); the Parser calls it
+ * `relationshipType` and stores it in Core as a relation named `rel<Pascal>` (`member_of` →
+ * `relMemberOf`, see lore/relationship_types.ts). The renaming happens here, both ways.
  *
  * @module
  */
-import type { Route } from "../router.ts";
+// @ts-types="@types/sanitize-html"
+import sanitizeHtml from "sanitize-html";
+import { z } from "zod";
+import { ApiError, invalidRequest } from "../http/errors.ts";
+import { json } from "../http/response.ts";
+import {
+  AUTOMATIC_RELATIONS,
+  decodeTitleEntities,
+  hasLabel,
+  labelValue,
+} from "../lore/note_view.ts";
+import {
+  relationName,
+  RELATIONSHIP_TYPES,
+  relationshipTypeOf,
+} from "../lore/relationship_types.ts";
+import { type Ctx, defineRoute, type Route } from "../router.ts";
+import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
+import type { ParserClient } from "../upstream/parser.ts";
+import { upstreamPath } from "../upstream/path.ts";
+import { parserJson, parserRoute } from "./parser_proxy.ts";
+import { idParams, idSchema } from "./schemas.ts";
+import { notesByIds, RAG_DEFAULT_TOP_K, RAG_TOP_K, ragAnswer, ragCall } from "./search.ts";
 
-/** This group's routes. */
-export const aiRoutes: Route[] = [];
+/** Longest text sent for relationship suggestions (the Parser's brain-dump bound). */
+export const MAX_SUGGEST_TEXT = 50_000;
+/** Most note ids in one consistency scan. */
+export const MAX_CONSISTENCY_NOTES = 50;
+/** Most relations applied in one request. */
+export const MAX_APPLY_RELATIONS = 50;
+/** Longest semantic query text. */
+export const MAX_RAG_TEXT = 4_000;
+
+// ---------------------------------------------------------------------------------------------
+// Parser answers as we accept them
+// ---------------------------------------------------------------------------------------------
+
+const suggestionSchema = z.object({
+  targetNoteId: z.string(),
+  targetTitle: z.string().optional(),
+  relationshipType: z.enum(RELATIONSHIP_TYPES),
+  description: z.string(),
+  confidence: z.enum(["high", "medium", "low"]).optional(),
+});
+const suggestionsAnswer = z.object({ suggestions: z.array(suggestionSchema) });
+
+const applyItem = {
+  sourceNoteId: z.string().optional(),
+  targetNoteId: z.string(),
+  relationshipType: z.string(),
+  relationName: z.string().optional(),
+};
+const applyAnswer = z.object({
+  applied: z.array(z.object({ ...applyItem, relationName: z.string() })),
+  skipped: z.array(z.object({ ...applyItem, reason: z.string() })),
+  failed: z.array(z.object({ ...applyItem, error: z.string() })),
+});
+
+const consistencyAnswer = z.object({
+  issues: z.array(z.object({
+    type: z.enum(["contradiction", "timeline", "orphan", "naming", "logic", "power"]),
+    severity: z.enum(["high", "medium", "low"]),
+    description: z.string(),
+    affectedNoteIds: z.array(z.string()),
+  })),
+  summary: z.string(),
+});
+
+const gapsAnswer = z.object({
+  gaps: z.array(z.object({
+    area: z.string(),
+    severity: z.string(),
+    description: z.string(),
+    suggestion: z.string(),
+  })),
+  summary: z.string(),
+  typeCounts: z.record(z.string(), z.number().int().min(0)),
+  totalNotes: z.number().int().min(0),
+});
+
+const graphAnswer = z.object({
+  nodes: z.array(z.object({
+    noteId: z.string(),
+    title: z.string(),
+    loreType: z.string().nullable().optional(),
+    depth: z.number().int().min(0),
+  })),
+  edges: z.array(z.object({
+    sourceNoteId: z.string(),
+    targetNoteId: z.string(),
+    relationshipType: z.string(),
+  })),
+  centerNoteId: z.string(),
+  maxDepthReached: z.number().int().min(0),
+  truncated: z.boolean(),
+});
+
+const historyAnswer = z.object({
+  entries: z.array(z.object({
+    id: z.string(),
+    sourceNoteId: z.string(),
+    targetNoteId: z.string(),
+    type: z.string(),
+    relationName: z.string(),
+    description: z.string().nullable().optional(),
+    createdAt: z.string(),
+  })),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Consistency and gaps
+// ---------------------------------------------------------------------------------------------
+
+/** `POST /api/ai/consistency` */
+export const consistency = parserRoute({
+  method: "POST",
+  path: "/api/ai/consistency",
+  summary:
+    "Consistency scan of the given lore notes (none or `[]`: the Parser samples the most relevant notes)",
+  tag: "ai",
+  body: z.strictObject({
+    noteIds: z.array(idSchema).max(MAX_CONSISTENCY_NOTES).default([]),
+  }),
+  responses: {
+    200:
+      "`{ issues: [{ type, severity, description, affectedNoteIds }], summary }` (no lore or an unusable model answer: `issues: []` and a summary saying so)",
+    400: "noteIds not an array of at most 50 note ids",
+  },
+  upstream: (ctx) => ({
+    method: "POST",
+    path: "/consistency/check",
+    body: { noteIds: [...new Set(ctx.body.noteIds)] },
+  }),
+  answer: consistencyAnswer,
+});
+
+const gapsSpec = {
+  path: "/api/ai/gaps",
+  summary: "Underdeveloped lore areas across all lore notes (never cached)",
+  tag: "ai",
+  responses: {
+    200:
+      "`{ gaps: [{ area, severity, description, suggestion }], summary, typeCounts, totalNotes }`",
+  },
+  answer: gapsAnswer,
+} as const;
+
+/** `GET /api/ai/gaps` (kept for old clients; POST is preferred). */
+export const gapsGet = parserRoute({
+  ...gapsSpec,
+  summary: `${gapsSpec.summary}; POST is preferred`,
+  method: "GET",
+  upstream: () => ({ path: "/suggest/gaps" }),
+});
+
+/** `POST /api/ai/gaps` */
+export const gapsPost = parserRoute({
+  ...gapsSpec,
+  method: "POST",
+  upstream: () => ({ method: "POST", path: "/suggest/gaps" }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Relationships
+// ---------------------------------------------------------------------------------------------
+
+/** A suggestion in our words (`type`), as `POST /api/ai/relationships` answers it. */
+function toSuggestion(s: z.output<typeof suggestionSchema>) {
+  return {
+    targetNoteId: s.targetNoteId,
+    targetTitle: s.targetTitle ?? null,
+    type: s.relationshipType,
+    description: s.description,
+    confidence: s.confidence ?? null,
+  };
+}
+
+/** `POST /api/ai/relationships` */
+export const suggestRelationships = parserRoute({
+  method: "POST",
+  path: "/api/ai/relationships",
+  summary: "Relationship suggestions for a text (and the note it belongs to, if any)",
+  tag: "ai",
+  body: z.strictObject({
+    text: z.string().trim().min(1).max(MAX_SUGGEST_TEXT),
+    noteId: idSchema.optional(),
+  }),
+  responses: {
+    200:
+      "`{ suggestions: [{ targetNoteId, targetTitle, type, description, confidence }] }`; `targetTitle`/`confidence` may be null",
+    400: "text empty or over 50000 characters, or a malformed noteId",
+  },
+  upstream: (ctx) => ({ method: "POST", path: "/suggest/relationships", body: ctx.body }),
+  answer: suggestionsAnswer,
+  reply: (data) => ({ suggestions: data.suggestions.map(toSuggestion) }),
+});
+
+const applyBody = z.strictObject({
+  sourceNoteId: idSchema,
+  relations: z.array(z.strictObject({
+    targetNoteId: idSchema,
+    type: z.enum(RELATIONSHIP_TYPES),
+    description: z.string().trim().max(1000).optional(),
+  })).min(1).max(MAX_APPLY_RELATIONS),
+  bidirectional: z.boolean().optional(),
+}).refine(
+  (b) => b.relations.every((r) => r.targetNoteId !== b.sourceNoteId),
+  { message: "a note cannot be related to itself", path: ["relations"] },
+);
+
+/** The HTTP status inside the Parser's ETAPI error text (`ETAPI POST /x → 404: …`), if any. */
+function etapiStatus(text: string): number | null {
+  const m = /→ (\d{3})\b/.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+/** `PUT /api/ai/relationships` */
+export const applyRelationships = parserRoute({
+  method: "PUT",
+  path: "/api/ai/relationships",
+  summary: "Apply relationships: Core relations `rel<Type>` (plus the inverse on the target)",
+  tag: "ai",
+  body: applyBody,
+  responses: {
+    200:
+      '`{ applied: [{ sourceNoteId, targetNoteId, type, relationName }], skipped: [{ …, reason: "ALREADY_EXISTS" | "UNKNOWN_TYPE" | "SKIPPED" }], failed: [{ …, error: "TARGET_NOT_FOUND" | "APPLY_FAILED", message }] }`',
+    400:
+      "Invalid body: unknown type (one of the 17), a self relation, more than 50 relations; or a sourceNoteId Core does not have (nothing written)",
+    502: "The Parser could not read the source note from Core",
+  },
+  upstream: (ctx) => ({
+    method: "POST",
+    path: "/suggest/relationships/apply",
+    body: {
+      sourceNoteId: ctx.body.sourceNoteId,
+      relations: ctx.body.relations.map((r) => ({
+        targetNoteId: r.targetNoteId,
+        relationshipType: r.type,
+        ...(r.description ? { description: r.description } : {}),
+      })),
+      ...(ctx.body.bidirectional === undefined ? {} : { bidirectional: ctx.body.bidirectional }),
+    },
+  }),
+  answer: applyAnswer,
+  reply: (data, ctx) => {
+    // the Parser reports an unreadable source note as one `N/A` failure (with Core's words)
+    const source = data.failed.find((f) => f.targetNoteId === "N/A");
+    if (source) {
+      if (etapiStatus(source.error) === 404) {
+        throw invalidRequest("sourceNoteId does not name an existing note", [{
+          path: "body.sourceNoteId",
+          message: "not found",
+        }]);
+      }
+      throw new ApiError(502, "UPSTREAM_ERROR", "The Parser could not read the source note", {
+        service: "parser",
+        reason: "source-note-unavailable",
+      });
+    }
+    const base = (
+      r: { sourceNoteId?: string; targetNoteId: string; relationshipType: string },
+    ) => ({
+      sourceNoteId: r.sourceNoteId ?? ctx.body.sourceNoteId,
+      targetNoteId: r.targetNoteId,
+      type: r.relationshipType,
+    });
+    return {
+      applied: data.applied.map((r) => ({ ...base(r), relationName: r.relationName })),
+      skipped: data.skipped.map((r) => ({
+        ...base(r),
+        reason: r.reason === "Relation already exists."
+          ? "ALREADY_EXISTS"
+          : r.reason.startsWith("Unknown relationship type")
+          ? "UNKNOWN_TYPE"
+          : "SKIPPED",
+      })),
+      failed: data.failed.map((r) =>
+        etapiStatus(r.error) === 404
+          ? { ...base(r), error: "TARGET_NOT_FOUND", message: "The target note does not exist" }
+          : { ...base(r), error: "APPLY_FAILED", message: "Core did not store the relation" }
+      ),
+    };
+  },
+});
+
+/** Relations a user made: the note's own, minus Core's automatic and structural ones. */
+function userRelations(note: CoreNote): CoreAttribute[] {
+  return note.attributes.filter((a) =>
+    a.noteId === note.noteId && a.type === "relation" && !AUTOMATIC_RELATIONS.has(a.name) &&
+    a.name !== "template" && a.name !== "inherit"
+  );
+}
+
+/**
+ * What the Parser reads to suggest relationships for a note: its title and plain text (HTML
+ * tags dropped, text kept, whitespace collapsed), bounded like the text route's input.
+ */
+async function suggestionText(core: CoreClient, note: CoreNote): Promise<string> {
+  let body = "";
+  if (note.type === "text") {
+    const html = await core.contentText(note.noteId);
+    // every text node is followed by a space so block boundaries do not glue words together
+    body = decodeTitleEntities(
+      sanitizeHtml(html, { allowedTags: [], allowedAttributes: {}, textFilter: (t) => `${t} ` }),
+    );
+  } else if (note.type === "code") {
+    body = await core.contentText(note.noteId);
+  }
+  const text = `${decodeTitleEntities(note.title)}\n\n${body.replace(/\s+/g, " ").trim()}`;
+  return text.slice(0, MAX_SUGGEST_TEXT);
+}
+
+/** The Parser's part of a merged answer: its suggestions, or why there are none. */
+type SuggestionOutcome =
+  | { ok: true; suggestions: z.output<typeof suggestionSchema>[] }
+  | { ok: false; error: { error: string; message: string } };
+
+/**
+ * A Parser failure as a marker instead of an error: the Core part of the answer stands.
+ * Programming errors are not swallowed.
+ */
+async function unavailable(ctx: Ctx, e: unknown): Promise<SuggestionOutcome> {
+  if (!(e instanceof ApiError)) throw e;
+  await ctx.credentials.onError(e).catch(() => {});
+  ctx.log.log(e.code === "NOT_CONFIGURED" ? "debug" : "warn", "relationship suggestions skipped", {
+    requestId: ctx.requestId,
+    reason: e.code,
+  });
+  return { ok: false, error: { error: e.code, message: e.message } };
+}
+
+async function suggestionsForNote(
+  ctx: Ctx,
+  core: CoreClient,
+  note: CoreNote,
+): Promise<SuggestionOutcome> {
+  if (note.isProtected) {
+    return unavailable(
+      ctx,
+      new ApiError(403, "FORBIDDEN", "Protected notes are not sent to the Parser"),
+    );
+  }
+  let parser: ParserClient;
+  try {
+    parser = await ctx.parser();
+  } catch (e) {
+    return unavailable(ctx, e);
+  }
+  const text = await suggestionText(core, note); // a Core failure fails the route
+  try {
+    const answer = await parserJson(
+      parser,
+      { method: "POST", path: "/suggest/relationships", body: { text, noteId: note.noteId } },
+      suggestionsAnswer,
+    );
+    return { ok: true, suggestions: answer.suggestions };
+  } catch (e) {
+    return unavailable(ctx, e);
+  }
+}
+
+/** `POST /api/lore/:id/relationships` */
+export const noteRelationships = defineRoute({
+  method: "POST",
+  path: "/api/lore/:id/relationships",
+  summary:
+    "The note's relations (Core) plus suggested connections (Parser); Core's part still answers when the Parser cannot",
+  backend: "Both",
+  access: "private",
+  tag: "ai",
+  params: idParams,
+  responses: {
+    200:
+      "`{ noteId, relations: [{ attributeId, name, type, targetNoteId, targetTitle, loreType }], suggestions: [{ targetNoteId, targetTitle, loreType, type, description, confidence }] | null, suggestionsError: { error, message } | null }`. `type` is null for relations that are not one of the 17 kinds. Suggestions name readable lore notes Core confirms (titles from Core), never the note itself or a relation it already has; `suggestions: null` with `suggestionsError` when the Parser is not connected, fails or times out",
+    404: "No such note in Core",
+  },
+  handler: async (ctx) => {
+    const core = await ctx.core();
+    const note = await core.getNote(ctx.params.id);
+    const relations = userRelations(note);
+    const outcome = await suggestionsForNote(ctx, core, note);
+    const existing = new Set(relations.map((r) => `${r.name}\n${r.value}`));
+    const proposed = outcome.ok
+      ? outcome.suggestions.filter((s) => {
+        const key = `${relationName(s.relationshipType)}\n${s.targetNoteId}`;
+        if (s.targetNoteId === note.noteId || existing.has(key)) return false;
+        existing.add(key); // the Parser's duplicates too
+        return true;
+      })
+      : [];
+    const targets = await notesByIds(
+      core,
+      [...relations.map((r) => r.value), ...proposed.map((s) => s.targetNoteId)],
+      { lore: false, concurrency: ctx.concurrency },
+    );
+    const view = (n: CoreNote) => ({
+      targetNoteId: n.noteId,
+      targetTitle: n.title,
+      loreType: labelValue(n, "loreType") ?? null,
+    });
+    return json({
+      noteId: note.noteId,
+      relations: relations.flatMap((r) => {
+        const target = targets.get(r.value);
+        return target
+          ? [{
+            attributeId: r.attributeId,
+            name: r.name,
+            type: relationshipTypeOf(r.name) ?? null,
+            ...view(target),
+          }]
+          : [];
+      }),
+      suggestions: outcome.ok
+        ? proposed.flatMap((s) => {
+          const target = targets.get(s.targetNoteId);
+          return target && hasLabel(target, "lore") && !target.isProtected
+            ? [{
+              ...view(target),
+              type: s.relationshipType,
+              description: s.description,
+              confidence: s.confidence ?? null,
+            }]
+            : [];
+        })
+        : null,
+      suggestionsError: outcome.ok ? null : outcome.error,
+    });
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+// Graph and history
+// ---------------------------------------------------------------------------------------------
+
+/** `GET /api/lore/:id/graph?depth=&maxNodes=` */
+export const graph = parserRoute({
+  method: "GET",
+  path: "/api/lore/:id/graph",
+  summary: "Relationship graph around a note: `rel*` relations followed breadth-first",
+  tag: "ai",
+  params: idParams,
+  query: z.object({
+    depth: z.coerce.number().int().min(1).max(3).default(2),
+    maxNodes: z.coerce.number().int().min(5).max(100).default(50),
+  }),
+  responses: {
+    200:
+      "`{ centerNoteId, nodes: [{ noteId, title, loreType, depth }], edges: [{ sourceNoteId, targetNoteId, type }], maxDepthReached, truncated }` (depth 1-3, default 2; maxNodes 5-100, default 50)",
+    400: "depth or maxNodes not an integer in range",
+    404: "The Parser could not read the note from Core (an empty graph)",
+  },
+  upstream: (ctx) => ({
+    path: upstreamPath`/suggest/graph/${ctx.params.id}`,
+    query: { depth: ctx.query.depth, maxNodes: ctx.query.maxNodes },
+  }),
+  answer: graphAnswer,
+  reply: (g) => {
+    // the center is always a node once the Parser could read it
+    if (g.nodes.length === 0) {
+      throw new ApiError(404, "NOT_FOUND", "Note not found", { service: "parser" });
+    }
+    return {
+      centerNoteId: g.centerNoteId,
+      nodes: g.nodes.map((n) => ({
+        noteId: n.noteId,
+        title: n.title,
+        loreType: !n.loreType || n.loreType === "unknown" ? null : n.loreType,
+        depth: n.depth,
+      })),
+      edges: g.edges.map((e) => ({
+        sourceNoteId: e.sourceNoteId,
+        targetNoteId: e.targetNoteId,
+        type: e.relationshipType,
+      })),
+      maxDepthReached: g.maxDepthReached,
+      truncated: g.truncated,
+    };
+  },
+});
+
+/** `GET /api/lore/:id/relationship-history?limit=` */
+export const relationshipHistory = parserRoute({
+  method: "GET",
+  path: "/api/lore/:id/relationship-history",
+  summary: "Relationships applied to or from a note, newest first (limit 1-50, default 20)",
+  tag: "ai",
+  params: idParams,
+  query: z.object({ limit: z.coerce.number().int().min(1).max(50).default(20) }),
+  responses: {
+    200:
+      "`{ entries: [{ id, sourceNoteId, targetNoteId, type, relationName, description, createdAt }] }` (the Parser currently records none for a user: always empty)",
+    400: "limit not an integer from 1 to 50",
+  },
+  upstream: (ctx) => ({
+    path: upstreamPath`/suggest/history/${ctx.params.id}`,
+    query: { limit: ctx.query.limit },
+  }),
+  answer: historyAnswer,
+  reply: (h) => ({
+    entries: h.entries.map((e) => ({ ...e, description: e.description ?? null })),
+  }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// RAG
+// ---------------------------------------------------------------------------------------------
+
+const ragText = z.string().trim().min(1).max(MAX_RAG_TEXT);
+const ragSpec = {
+  path: "/api/rag",
+  summary: "Semantic search of the lore index: the best chunk of each of the topK closest notes",
+  tag: "rag",
+  responses: {
+    200:
+      "`{ results: [{ noteId, noteTitle, content, score }] }`, best first (topK 1-50, default 10)",
+    400: "text empty or over 4000 characters, or topK not an integer from 1 to 50",
+  },
+  answer: ragAnswer,
+} as const;
+const topK = z.number().int().min(RAG_TOP_K.min).max(RAG_TOP_K.max).default(RAG_DEFAULT_TOP_K);
+
+/** `GET /api/rag?text=&topK=` */
+export const ragGet = parserRoute({
+  ...ragSpec,
+  method: "GET",
+  query: z.object({
+    text: ragText,
+    topK: z.coerce.number().int().min(RAG_TOP_K.min).max(RAG_TOP_K.max).default(
+      RAG_DEFAULT_TOP_K,
+    ),
+  }),
+  upstream: (ctx) => ragCall(ctx.query.text, ctx.query.topK),
+});
+
+/** `POST /api/rag` */
+export const ragPost = parserRoute({
+  ...ragSpec,
+  method: "POST",
+  body: z.strictObject({ text: ragText, topK }),
+  upstream: (ctx) => ragCall(ctx.body.text, ctx.body.topK),
+});
+
+/** The AI, relationship and RAG routes. */
+export const aiRoutes: Route[] = [
+  consistency,
+  gapsGet,
+  gapsPost,
+  suggestRelationships,
+  applyRelationships,
+  noteRelationships,
+  graph,
+  relationshipHistory,
+  ragGet,
+  ragPost,
+];

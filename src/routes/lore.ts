@@ -6,7 +6,6 @@
  */
 import { z } from "zod";
 import { nullOn404 } from "../http/errors.ts";
-import { rethrowMissingReference } from "../lore/references.ts";
 import { json, noContent } from "../http/response.ts";
 import {
   AUTOMATIC_RELATIONS,
@@ -14,12 +13,13 @@ import {
   ownAttributes,
   relationTarget,
 } from "../lore/note_view.ts";
+import { createLoreNote } from "../lore/new_lore_note.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
 import { writeSteps } from "../lore/write_steps.ts";
 import { defineRoute, type Route } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
-import { attributeNameSchema, idParams, idSchema, LORE_TYPES, NOTE_TYPES } from "./schemas.ts";
+import { attributeNameSchema, idParams, idSchema, NOTE_TYPES } from "./schemas.ts";
 
 const RESERVED_ATTRIBUTES = new Set(["lore", "loreType", "template"]);
 
@@ -85,43 +85,17 @@ export const createLore = defineRoute({
   handler: async (ctx) => {
     const b = ctx.body;
     const core = await ctx.core({ detached: true });
-    const parentNoteId = b.parentNoteId ?? await ctx.loreRootId();
-    const templateId = b.templateId ??
-      ((LORE_TYPES as readonly string[]).includes(b.loreType ?? "")
-        ? `_template_${b.loreType}`
-        : undefined);
-    const w = writeSteps();
-    const created = await w.step(
-      "create the note",
-      () =>
-        core.createNote({
-          parentNoteId,
-          title: b.title,
-          type: b.type,
-          mime: b.mime ?? (b.type === "text" ? "text/html" : undefined),
-          content: b.content,
-        }).catch(rethrowMissingReference("parentNoteId")),
-      (r) => core.deleteNote(r.note.noteId),
-    );
+    const created = await createLoreNote(core, writeSteps(), {
+      parentNoteId: b.parentNoteId ?? await ctx.loreRootId(),
+      title: b.title,
+      type: b.type,
+      mime: b.mime,
+      content: b.content,
+      loreType: b.loreType,
+      templateId: b.templateId,
+      labels: b.attributes,
+    });
     const noteId = created.note.noteId;
-    const label = (name: string, value: string) => () =>
-      core.createAttribute({ noteId, type: "label", name, value });
-    await w.step("add the #lore label", label("lore", ""), "covered");
-    if (b.loreType) {
-      await w.step("add the #loreType label", label("loreType", b.loreType), "covered");
-    }
-    if (templateId) {
-      await w.step(
-        "link the template",
-        () =>
-          core.createAttribute({ noteId, type: "relation", name: "template", value: templateId })
-            .catch(rethrowMissingReference("templateId")),
-        "covered",
-      );
-    }
-    for (const [name, value] of Object.entries(b.attributes)) {
-      await w.step(`add the #${name} label`, label(name, value), "covered");
-    }
     const note = await core.getNote(noteId);
     return json({ note, branch: created.branch }, 201);
   },

@@ -8,21 +8,13 @@ import { z } from "zod";
 import { ApiError, invalidRequest } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { discarding, readImageUpload, uploadImage } from "../lore/image_upload.ts";
-import { readImageHead } from "../media/image_stream.ts";
 import { writeSteps } from "../lore/write_steps.ts";
-import { RASTER_MIMES, type RasterMime } from "../media/image_info.ts";
+import { verifiedRasterStream } from "../media/image_response.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { idParams, idSchema } from "./schemas.ts";
 
 /** Seed: images are cached 1 day; `private` because they come from an authenticated backend. */
 const IMAGE_CACHE_CONTROL = "private, max-age=86400";
-
-// Legacy spellings some uploaders stored; the bytes are sniffed anyway.
-const MIME_ALIASES: Readonly<Record<string, RasterMime>> = {
-  "image/jpg": "image/jpeg",
-  "image/pjpeg": "image/jpeg",
-  "image/x-png": "image/png",
-};
 
 /** `GET /api/lore/:id/image` — the image bytes, streamed, if they really are a raster image. */
 export const getImage = defineRoute({
@@ -54,18 +46,10 @@ export const getImage = defineRoute({
       await upstream.body?.cancel();
       return new Response(null, { status: 304, headers });
     }
-    const declared = declaredRasterMime(upstream.headers.get("content-type"));
-    if (!declared || !upstream.body) {
-      await upstream.body?.cancel();
-      throw notRaster();
-    }
-    const { mime, stream } = await readUpstreamHead(upstream.body, ctx.config.UPSTREAM_TIMEOUT_MS);
-    if (mime !== declared) {
-      await stream.cancel();
-      throw notRaster();
-    }
-    headers.set("content-type", mime);
-    return new Response(stream, { headers });
+    const image = await verifiedRasterStream(upstream, ctx.config.UPSTREAM_TIMEOUT_MS);
+    if (!image) throw notRaster();
+    headers.set("content-type", image.mime);
+    return new Response(image.stream, { headers });
   },
 });
 
@@ -129,29 +113,6 @@ export const uploadImageRoute = defineRoute({
     }, 201);
   },
 });
-
-function declaredRasterMime(header: string | null): RasterMime | null {
-  const type = (header ?? "").split(";")[0].trim().toLowerCase();
-  const mime = Object.hasOwn(MIME_ALIASES, type) ? MIME_ALIASES[type] : type;
-  return (RASTER_MIMES as readonly string[]).includes(mime) ? mime as RasterMime : null;
-}
-
-/** The image head, read under the upstream deadline (Core may send headers, then stall). */
-async function readUpstreamHead(body: ReadableStream<Uint8Array>, timeoutMs: number) {
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), timeoutMs);
-  try {
-    return await readImageHead(body, deadline.signal);
-  } catch {
-    throw deadline.signal.aborted
-      ? new ApiError(504, "UPSTREAM_TIMEOUT", "Core did not answer in time", { service: "core" })
-      : new ApiError(502, "UPSTREAM_ERROR", "Core dropped the connection mid-response", {
-        service: "core",
-      });
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 function notRaster(): ApiError {
   return new ApiError(404, "NOT_FOUND", "Note is not a raster image");

@@ -1,20 +1,24 @@
 /**
- * Search and discovery: the `@`-mention and note pickers (one Core search each, ranked here),
- * autolinking lore titles in free text (a per-credential title index, cached), and the general
- * search endpoint.
+ * Search and discovery: the `@`-mention picker (Core titles merged with the Parser's
+ * suggestions, within a latency budget), the note picker (one Core search, ranked here),
+ * autolinking lore titles in free text (a per-credential title index, cached), the general
+ * search endpoint (Core syntax or the Parser's semantic search) and the shared lookups behind
+ * them: notes by id in one search, and one semantic query.
  *
  * @module
  */
 import { z } from "zod";
-import { labelEquals, titleContains } from "../core/search_query.ts";
-import { notConfigured } from "../http/errors.ts";
+import { labelEquals, quoteSearchValue, titleContains } from "../core/search_query.ts";
+import { ApiError } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { type AutolinkTitle, compileAutolink } from "../lore/autolink.ts";
-import { decodeTitleEntities, labelValue, noteSummary } from "../lore/note_view.ts";
+import { decodeTitleEntities, hasLabel, labelValue, noteSummary } from "../lore/note_view.ts";
 import { rankByTitle } from "../lore/title_rank.ts";
-import { defineRoute, type Route } from "../router.ts";
+import { type Ctx, defineRoute, type Route } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
-import { searchTerm } from "./schemas.ts";
+import { mapLimit } from "../util/concurrency.ts";
+import { type ParserCall, parserJson } from "./parser_proxy.ts";
+import { idSchema, searchTerm } from "./schemas.ts";
 
 /** Seed limit of `/api/lore/mention-search`. */
 export const MENTION_LIMIT = 8;
@@ -23,12 +27,52 @@ export const NOTE_SEARCH_LIMIT = 12;
 
 const loreTypeFilter = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be a simple word");
 
-/** A mention suggestion; `source` tells Core hits from (later) Parser suggestions. */
+/** A mention suggestion; `source` tells Core title hits from Parser suggestions. */
 export interface MentionCandidate {
   noteId: string;
   title: string;
   loreType: string | null;
-  source: "core";
+  source: "core" | "parser";
+}
+
+/** Ids per Core search in {@linkcode notesByIds}: a long `or` list stays one request. */
+const IDS_PER_SEARCH = 50;
+
+/**
+ * The notes among `ids` that Core has, by id, in one fast search per 50 ids instead of one call
+ * per note. With `lore`, only `#lore` notes count. Ids that are not note-id shaped are skipped,
+ * so untrusted ids (the Parser's) may be passed as they are; Core compares case-insensitively,
+ * so only exact id matches are kept.
+ *
+ * @example
+ * ```ts
+ * const found = await notesByIds(core, ["abc", "def"], { lore: true, concurrency: 8 });
+ * found.get("abc")?.title;
+ * ```
+ */
+export async function notesByIds(
+  core: CoreClient,
+  ids: Iterable<string>,
+  opts: { lore: boolean; concurrency: number },
+): Promise<Map<string, CoreNote>> {
+  const wanted = [...new Set(ids)].filter((id) => idSchema.safeParse(id).success);
+  const chunks: string[][] = [];
+  for (let i = 0; i < wanted.length; i += IDS_PER_SEARCH) {
+    chunks.push(wanted.slice(i, i + IDS_PER_SEARCH));
+  }
+  const found = new Map<string, CoreNote>();
+  const exact = new Set(wanted);
+  await mapLimit(chunks, opts.concurrency, async (chunk) => {
+    const anyOf = chunk.map((id) => `note.noteId = ${quoteSearchValue(id)}`).join(" or ");
+    // a leading `(` would be read as full text: the bare `or` list only works on its own
+    const query = opts.lore ? `#lore and (${anyOf})` : anyOf;
+    for (const note of await core.search(query, { fastSearch: true })) {
+      if (exact.has(note.noteId) && (!opts.lore || hasLabel(note, "lore"))) {
+        found.set(note.noteId, note);
+      }
+    }
+  });
+  return found;
 }
 
 /**
@@ -53,21 +97,82 @@ export async function coreMentionCandidates(
   }));
 }
 
+const autocompleteAnswer = z.object({
+  suggestions: z.array(z.looseObject({ noteId: z.string() })),
+});
+
+/**
+ * The Parser's autocomplete ids for `q` within `MENTION_PARSER_BUDGET_MS`; any failure (no
+ * session, slow, down, unexpected answer) is an empty list: mentions never wait for the Parser.
+ */
+async function parserMentionIds(ctx: Ctx, q: string): Promise<string[]> {
+  try {
+    const parser = await ctx.parser({ timeoutMs: ctx.config.MENTION_PARSER_BUDGET_MS });
+    const answer = await parserJson(
+      parser,
+      { path: "/suggest/autocomplete", query: { q, limit: MENTION_LIMIT } },
+      autocompleteAnswer,
+    );
+    return answer.suggestions.map((s) => s.noteId);
+  } catch (e) {
+    await ctx.credentials.onError(e).catch(() => {}); // a dead Parser session is still cleared
+    const code = e instanceof ApiError ? e.code : "INTERNAL_ERROR";
+    ctx.log.log(code === "NOT_CONFIGURED" ? "debug" : "warn", "mention search without Parser", {
+      requestId: ctx.requestId,
+      reason: code,
+    });
+    return [];
+  }
+}
+
 /** `GET /api/lore/mention-search?q=` */
 export const mentionSearch = defineRoute({
   method: "GET",
   path: "/api/lore/mention-search",
-  summary: "Autocomplete for @-mentions: lore notes by title (q ≥ 2 characters, at most 8)",
+  summary:
+    "Autocomplete for @-mentions: lore notes by title, then the Parser's suggestions confirmed by Core (q ≥ 2 characters, at most 8)",
   backend: "Both",
   access: "private",
   tag: "search",
   query: z.object({ q: searchTerm(2) }),
   responses: {
-    200: "`{ results: [{ noteId, title, loreType, source }] }`, best match first",
+    200:
+      '`{ results: [{ noteId, title, loreType, source: "core" | "parser" }] }`: Core title matches first (best first), then Parser suggestions that Core confirms are readable lore notes, titles from Core; Core alone when the Parser is absent, fails or exceeds `MENTION_PARSER_BUDGET_MS`',
     400: "q shorter than 2 or longer than 200 characters",
   },
-  handler: async (ctx) =>
-    json({ results: await coreMentionCandidates(await ctx.core(), ctx.query.q) }),
+  handler: async (ctx) => {
+    const core = await ctx.core();
+    const [results, parserIds] = await Promise.all([
+      coreMentionCandidates(core, ctx.query.q),
+      parserMentionIds(ctx, ctx.query.q),
+    ]);
+    const seen = new Set(results.map((r) => r.noteId));
+    const extra = [...new Set(parserIds)].filter((id) => !seen.has(id)).slice(0, MENTION_LIMIT);
+    if (results.length >= MENTION_LIMIT || extra.length === 0) return json({ results });
+    let confirmed: Map<string, CoreNote>;
+    try {
+      confirmed = await notesByIds(core, extra, { lore: true, concurrency: ctx.concurrency });
+    } catch (e) {
+      // the Core candidates are the answer; unconfirmed Parser ids are never shown
+      ctx.log.log("warn", "mention search: Parser suggestions not confirmed", {
+        requestId: ctx.requestId,
+        reason: e instanceof ApiError ? e.code : "INTERNAL_ERROR",
+      });
+      return json({ results });
+    }
+    for (const id of extra) {
+      const note = confirmed.get(id);
+      if (!note || note.isProtected) continue;
+      results.push({
+        noteId: note.noteId,
+        title: note.title,
+        loreType: labelValue(note, "loreType") ?? null,
+        source: "parser",
+      });
+      if (results.length >= MENTION_LIMIT) break;
+    }
+    return json({ results });
+  },
 });
 
 /** `GET /api/lore/note-search?q=&type=` */
@@ -119,6 +224,33 @@ export const autolink = defineRoute({
   },
 });
 
+/** `topK` of a semantic query when none is given (the Parser's default, the seed's example). */
+export const RAG_DEFAULT_TOP_K = 10;
+/** Bounds of a semantic query's `topK` (the Parser's). */
+export const RAG_TOP_K = { min: 1, max: 50 } as const;
+
+/** The Parser's `/rag/query` answer: one best chunk per note, best first. */
+export const ragAnswer = z.object({
+  results: z.array(z.object({
+    noteId: z.string(),
+    noteTitle: z.string(),
+    content: z.string(),
+    score: z.number(),
+  })),
+});
+
+/**
+ * The Parser call of one semantic query.
+ *
+ * @example
+ * ```ts
+ * const { results } = await parserJson(await ctx.parser(), ragCall("who rules the coast", 10), ragAnswer);
+ * ```
+ */
+export function ragCall(text: string, topK: number): ParserCall {
+  return { method: "POST", path: "/rag/query", body: { text, topK } };
+}
+
 /** `GET /api/search?q=&mode=` */
 export const search = defineRoute({
   method: "GET",
@@ -132,13 +264,32 @@ export const search = defineRoute({
     mode: z.enum(["etapi", "rag"]).default("etapi"),
   }),
   responses: {
-    200: '`{ mode: "etapi", results: NoteSummary[], count }`',
+    200:
+      '`{ mode: "etapi", results: NoteSummary[], count }`, or `{ mode: "rag", results: (NoteSummary & { score, excerpt })[], count }`: the Parser\'s 10 best notes, best first, each confirmed and summarised by Core (notes Core no longer has are left out)',
     503: "NOT_CONFIGURED: `rag` needs the Parser, which is not connected",
   },
   handler: async (ctx) => {
-    if (ctx.query.mode === "rag") throw notConfigured("parser");
-    const notes = await (await ctx.core()).search(ctx.query.q);
-    return json({ mode: "etapi", results: notes.map(noteSummary), count: notes.length });
+    const core = await ctx.core();
+    if (ctx.query.mode === "etapi") {
+      const notes = await core.search(ctx.query.q);
+      return json({ mode: "etapi", results: notes.map(noteSummary), count: notes.length });
+    }
+    const { results: hits } = await parserJson(
+      await ctx.parser(),
+      ragCall(ctx.query.q, RAG_DEFAULT_TOP_K),
+      ragAnswer,
+    );
+    const notes = hits.length
+      ? await notesByIds(core, hits.map((h) => h.noteId), {
+        lore: false,
+        concurrency: ctx.concurrency,
+      })
+      : new Map<string, CoreNote>();
+    const results = hits.flatMap((h) => {
+      const note = notes.get(h.noteId);
+      return note ? [{ ...noteSummary(note), score: h.score, excerpt: h.content }] : [];
+    });
+    return json({ mode: "rag", results, count: results.length });
   },
 });
 

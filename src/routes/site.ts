@@ -1,9 +1,137 @@
 /**
- * Route group (filled in by its feature's work).
+ * The public site: server-rendered HTML built from the public share API (`src/share/
+ * public_api.ts`), so it shows exactly what `/api/public/*` would, and nothing hidden. Pages run
+ * no script and load nothing but our stylesheet and public images (see `src/site/headers.ts`).
  *
  * @module
  */
-import type { Route } from "../router.ts";
+import { z } from "zod";
+import { ApiError, invalidRequest } from "../http/errors.ts";
+import { etagMatches } from "../lore/preview.ts";
+import { type Ctx, defineRoute, type Route } from "../router.ts";
+import { publicShare } from "../share/public_api.ts";
+import { errorPageResponse } from "../site/error_page.ts";
+import { siteHeaders } from "../site/headers.ts";
+import { homePage } from "../site/home_page.ts";
+import { SEARCH_MAX_LENGTH } from "../site/layout.ts";
+import { notePage } from "../site/note_page.ts";
+import { pageResponse } from "../site/respond.ts";
+import { searchPage } from "../site/search_page.ts";
+import { SITE_CSS, SITE_CSS_VERSION } from "../site/stylesheet.ts";
+import { ClientAbortError } from "../upstream/fetch.ts";
+
+const PAGE_RESPONSES = {
+  304: "`If-None-Match` matched the page's ETag",
+  401: "HTML; the share is password-protected (`WWW-Authenticate: Basic`, the browser asks)",
+  404: "HTML; missing, draft, GM-only or protected (the same page for all)",
+  502: "HTML; Core failed",
+  503: "HTML; Core is not configured, not reachable or refuses the service's token",
+  504: "HTML; Core did not answer in time",
+};
+
+/**
+ * Runs a page handler; every failure becomes an HTML error page with its status (a client that
+ * went away is left to the app).
+ */
+async function htmlPage(ctx: Ctx, render: () => Promise<Response>): Promise<Response> {
+  try {
+    return await render();
+  } catch (e) {
+    if (e instanceof ClientAbortError) throw e;
+    if (!(e instanceof ApiError)) {
+      ctx.log.log("error", "unhandled error", {
+        requestId: ctx.requestId,
+        route: ctx.url.pathname,
+        error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+      });
+    }
+    return errorPageResponse(e, ctx.requestId);
+  }
+}
+
+const homeQuery = z.object({
+  q: z.string().optional().describe(
+    `Search text (at most ${SEARCH_MAX_LENGTH} characters); empty shows the home page`,
+  ),
+});
+
+/** `GET /` — the home page, or search results for `?q=`. */
+export const home = defineRoute({
+  method: "GET",
+  path: "/",
+  summary:
+    "Public site home: the share root's content and published lore by type; `?q=` shows search results",
+  backend: "Core",
+  access: "public",
+  tag: "site",
+  query: homeQuery,
+  responses: {
+    200: "HTML page (strict CSP, no script; `noindex` when the share asks, and for search results)",
+    400: `HTML; \`q\` longer than ${SEARCH_MAX_LENGTH} characters`,
+    ...PAGE_RESPONSES,
+  },
+  handler: (ctx) =>
+    htmlPage(ctx, async () => {
+      const share = publicShare(ctx);
+      const authorization = ctx.req.headers.get("authorization");
+      const q = ctx.query.q?.trim() ?? "";
+      if (q.length > SEARCH_MAX_LENGTH) {
+        throw invalidRequest(`A search can have at most ${SEARCH_MAX_LENGTH} characters.`);
+      }
+      if (q) {
+        const { result, etag } = await share.search(q, authorization);
+        return pageResponse(ctx.req, searchPage(q, result), etag);
+      }
+      const { root, groups, etag, noIndex } = await share.home(authorization);
+      return pageResponse(ctx.req, homePage(root, groups, noIndex), etag);
+    }),
+});
+
+/** `GET /public/lore/:id` — one public note by id or `#shareAlias`. */
+export const notePageRoute = defineRoute({
+  method: "GET",
+  path: "/public/lore/:id",
+  summary: "Public site: one published note by `noteId` or `#shareAlias`",
+  backend: "Core",
+  access: "public",
+  tag: "site",
+  params: z.object({ id: z.string().describe("noteId or #shareAlias") }),
+  responses: {
+    200: "HTML page: title, portrait, details, relations, content, theme song, last modified",
+    ...PAGE_RESPONSES,
+  },
+  handler: (ctx) =>
+    htmlPage(ctx, async () => {
+      const authorization = ctx.req.headers.get("authorization");
+      const { note, etag, noIndex } = await publicShare(ctx).note(ctx.params.id, authorization);
+      return pageResponse(ctx.req, notePage(note, noIndex), etag);
+    }),
+});
+
+const CSS_ETAG = `"css-${SITE_CSS_VERSION}"`;
+
+/** `GET /public/site.css` — the site's stylesheet (a module string; no file is read). */
+export const stylesheet = defineRoute({
+  method: "GET",
+  path: "/public/site.css",
+  summary: "Public site stylesheet",
+  backend: "None",
+  access: "public",
+  tag: "site",
+  responses: { 200: "`text/css`, cached one day, ETag", 304: "`If-None-Match` matched" },
+  handler: (ctx) => {
+    const headers = siteHeaders({
+      contentType: "text/css; charset=utf-8",
+      cacheControl: "public, max-age=86400",
+      etag: CSS_ETAG,
+    });
+    if (etagMatches(ctx.req.headers.get("if-none-match"), CSS_ETAG)) {
+      headers.delete("content-type");
+      return new Response(null, { status: 304, headers });
+    }
+    return new Response(SITE_CSS, { headers });
+  },
+});
 
 /** This group's routes. */
-export const siteRoutes: Route[] = [];
+export const siteRoutes: Route[] = [home, notePageRoute, stylesheet];

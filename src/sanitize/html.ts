@@ -39,6 +39,11 @@ export interface HtmlRewriter {
   image(src: string): string | null;
   /** Given a raw href, return the href to emit, or null to keep the link text but drop the href. */
   link(href: string): string | null;
+  /**
+   * Given a `data-note-id` value, return the value to emit or null to drop the attribute. When
+   * absent, valid note ids are kept (the public view drops them: they may name hidden notes).
+   */
+  dataNoteId?(noteId: string): string | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -128,6 +133,27 @@ export function noteIdFromImageSrc(src: string): string | null {
   // Relative: exactly `api/...` or `/api/...`, no dot segments or prefixes.
   const path = url.replace(/[?#][\s\S]*$/, "");
   return idFromImageSegments((path.startsWith("/") ? path.slice(1) : path).split("/"));
+}
+
+/**
+ * Attachment id of an image attachment reference as Core stores it in text
+ * (`api/attachments/<id>/image/<file>`, also with a leading `/`; a query or fragment is
+ * ignored), else null. Absolute and protocol-relative URLs give null.
+ *
+ * @example
+ * ```ts
+ * attachmentIdFromImageSrc("api/attachments/AtT123/image/sigil.png"); // "AtT123"
+ * attachmentIdFromImageSrc("https://x.example/api/attachments/AtT123/image/s.png"); // null
+ * ```
+ */
+export function attachmentIdFromImageSrc(src: string): string | null {
+  const url = safeImage(src);
+  if (url === null || SCHEME.test(url)) return null;
+  const path = url.replace(/[?#][\s\S]*$/, "");
+  const segments = (path.startsWith("/") ? path.slice(1) : path).split("/");
+  if (segments.length !== 5 || segments[0] !== "api" || segments[1] !== "attachments") return null;
+  const [, , id, role, file] = segments;
+  return role === "image" && file !== "" && NOTE_ID.test(id) ? id : null;
 }
 
 const ROOT_FRAGMENT = /^root((?:\/[A-Za-z0-9_]{1,128})*)\/?$/;
@@ -361,7 +387,10 @@ function transformFor(rewriter: HtmlRewriter, player: boolean): sanitizeHtml.Tra
         break;
     }
     setIf(out, "class", cleanClass(attr(attribs, "class")), true);
-    const noteId = attr(attribs, "data-note-id");
+    const rawNoteId = attr(attribs, "data-note-id");
+    const noteId = rawNoteId === undefined || !rewriter.dataNoteId
+      ? rawNoteId
+      : rewriter.dataNoteId(rawNoteId) ?? undefined;
     setIf(out, "data-note-id", noteId, NOTE_ID.test(noteId ?? ""));
     // Declarations are filtered by sanitize-html against `allowedStyles` below.
     setIf(out, "style", attr(attribs, "style"), true);

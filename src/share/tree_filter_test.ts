@@ -542,9 +542,12 @@ const CRED_POOL = ["u:1", "u:2", "v:1", "ü:ß", "gm:x"];
 const ALIAS_POOL = ["a", " a ", "b", "c", "", "  ", "__proto__", "toString"];
 const DECOYS = ["Draft", "gmonly", "drafts", "shareAlias ", "shareCredential", "lore"];
 
-/** Random snapshot: a tree plus clones, optional back edges (cycles), orphans and ghost ids. */
-function randomSnapshot(rng: Rng, cyclic: boolean): ShareSnapshot {
-  const n = 1 + int(rng, cyclic ? 8 : 13);
+/**
+ * Random snapshot: a tree plus clones, optional back edges (cycles), orphans and ghost ids.
+ * `deep` gives long chains (depth up to ~30) with few clones, so walks stay enumerable.
+ */
+function randomSnapshot(rng: Rng, cyclic: boolean, deep = false): ShareSnapshot {
+  const n = deep ? 15 + int(rng, 16) : 1 + int(rng, cyclic ? 8 : 13);
   const ids: string[] = [];
   while (ids.length < n) {
     const id = Array.from({ length: 1 + int(rng, 3) }, () => pick(rng, [..."abcXYZ09_"])).join("");
@@ -560,10 +563,12 @@ function randomSnapshot(rng: Rng, cyclic: boolean): ShareSnapshot {
     const candidates = ids.slice(0, i).filter((_, j) => outside[j] === outside[i]);
     if (candidates.length === 0) continue;
     // Mix deep chains and wide fans.
-    const p = chance(rng, 0.4) ? candidates[candidates.length - 1] : pick(rng, candidates);
+    const p = chance(rng, deep ? 0.85 : 0.4)
+      ? candidates[candidates.length - 1]
+      : pick(rng, candidates);
     addEdge(p, ids[i]);
   }
-  for (let k = int(rng, Math.ceil(n / 2)); k > 0 && n > 1; k--) {
+  for (let k = int(rng, deep ? 3 : Math.ceil(n / 2)); k > 0 && n > 1; k--) {
     const c = 1 + int(rng, n - 1);
     const p = int(rng, c);
     if (!children.get(ids[p])!.includes(ids[c])) addEdge(ids[p], ids[c]); // clone, still a DAG
@@ -599,11 +604,28 @@ function randomSnapshot(rng: Rng, cyclic: boolean): ShareSnapshot {
     own.set(id, list);
   }
   const parentsOf = (id: string) => ids.filter((p) => children.get(p)!.includes(id));
+  /** Every note above `id` along parent edges (cycle-safe), nearest first. */
+  const ancestorsOf = (id: string) => {
+    const seen = new Set<string>([id]);
+    const out: string[] = [];
+    for (let todo = parentsOf(id); todo.length > 0;) {
+      const next: string[] = [];
+      for (const p of todo) {
+        if (seen.has(p)) continue;
+        seen.add(p);
+        out.push(p);
+        next.push(...parentsOf(p));
+      }
+      todo = next;
+    }
+    return out;
+  };
   const notes: ShareNote[] = ids.map((id) => {
-    // Effective list: own, then parents' inheritable ones, then template-like foreign owners.
+    // Effective list like Core's: own, then the inheritable attributes of every ancestor
+    // (inheritance is transitive), then template-like foreign owners.
     const attributes = [...own.get(id)!];
-    for (const p of parentsOf(id)) {
-      for (const a of own.get(p)!) if (a.isInheritable && p !== id) attributes.push(a);
+    for (const p of ancestorsOf(id)) {
+      for (const a of own.get(p)!) if (a.isInheritable) attributes.push(a);
     }
     if (chance(rng, 0.12)) {
       const owner = chance(rng, 0.5) ? pick(rng, ["tpl1", "tpl2"]) : pick(rng, ids);
@@ -833,9 +855,10 @@ Deno.test("property: buildShareView matches a naive walk-enumerating reference",
   const rng = prng(seed);
   const cases = 1000;
   let publicSeen = 0, hiddenSeen = 0, cyclicCases = 0;
+  let maxDepth = 0;
   for (let i = 0; i < cases; i++) {
     const cyclic = i % 4 === 3;
-    const s = randomSnapshot(rng, cyclic);
+    const s = randomSnapshot(rng, cyclic, i % 8 === 1);
     try {
       checkSnapshot(s);
     } catch (err) {
@@ -846,6 +869,7 @@ Deno.test("property: buildShareView matches a naive walk-enumerating reference",
       throw err;
     }
     const view = buildShareView(s);
+    maxDepth = Math.max(maxDepth, depthOf(s));
     publicSeen += view.publicIds().length;
     hiddenSeen += s.notes.length - view.publicIds().length;
     if (cyclic) cyclicCases++;
@@ -853,10 +877,28 @@ Deno.test("property: buildShareView matches a naive walk-enumerating reference",
   // The generator must actually exercise both outcomes.
   assert.ok(publicSeen > cases && hiddenSeen > cases / 2, `${publicSeen}/${hiddenSeen}`);
   assert.ok(cyclicCases >= cases / 5);
+  assert.ok(maxDepth >= 12, `deepest tree ${maxDepth}`);
 });
+
+/** Longest shortest-path depth from the root (BFS levels). */
+function depthOf(s: ShareSnapshot): number {
+  const byId = new Map(s.notes.map((n) => [n.noteId, n]));
+  const level = new Map<string, number>([[s.rootId, 0]]);
+  const queue = byId.has(s.rootId) ? [s.rootId] : [];
+  for (let head = 0; head < queue.length; head++) {
+    for (const c of byId.get(queue[head])!.childNoteIds) {
+      if (byId.has(c) && !level.has(c)) {
+        level.set(c, level.get(queue[head])! + 1);
+        queue.push(c);
+      }
+    }
+  }
+  return Math.max(0, ...level.values());
+}
 
 Deno.test("property: the generator is deterministic for a given seed", () => {
   const a = randomSnapshot(prng(42), true);
   const b = randomSnapshot(prng(42), true);
   assert.deepEqual(a, b);
+  assert.deepEqual(randomSnapshot(prng(7), false, true), randomSnapshot(prng(7), false, true));
 });

@@ -8,6 +8,8 @@ import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import {
   coreAppInfoSchema,
+  type CoreAttachment,
+  coreAttachmentSchema,
   type CoreAttribute,
   coreAttributeSchema,
   type CoreBranch,
@@ -101,6 +103,11 @@ export interface CoreClient {
   revisions(noteId: string): Promise<CoreRevision[]>;
   getRevision(revisionId: string): Promise<CoreRevision>;
   revisionContent(revisionId: string): Promise<Response>;
+  /** The note's attachments, by position. */
+  attachments(noteId: string): Promise<CoreAttachment[]>;
+  getAttachment(attachmentId: string): Promise<CoreAttachment>;
+  /** Raw attachment content response (streamable); non-2xx already mapped to an error. */
+  attachmentContent(attachmentId: string): Promise<Response>;
   appInfo(): Promise<{ appVersion: string }>;
   /** Exchanges Core's password for a new ETAPI token named `tokenName` (no token needed). */
   login(password: string, tokenName: string): Promise<string>;
@@ -286,6 +293,10 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
       await jsonCall(coreRevisionSchema.array(), { path: p`/etapi/notes/${id}/revisions` }),
     getRevision: (id) => jsonCall(coreRevisionSchema, { path: p`/etapi/revisions/${id}` }),
     revisionContent: (id) => streamed({ path: p`/etapi/revisions/${id}/content` }),
+    attachments: (id) =>
+      jsonCall(coreAttachmentSchema.array(), { path: p`/etapi/notes/${id}/attachments` }),
+    getAttachment: (id) => jsonCall(coreAttachmentSchema, { path: p`/etapi/attachments/${id}` }),
+    attachmentContent: (id) => streamed({ path: p`/etapi/attachments/${id}/content` }),
     appInfo: () => jsonCall(coreAppInfoSchema, { path: "/etapi/app-info" }),
     login: async (password, tokenName) =>
       (await jsonCall(loginSchema, {
@@ -296,4 +307,4 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
   };
 }
 
-export type { CoreAttribute, CoreBranch, CoreNote, CoreRevision };
+export type { CoreAttachment, CoreAttribute, CoreBranch, CoreNote, CoreRevision };

@@ -80,6 +80,19 @@ export const coreRevisionSchema = z.looseObject({
 /** An ETAPI revision. */
 export type CoreRevision = z.output<typeof coreRevisionSchema>;
 
+/** An attachment (`role: "image"` for images referenced from text as `api/attachments/<id>/image/…`). */
+export const coreAttachmentSchema = z.looseObject({
+  attachmentId: z.string(),
+  ownerId: z.string(),
+  role: z.string(),
+  mime: z.string(),
+  title: z.string(),
+  blobId: z.string().optional(),
+  utcDateModified: z.string().optional(),
+});
+/** An ETAPI attachment. */
+export type CoreAttachment = z.output<typeof coreAttachmentSchema>;
+
 /** `GET /etapi/notes?search=` answer. */
 export const coreSearchSchema = z.object({ results: z.array(coreNoteSchema) });
 

@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, type ErrorCode } from "../http/errors.ts";
 import {
   readBodyText,
   readJsonBody,
@@ -85,6 +85,39 @@ export interface ParserClient {
 }
 
 /**
+ * Parser codes that name a condition the caller can act on, with the status they come with: they
+ * keep that status but get our own code and words instead of the generic mapping.
+ */
+const KNOWN_CODES: Record<string, {
+  status: number;
+  error: ErrorCode;
+  message: string;
+  details?: Record<string, string>;
+}> = {
+  PUSH_NOT_CONFIGURED: {
+    status: 503,
+    error: "NOT_CONFIGURED",
+    message: "Push notifications are not configured on the Parser (it has no VAPID key)",
+    details: { reason: "push-not-configured" },
+  },
+  INVALID_FORMAT: {
+    status: 400,
+    error: "INVALID_REQUEST",
+    message: "The Parser does not recognise the data as a map generator export",
+  },
+  INVALID_DATE_RANGE: {
+    status: 400,
+    error: "INVALID_REQUEST",
+    message: "The Parser refused the date range",
+  },
+  INVALID_INPUT: {
+    status: 400,
+    error: "INVALID_REQUEST",
+    message: "The Parser found the input incomplete",
+  },
+};
+
+/**
  * Maps a non-2xx Parser answer to an {@linkcode ApiError}. Parser's own code (`error` when it is
  * code-shaped, better-auth's `code`) is kept in `details.upstreamCode`; its messages are not.
  *
@@ -123,6 +156,10 @@ export function mapParserError(status: number, bodyText: string, headers: Header
     ...(code ? { upstreamCode: code } : {}),
     ...(property ? { property } : {}),
   };
+  const known = code ? KNOWN_CODES[code] : undefined;
+  if (known && known.status === status) {
+    return new ApiError(status, known.error, known.message, { ...details, ...known.details });
+  }
   switch (status) {
     case 401:
       return new ApiError(

@@ -4,8 +4,9 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
 import { jsonLogger } from "../../src/http/log.ts";
 import { startServer } from "../../src/server.ts";
-import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
+import { assertNoSecrets, type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
 import { DEFAULT_CORE_PASSWORD } from "../sims/core.ts";
+import { W } from "../sims/world.ts";
 
 const bare = { core: { world: false } };
 
@@ -324,7 +325,7 @@ Deno.test("search: etapi mode passes the caller's Core query and answers summari
     assert.equal(explicit.body.mode, "etapi");
   }, bare));
 
-Deno.test("search: rag mode is 503 NOT_CONFIGURED (parser); bad input → 400; nothing sent", () =>
+Deno.test("search: rag mode without a Parser is 503 NOT_CONFIGURED (parser); bad input → 400; nothing sent", () =>
   withHarness(async (h) => {
     h.core.clearRequests();
     const rag = await get(h, "/api/search?q=who%20rules%20the%20coast&mode=rag");
@@ -338,3 +339,215 @@ Deno.test("search: rag mode is 503 NOT_CONFIGURED (parser); bad input → 400; n
     }
     assert.deepEqual(upstreamCalls(h), []);
   }, bare));
+
+// ---------------------------------------------------------------------------------------------
+// With the Parser: semantic search and Parser suggestions in mention search
+// ---------------------------------------------------------------------------------------------
+
+const withParser = { parser: true, parserSession: true } as const;
+
+/** The Parser double builds its index (autocomplete reads it) from the sample world. */
+async function reindex(h: Harness) {
+  const res = await fetch(`${h.parser!.url}/rag/reindex`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${h.parserToken}` },
+  });
+  assert.equal(res.status, 200, await res.text());
+}
+
+/** The Parser answers its next `path` call with `body` (a crafted, valid answer). */
+function parserAnswers(h: Harness, path: string, body: unknown) {
+  h.parser!.fault({ path, status: 200, body: JSON.stringify(body), times: 1 });
+}
+
+const suggestCalls = (h: Harness) =>
+  h.parser!.requests.filter((r) => r.path === "/suggest/autocomplete");
+
+Deno.test("search: rag mode answers the Parser's best notes as Core summaries with score and excerpt", () =>
+  withHarness(async (h) => {
+    const r = await get<{ mode: string; results: Record<string, unknown>[]; count: number }>(
+      h,
+      "/api/search?q=lighthouse%20keepers&mode=rag",
+    );
+    assert.equal(r.status, 200);
+    assert.equal(r.body.mode, "rag");
+    assert.equal(r.body.count, r.body.results.length);
+    const iselde = r.body.results.find((x) => x.noteId === W.charIselde)!;
+    assert.deepEqual(Object.keys(iselde).sort(), [
+      "dateModified",
+      "excerpt",
+      "isProtected",
+      "loreType",
+      "noteId",
+      "parentNoteIds",
+      "score",
+      "title",
+      "type",
+    ]);
+    assert.deepEqual([iselde.title, iselde.loreType, iselde.type], [
+      "Iselde Crane",
+      "character",
+      "text",
+    ]);
+    assert.match(String(iselde.excerpt), /Greyfin Lighthouse/);
+    const scores = r.body.results.map((x) => x.score as number);
+    assert.deepEqual(scores, [...scores].sort((a, b) => b - a), "best first");
+    const sent = h.parser!.requests.filter((x) => x.path === "/rag/query");
+    assert.deepEqual(sent.map((x) => JSON.parse(x.bodyText!)), [
+      { text: "lighthouse keepers", topK: 10 },
+    ]);
+
+    const hit = (noteId: string, score: number) => ({
+      noteId,
+      noteTitle: "stale title",
+      content: "chunk",
+      score,
+    });
+    parserAnswers(h, "/rag/query", {
+      results: [hit("gone12345678", 0.9), hit(W.locReef, 0.8), hit(W.media, 0.5)],
+    });
+    h.core.clearRequests();
+    const stale = await get<{ results: Record<string, unknown>[]; count: number }>(
+      h,
+      "/api/search?q=reef&mode=rag",
+    );
+    assert.deepEqual(
+      stale.body.results.map((x) => [x.noteId, x.title, x.score, x.excerpt]),
+      [[W.locReef, "The Knucklebone Reef", 0.8, "chunk"], [W.media, "Media", 0.5, "chunk"]],
+      "notes Core no longer has are left out; titles are Core's",
+    );
+    assert.equal(stale.body.count, 2);
+    assert.equal(searches(h).length, 1, "one Core search for all hits");
+  }, withParser));
+
+Deno.test("search: rag mode Parser errors are mapped, its words not passed on", () =>
+  withHarness(async (h) => {
+    h.parser!.fault({
+      path: "/rag/query",
+      status: 500,
+      body: "embedding endpoint http://10.0.0.5:9000 unreachable",
+      contentType: "text/plain",
+    });
+    const r = await get(h, "/api/search?q=reef&mode=rag");
+    assert.equal(r.status, 502);
+    assert.equal(r.body.error, "UPSTREAM_ERROR");
+    assert.ok(!JSON.stringify(r.body).includes("10.0.0.5"));
+    assertNoSecrets(h, JSON.stringify(r.body));
+  }, withParser));
+
+Deno.test("mention-search: Core title matches first, then the Parser's semantic hits", () =>
+  withHarness(async (h) => {
+    await reindex(h);
+    const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef");
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.results, [
+      { noteId: W.locReef, title: "The Knucklebone Reef", loreType: "location", source: "core" },
+      // her text mentions the reefs; the Parser also named the reef itself (deduplicated)
+      { noteId: W.charMira, title: "Mira Tallowend", loreType: "character", source: "parser" },
+    ]);
+    assert.deepEqual(suggestCalls(h).map((x) => x.search), ["?q=reef&limit=8"]);
+  }, withParser));
+
+Deno.test("mention-search: Parser hits are confirmed by one Core search; Core's titles win", () =>
+  withHarness(async (h) => {
+    await reindex(h);
+    // renamed after indexing: the Parser still knows the old title, Core's title search does not
+    h.core.store.patchNote(W.charIselde, { title: "Iselde Heron" });
+    const renamed = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=crane");
+    assert.deepEqual(renamed.body.results, [
+      { noteId: W.charIselde, title: "Iselde Heron", loreType: "character", source: "parser" },
+    ]);
+
+    const offer = (noteId: string) => ({ noteId, title: "Trust me" });
+    parserAnswers(h, "/suggest/autocomplete", {
+      suggestions: [
+        offer(W.guideWelcome), // a note, but not lore
+        offer("gone12345678"), // missing
+        offer("../etapi/x"), // not an id at all
+        offer(W.charOskar),
+        offer(W.charOskar), // twice
+      ],
+    });
+    h.core.clearRequests();
+    const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=zzz");
+    assert.deepEqual(r.body.results, [
+      { noteId: W.charOskar, title: "Oskar Venn", loreType: "character", source: "parser" },
+    ]);
+    const s = searches(h).map((x) => x.search);
+    assert.equal(s.length, 2, "the title search and one confirmation search");
+    assert.equal(
+      s[1],
+      `#lore and (note.noteId = "${W.guideWelcome}" or note.noteId = "gone12345678" or note.noteId = "${W.charOskar}")`,
+    );
+  }, withParser));
+
+Deno.test("mention-search: merged and deduplicated, Core first, at most 8", () =>
+  withHarness(async (h) => {
+    const core = Array.from({ length: 5 }, (_, i) => note(h, `Vexmoor ${i + 1}`));
+    const others = Array.from({ length: 6 }, (_, i) => note(h, `Drift ${i + 1}`));
+    parserAnswers(h, "/suggest/autocomplete", {
+      suggestions: [core[0], others[0], core[4], others[1], others[2], others[3], others[4]].map(
+        (noteId) => ({ noteId, title: "x" }),
+      ),
+    });
+    const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=vexmoor");
+    assert.deepEqual(
+      r.body.results.map((x) => [x.title, x.source]),
+      [
+        ["Vexmoor 1", "core"],
+        ["Vexmoor 2", "core"],
+        ["Vexmoor 3", "core"],
+        ["Vexmoor 4", "core"],
+        ["Vexmoor 5", "core"],
+        ["Drift 1", "parser"],
+        ["Drift 2", "parser"],
+        ["Drift 3", "parser"],
+      ],
+    );
+    for (let i = 6; i <= 8; i++) note(h, `Vexmoor ${i}`);
+    h.core.clearRequests();
+    parserAnswers(h, "/suggest/autocomplete", { suggestions: [{ noteId: others[5], title: "x" }] });
+    const full = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=vexmoor");
+    assert.equal(full.body.results.length, 8);
+    assert.ok(full.body.results.every((x) => x.source === "core"));
+    assert.equal(searches(h).length, 1, "Core already filled the list: nothing to confirm");
+  }, { ...withParser, core: { world: false } }));
+
+Deno.test("mention-search: a hanging Parser costs the budget, not the upstream timeout", () =>
+  withHarness(async (h) => {
+    h.parser!.fault({ path: "/suggest/autocomplete", hang: true });
+    const started = performance.now();
+    const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef");
+    const ms = performance.now() - started;
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.results.map((x) => [x.noteId, x.source]), [[W.locReef, "core"]]);
+    assert.equal(suggestCalls(h).length, 1, "the Parser was asked");
+    // budget 300 ms, upstream timeout 20 s: the answer waits about the budget
+    assert.ok(ms >= 250, `answered after ${ms} ms, before the budget ran out`);
+    assert.ok(ms < 5_000, `answered after ${ms} ms: the upstream timeout was waited for`);
+    assert.ok(h.logs.some((l) => l.includes("mention search without Parser")));
+  }, {
+    ...withParser,
+    env: { MENTION_PARSER_BUDGET_MS: "300", UPSTREAM_TIMEOUT_MS: "20000" },
+  }));
+
+Deno.test("mention-search: a failing Parser or none at all leaves Core's answer", async () => {
+  await withHarness(async (h) => {
+    await reindex(h);
+    for (const status of [500, 401, 429]) {
+      h.parser!.fault({ path: "/suggest/autocomplete", status, times: 1 });
+      const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef");
+      assert.equal(r.status, 200, String(status));
+      assert.deepEqual(r.body.results.map((x) => x.source), ["core"], String(status));
+    }
+    h.parser!.fault({ path: "/suggest/autocomplete", status: 200, body: "not json", times: 1 });
+    const garbage = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef");
+    assert.deepEqual(garbage.body.results.map((x) => x.source), ["core"]);
+  }, withParser);
+  await withHarness(async (h) => {
+    const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef");
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.results.map((x) => x.noteId), [W.locReef]);
+    assert.deepEqual(suggestCalls(h), [], "no Parser session: the Parser is not asked");
+  }, { parser: true });
+});

@@ -372,8 +372,8 @@ Deno.test("GET /api/share/tree: flags for every lore note and the share subtree,
     assert.deepEqual(flags(W.guideWipChild), { ...none, isDraft: true }); // inherited #draft
     assert.deepEqual(flags(W.charOskar), none); // lore outside the subtree
     assert.deepEqual(flags(W.questLamp), none);
-    // 16 lore notes + 10 non-lore notes of the guide's subtree
-    assert.equal(r.body.count, 26);
+    // 16 lore notes + 11 non-lore notes of the guide's subtree
+    assert.equal(r.body.count, 27);
     assert.equal(r.body.notes[0].title, "Brannoch the Drowned");
     const titles = r.body.notes.map((n) => n.title);
     const sorted = [...titles].sort(

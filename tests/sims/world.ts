@@ -494,6 +494,7 @@ const CLONES: [string, string][] = [
   [W.charMira, W.guide],
   [W.faction, W.guide],
   [W.imgChart, W.guide],
+  [W.imgPortrait, W.guide], // Mira's portrait, so her public page shows it
   [W.guideGmOnly, W.guideWelcome], // a hidden note cloned under a published one stays hidden
 ];
 
@@ -544,6 +545,7 @@ export function seedWorld(store: CoreStore): void {
     label(store, W.charMira, "themeSong", "https://music.example.org/tides-of-brass");
     relation(store, W.charMira, "portraitImage", W.imgPortrait);
     relation(store, W.charMira, "relAlly", W.charOskar);
+    relation(store, W.charMira, "relInhabits", W.locHarbor); // public → public: shown publicly
     relation(store, W.charIselde, "relAlly", W.charMira);
     relation(store, W.charOskar, "relEnemy", W.charBrannoch);
     relation(store, W.charBrannoch, "relEnemy", W.charMira);
@@ -632,7 +634,7 @@ export const WORLD_SUMMARY: string = [
     return `${"  ".repeat(depth)}${title} [${kind}] ${s.id}`;
   }),
   `Shared: "Player's Guide" (${W.guide}, #shareRoot) under _share; clones of ${W.locHarbor} ` +
-  `(#shareAlias=${HARBOR_ALIAS}), ${W.charMira}, ${W.faction}, ${W.imgChart}.`,
+  `(#shareAlias=${HARBOR_ALIAS}), ${W.charMira}, ${W.faction}, ${W.imgChart}, ${W.imgPortrait}.`,
   `Hidden from players: ${W.guideDraft} (#draft), ${W.guideGmOnly} (#gmOnly), ${W.guideWip} ` +
   `(inheritable #draft), ${W.guideProtected} (protected); ${W.guideVault} needs ` +
   `${SHARE_CREDENTIALS.user}:${SHARE_CREDENTIALS.password}.`,

@@ -1,0 +1,315 @@
+/**
+ * What the article copilot is told about a note: the Parser's `ArticleCopilotBody`
+ * (parser-contract.md §2.6) built from Core (the note, the notes it relates to or links to) and
+ * from the Parser's semantic index (related passages), loaded in parallel with bounds. The same
+ * loader decides which notes a proposal may write ({@linkcode writableTargetIds}), so the chat
+ * and the apply step agree on the scope.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { ApiError, nullOn404 } from "../http/errors.ts";
+import type { Logger } from "../http/log.ts";
+import { noteIdFromHref, sanitizeLoreHtml } from "../sanitize/html.ts";
+import type { CoreClient, CoreNote } from "../upstream/core.ts";
+import type { ParserClient } from "../upstream/parser.ts";
+import { mapLimit } from "../util/concurrency.ts";
+import { AUTOMATIC_RELATIONS, hasLabel, labelValue, ownAttributes } from "./note_view.ts";
+import { relationNotePrefix, relationshipTypeOf } from "./relationship_types.ts";
+import { isSystemNote } from "./system_notes.ts";
+
+/** Bounds of the context sent with one copilot turn. */
+export const COPILOT_CONTEXT_LIMITS = {
+  /** Linked notes loaded (relations first, then content links). */
+  linkedNotes: 12,
+  /** Characters of the current note's (sanitized) HTML. */
+  currentContentChars: 100_000,
+  /** Characters of each linked note's (sanitized) HTML. */
+  linkedContentChars: 8_000,
+  /** Related passages asked of the semantic index. */
+  ragTopK: 5,
+  /** Characters of each related passage. */
+  ragExcerptChars: 1_500,
+  /** Characters of the user message used as the semantic query. */
+  ragQueryChars: 2_000,
+} as const;
+
+/** A note as the copilot sees it (the contract's `NoteCtx`). */
+export interface NoteCtx {
+  noteId: string;
+  title: string;
+  /** The `#loreType` label, or `""` for a note without one. */
+  loreType: string;
+  contentHtml: string;
+  parentNoteIds: string[];
+  labels: { name: string; value: string }[];
+  relations: { name: string; targetNoteId: string; description?: string }[];
+}
+
+/** One transcript message. */
+export interface CopilotMessage {
+  role: "user" | "assistant";
+  content: string;
+}
+
+/** A related passage from the semantic index. */
+export interface RagPassage {
+  noteId: string;
+  title: string;
+  excerpt: string;
+  score: number;
+}
+
+/** The Parser's `ArticleCopilotBody`. */
+export interface ArticleCopilotBody {
+  noteId: string;
+  sessionId?: string;
+  transcript: CopilotMessage[];
+  currentNote: NoteCtx;
+  linkedNotes: NoteCtx[];
+  ragContext: RagPassage[];
+  writableTargetIds: string[];
+}
+
+/** A loaded note and its sanitized, clipped HTML (`""` when not loaded or not HTML). */
+export interface LoadedNote {
+  note: CoreNote;
+  contentHtml: string;
+}
+
+/** The current note and the notes it relates to or links to. */
+export interface ArticleScope {
+  current: LoadedNote;
+  linked: LoadedNote[];
+}
+
+// Relations that are structure, not "this note is about that one".
+const NOT_LINKS: ReadonlySet<string> = new Set(["template", "inherit", "imageLink"]);
+// Note types whose content is the article's HTML.
+const HTML_TYPES: ReadonlySet<string> = new Set(["text", "book"]);
+
+/**
+ * Ids of the notes `note` links to, relations first (own, not structural), then links in its
+ * HTML (`#root/…` hrefs, `data-note-id`), without itself or Core's system notes, at most `max`.
+ *
+ * @example
+ * ```ts
+ * linkedNoteIds(note, '<a href="#root/a/b/Xyz123">X</a>', 12); // [...relation targets, "Xyz123"]
+ * ```
+ */
+export function linkedNoteIds(note: CoreNote, contentHtml: string, max: number): string[] {
+  const ids = new Set<string>();
+  for (const a of ownAttributes(note)) {
+    if (a.type === "relation" && !NOT_LINKS.has(a.name)) ids.add(a.value);
+  }
+  for (const m of contentHtml.matchAll(/\bhref\s*=\s*(?:"([^"]*)"|'([^']*)')/gi)) {
+    const id = noteIdFromHref(m[1] ?? m[2]);
+    if (id) ids.add(id);
+  }
+  for (const m of contentHtml.matchAll(/\bdata-note-id\s*=\s*["']?([A-Za-z0-9_]{1,128})/gi)) {
+    ids.add(m[1]);
+  }
+  return [...ids].filter((id) => id !== note.noteId && !isSystemNote(id)).slice(0, max);
+}
+
+/**
+ * Loads the note (with its HTML) and, in parallel with at most `concurrency` calls, the notes
+ * it links to. Missing, protected and binary (image, file) linked notes are left out.
+ *
+ * @example
+ * ```ts
+ * const scope = await loadArticleScope(core, "abc123", { concurrency: 8, linkedContent: true });
+ * scope.linked.map((l) => l.note.title);
+ * ```
+ */
+export async function loadArticleScope(
+  core: CoreClient,
+  noteId: string,
+  opts: { concurrency: number; linkedContent: boolean },
+): Promise<ArticleScope> {
+  const limits = COPILOT_CONTEXT_LIMITS;
+  // the note and its content at once: a lore article is HTML, anything else is dropped below
+  const [note, raw] = await Promise.all([core.getNote(noteId), core.contentText(noteId)]);
+  const html = HTML_TYPES.has(note.type) ? raw : "";
+  const ids = linkedNoteIds(note, html, limits.linkedNotes);
+  const linked = await mapLimit(ids, opts.concurrency, async (id): Promise<LoadedNote | null> => {
+    const n = await core.getNote(id).catch(nullOn404);
+    if (!n || n.isProtected || n.type === "image" || n.type === "file") return null;
+    const content = opts.linkedContent && HTML_TYPES.has(n.type)
+      ? await core.contentText(id).catch(nullOn404) ?? ""
+      : "";
+    return { note: n, contentHtml: clipHtml(content, limits.linkedContentChars) };
+  });
+  return {
+    current: { note, contentHtml: clipHtml(html, limits.currentContentChars) },
+    linked: linked.filter((l): l is LoadedNote => l !== null),
+  };
+}
+
+/**
+ * The notes a proposal may write: the current note and the linked lore notes, never Core's
+ * system notes or protected notes. The chat sends it to the Parser; apply recomputes it.
+ *
+ * @example
+ * ```ts
+ * writableTargetIds(await loadArticleScope(core, id, { concurrency: 8, linkedContent: false }));
+ * ```
+ */
+export function writableTargetIds(scope: ArticleScope): string[] {
+  const ok = (n: CoreNote) => !isSystemNote(n.noteId) && !n.isProtected;
+  return [
+    ...(ok(scope.current.note) ? [scope.current.note.noteId] : []),
+    ...scope.linked.map((l) => l.note).filter((n) => ok(n) && hasLabel(n, "lore"))
+      .map((n) => n.noteId),
+  ];
+}
+
+/**
+ * A loaded note as the contract's `NoteCtx`: own labels, own relations (not Core's automatic
+ * link relations) with the `#relationNote` description when there is one.
+ *
+ * @example
+ * ```ts
+ * noteCtx(scope.current).relations; // [{ name: "relAlly", targetNoteId: "…", description: "…" }]
+ * ```
+ */
+export function noteCtx(loaded: LoadedNote): NoteCtx {
+  const { note } = loaded;
+  const own = ownAttributes(note);
+  const notes = own.filter((a) => a.type === "label" && a.name === "relationNote");
+  return {
+    noteId: note.noteId,
+    title: note.title,
+    loreType: labelValue(note, "loreType") ?? "",
+    contentHtml: loaded.contentHtml,
+    parentNoteIds: note.parentNoteIds,
+    labels: own.filter((a) => a.type === "label").map((a) => ({ name: a.name, value: a.value })),
+    relations: own.filter((a) =>
+      a.type === "relation" && !AUTOMATIC_RELATIONS.has(a.name) && !NOT_LINKS.has(a.name)
+    ).map((a) => {
+      const type = relationshipTypeOf(a.name);
+      const prefix = type && relationNotePrefix(type, a.value);
+      const described = prefix && notes.find((l) => l.value.startsWith(prefix));
+      return {
+        name: a.name,
+        targetNoteId: a.value,
+        ...(described ? { description: described.value.slice(prefix.length).trim() } : {}),
+      };
+    }),
+  };
+}
+
+const ragAnswer = z.object({
+  results: z.array(z.object({
+    noteId: z.string(),
+    noteTitle: z.string(),
+    content: z.string(),
+    score: z.number(),
+  })),
+});
+
+/**
+ * Related passages for `text` from the Parser's semantic index (`POST /rag/query`, small topK),
+ * without the current note's own. A failing index must not fail the turn: any Parser error
+ * gives no passages and a warning in the log.
+ *
+ * @example
+ * ```ts
+ * const passages = await relatedPassages(parser, "Who guards the lamp?", { excludeNoteId: id, log, requestId });
+ * ```
+ */
+export async function relatedPassages(
+  parser: ParserClient,
+  text: string,
+  opts: { excludeNoteId: string; log: Logger; requestId: string },
+): Promise<RagPassage[]> {
+  const limits = COPILOT_CONTEXT_LIMITS;
+  let raw: unknown;
+  try {
+    raw = await parser.json("POST", "/rag/query", {
+      text: text.slice(0, limits.ragQueryChars),
+      topK: limits.ragTopK,
+    });
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e; // the client went away: nothing to degrade to
+    opts.log.log("warn", "copilot: related lore unavailable", {
+      requestId: opts.requestId,
+      status: e.status,
+      code: e.code,
+    });
+    return [];
+  }
+  const parsed = ragAnswer.safeParse(raw);
+  if (!parsed.success) {
+    opts.log.log("warn", "copilot: related lore unavailable", {
+      requestId: opts.requestId,
+      code: "UPSTREAM_ERROR",
+    });
+    return [];
+  }
+  return parsed.data.results.filter((r) => r.noteId !== opts.excludeNoteId).map((r) => ({
+    noteId: r.noteId,
+    title: r.noteTitle,
+    excerpt: r.content.slice(0, limits.ragExcerptChars),
+    score: r.score,
+  }));
+}
+
+/** Inputs of {@linkcode buildCopilotBody}. */
+export interface CopilotTurn {
+  noteId: string;
+  transcript: CopilotMessage[];
+  sessionId?: string;
+}
+
+/**
+ * The Parser's `ArticleCopilotBody` for one turn: Core context and related passages in parallel.
+ *
+ * @example
+ * ```ts
+ * const body = await buildCopilotBody(core, parser, { noteId, transcript }, { concurrency: 8, log, requestId });
+ * await parser.json("POST", "/copilot/article", body);
+ * ```
+ */
+export async function buildCopilotBody(
+  core: CoreClient,
+  parser: ParserClient,
+  turn: CopilotTurn,
+  opts: { concurrency: number; log: Logger; requestId: string },
+): Promise<ArticleCopilotBody> {
+  const question = turn.transcript.findLast((m) => m.role === "user")?.content ?? "";
+  const [scope, ragContext] = await Promise.all([
+    loadArticleScope(core, turn.noteId, { concurrency: opts.concurrency, linkedContent: true }),
+    relatedPassages(parser, question, {
+      excludeNoteId: turn.noteId,
+      log: opts.log,
+      requestId: opts.requestId,
+    }),
+  ]);
+  return {
+    noteId: turn.noteId,
+    ...(turn.sessionId ? { sessionId: turn.sessionId } : {}),
+    transcript: turn.transcript,
+    currentNote: noteCtx(scope.current),
+    linkedNotes: scope.linked.map(noteCtx),
+    ragContext,
+    writableTargetIds: writableTargetIds(scope),
+  };
+}
+
+/**
+ * Lore HTML cut after at most `max` characters (never inside a tag), then sanitized, which also
+ * closes the elements the cut left open.
+ *
+ * @example
+ * ```ts
+ * clipHtml("<p>abc</p><p>def</p>", 14); // "<p>abc</p><p>d</p>"
+ * ```
+ */
+export function clipHtml(raw: string, max: number): string {
+  if (raw === "") return "";
+  let cut = raw.slice(0, max);
+  const open = cut.lastIndexOf("<");
+  if (raw.length > max && open > cut.lastIndexOf(">")) cut = cut.slice(0, open);
+  return sanitizeLoreHtml(cut);
+}

@@ -1,0 +1,76 @@
+/**
+ * Image bytes proxied from Core: served only when Core declares an allow-listed raster type AND
+ * the first bytes prove it, streamed without buffering more than the sniffed head. Shared by the
+ * authenticated and the public image routes.
+ *
+ * @module
+ */
+import { ApiError } from "../http/errors.ts";
+import { RASTER_MIMES, type RasterMime } from "./image_info.ts";
+import { readImageHead } from "./image_stream.ts";
+
+// Legacy spellings some uploaders stored; the bytes are sniffed anyway.
+const MIME_ALIASES: Readonly<Record<string, RasterMime>> = {
+  "image/jpg": "image/jpeg",
+  "image/pjpeg": "image/jpeg",
+  "image/x-png": "image/png",
+};
+
+/**
+ * The raster type a `Content-Type` header declares (parameters and case ignored, legacy aliases
+ * mapped), or null for anything else (SVG, HTML, octet-stream, …).
+ *
+ * @example
+ * ```ts
+ * declaredRasterMime("image/PNG; charset=binary"); // "image/png"
+ * declaredRasterMime("image/svg+xml"); // null
+ * ```
+ */
+export function declaredRasterMime(header: string | null): RasterMime | null {
+  const type = (header ?? "").split(";")[0].trim().toLowerCase();
+  const mime = Object.hasOwn(MIME_ALIASES, type) ? MIME_ALIASES[type] : type;
+  return (RASTER_MIMES as readonly string[]).includes(mime) ? mime as RasterMime : null;
+}
+
+/**
+ * Checks an upstream image response: its declared type must be an allow-listed raster type and
+ * its magic bytes must prove that same type. Null (body cancelled) when either fails; otherwise
+ * the type and a stream of every byte. The head is read under `timeoutMs` (Core may send headers
+ * and then stall): 504 when it runs out, 502 when the connection drops.
+ *
+ * @example
+ * ```ts
+ * const image = await verifiedRasterStream(await core.content(id), config.UPSTREAM_TIMEOUT_MS);
+ * if (!image) throw new ApiError(404, "NOT_FOUND", "Not an image");
+ * return new Response(image.stream, { headers: { "content-type": image.mime } });
+ * ```
+ */
+export async function verifiedRasterStream(
+  upstream: Response,
+  timeoutMs: number,
+): Promise<{ mime: RasterMime; stream: ReadableStream<Uint8Array> } | null> {
+  const declared = declaredRasterMime(upstream.headers.get("content-type"));
+  if (!declared || !upstream.body) {
+    await upstream.body?.cancel();
+    return null;
+  }
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  let head;
+  try {
+    head = await readImageHead(upstream.body, deadline.signal);
+  } catch {
+    throw deadline.signal.aborted
+      ? new ApiError(504, "UPSTREAM_TIMEOUT", "Core did not answer in time", { service: "core" })
+      : new ApiError(502, "UPSTREAM_ERROR", "Core dropped the connection mid-response", {
+        service: "core",
+      });
+  } finally {
+    clearTimeout(timer);
+  }
+  if (head.mime !== declared) {
+    await head.stream.cancel();
+    return null;
+  }
+  return { mime: head.mime, stream: head.stream };
+}

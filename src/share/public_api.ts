@@ -1,0 +1,525 @@
+/**
+ * The public share: the one module both `/api/public/*` and the public site read, so both show
+ * exactly the same thing. Everything passes the share filter (DESIGN.md §6): hidden and missing
+ * notes are the same 404, notes behind `#shareCredentials` need HTTP Basic, and nothing in an
+ * answer names or shows a note the visitor may not see.
+ *
+ * @module
+ */
+import { ApiError } from "../http/errors.ts";
+import {
+  AUTOMATIC_RELATIONS,
+  coreUtcToIso,
+  hasLabel,
+  httpUrlOrNull,
+  labelValue,
+  ownAttributes,
+  relationTarget,
+} from "../lore/note_view.ts";
+import { compareByTitle } from "../lore/order.ts";
+import { etagMatches } from "../lore/preview.ts";
+import { verifiedRasterStream } from "../media/image_response.ts";
+import type { Ctx } from "../router.ts";
+import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
+import { mapLimit } from "../util/concurrency.ts";
+import {
+  hasHtmlContent,
+  normalizeForSearch,
+  publicContent,
+  type PublicLinkPolicy,
+  publicRewriter,
+  publicSearchText,
+  referencesAttachments,
+  renderPublicContent,
+} from "./public_content.ts";
+import {
+  digest,
+  publicCaches,
+  type PublicSnapshot,
+  type PublicSource,
+  publicSource,
+  weakEtag,
+} from "./public_snapshot.ts";
+import type {
+  PublicAttribute,
+  PublicLoreNote,
+  PublicRelation,
+  PublicSearchHit,
+  PublicSearchResult,
+} from "./public_types.ts";
+import { basicAuthAllows } from "./tree_filter.ts";
+
+/** One public lore type with its notes, for the home page. */
+export interface PublicLoreGroup {
+  loreType: string;
+  notes: { id: string; title: string }[];
+}
+
+/** The public share API; see {@linkcode publicShare}. */
+export interface PublicShare {
+  /** 404 (same for missing/hidden), 401 (+ WWW-Authenticate) when credentials are needed. */
+  note(
+    idOrAlias: string,
+    authorization: string | null,
+  ): Promise<{ note: PublicLoreNote; etag: string; noIndex: boolean }>;
+  search(
+    q: string,
+    authorization: string | null,
+  ): Promise<{ result: PublicSearchResult; etag: string }>;
+  /** The share root's own note plus every public lore note grouped by loreType (for `/`). */
+  home(authorization: string | null): Promise<{
+    root: PublicLoreNote;
+    groups: PublicLoreGroup[];
+    etag: string;
+    noIndex: boolean;
+  }>;
+  /**
+   * Image bytes of a public image note / image attachment, streamed; 404 otherwise. With a
+   * matching `ifNoneMatch`, a 304 without touching the bytes.
+   */
+  image(
+    id: string,
+    authorization: string | null,
+    signal: AbortSignal,
+    ifNoneMatch?: string | null,
+  ): Promise<Response>;
+}
+
+/** `q` that lists every published lore note. */
+export const LORE_QUERY = "#lore";
+
+/** HTTP Basic challenge for notes behind `#shareCredentials`. */
+export const SHARE_AUTH_CHALLENGE = 'Basic realm="Shared lore", charset="UTF-8"';
+
+/** Images are public for a day (seed limit); credentialed ones only in the visitor's cache. */
+const IMAGE_MAX_AGE = 86400;
+
+/** Relations that are links or structure, not relationships a reader follows. */
+const STRUCTURAL_RELATIONS: ReadonlySet<string> = new Set([
+  ...AUTOMATIC_RELATIONS,
+  "template",
+  "inherit",
+]);
+
+/** Labels never shown, even when a template promotes them: they steer sharing. */
+const SHARE_CONTROL = /^(?:share|draft$|gmOnly$)/;
+
+/** Group of public lore notes without a `#loreType`. */
+const NO_LORE_TYPE = "other";
+
+const MAX_SEARCH_WORDS = 16;
+
+/**
+ * The 404 of every public route, identical for missing, hidden and never-shared notes.
+ *
+ * @example
+ * ```ts
+ * throw publicNotFound();
+ * ```
+ */
+export function publicNotFound(): ApiError {
+  return new ApiError(404, "NOT_FOUND", "Not found");
+}
+
+function credentialsNeeded(): ApiError {
+  return new ApiError(
+    401,
+    "UNAUTHORIZED",
+    "This part of the shared lore is password-protected",
+    undefined,
+    { "www-authenticate": SHARE_AUTH_CHALLENGE },
+  );
+}
+
+/**
+ * Core failures as a visitor may see them: a note gone since the snapshot is the same 404 as
+ * any missing note, and Core refusing the server's own credentials is a configuration problem
+ * (503), never a 401 the browser would answer with a password prompt.
+ */
+function visitorError(e: unknown): unknown {
+  if (!(e instanceof ApiError)) return e;
+  if (e.status === 404) return publicNotFound();
+  if (e.code === "UPSTREAM_UNAUTHORIZED" || e.code === "UPSTREAM_FORBIDDEN") {
+    return new ApiError(503, "NOT_CONFIGURED", "The public share cannot read the lore database", {
+      service: "core",
+    });
+  }
+  return e;
+}
+
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    throw visitorError(e);
+  }
+}
+
+/** What one visitor may see of one snapshot; decisions are memoised per request. */
+interface Access {
+  canSee(noteId: string): boolean;
+  /** Distinguishes visitors who see different things (part of ETags); "" without credentials. */
+  fingerprint(): string;
+}
+
+function accessFor(snap: PublicSnapshot, authorization: string | null): Access {
+  const decided = new Map<string, boolean>();
+  const canSee = (noteId: string) => {
+    let ok = decided.get(noteId);
+    if (ok === undefined) {
+      decided.set(noteId, ok = basicAuthAllows(snap.view, noteId, authorization));
+    }
+    return ok;
+  };
+  let print: string | undefined;
+  return {
+    canSee,
+    fingerprint() {
+      if (!snap.hasCredentials) return "";
+      print ??= digest(
+        ...snap.view.publicIds().filter((id) =>
+          snap.view.credentialGroups(id).length > 0 && canSee(id)
+        ),
+      );
+      return print;
+    },
+  };
+}
+
+function idFor(snap: PublicSnapshot, noteId: string): string {
+  return snap.view.aliasOf(noteId) ?? noteId;
+}
+
+function isTruthyLabel(note: CoreNote, name: string): boolean {
+  return note.attributes.some((a) =>
+    a.type === "label" && a.name === name && a.value.trim().toLowerCase() !== "false"
+  );
+}
+
+function noIndexOf(snap: PublicSnapshot, note: CoreNote): boolean {
+  const root = snap.byId.get(snap.rootId);
+  return isTruthyLabel(note, "shareDisallowRobotIndexing") ||
+    (root !== undefined && isTruthyLabel(root, "shareDisallowRobotIndexing"));
+}
+
+/**
+ * Display attributes: the note's own labels that its templates promote (`#label:<name>` with
+ * `promoted`), shown under the promoted alias, in the template's order; empty values and
+ * share-control labels are never shown. Anything else a GM put in a label stays private.
+ */
+function displayAttributes(note: CoreNote): PublicAttribute[] {
+  const own = ownAttributes(note).filter((a) =>
+    a.type === "label" && a.value.trim() !== "" && !SHARE_CONTROL.test(a.name)
+  );
+  const out: PublicAttribute[] = [];
+  const seen = new Set<string>();
+  for (const def of note.attributes) {
+    if (def.type !== "label" || !def.name.startsWith("label:")) continue;
+    const name = def.name.slice("label:".length);
+    const options = def.value.split(",").map((o) => o.trim());
+    if (seen.has(name) || !options.includes("promoted")) continue;
+    seen.add(name);
+    const alias = options.find((o) => o.startsWith("alias="))?.slice("alias=".length).trim();
+    for (const label of own.filter((a) => a.name === name)) {
+      out.push({ name: alias || name, value: label.value });
+    }
+  }
+  return out;
+}
+
+function relationsOf(snap: PublicSnapshot, note: CoreNote, access: Access): PublicRelation[] {
+  return ownAttributes(note).flatMap((a) => {
+    if (a.type !== "relation" || STRUCTURAL_RELATIONS.has(a.name) || !access.canSee(a.value)) {
+      return [];
+    }
+    const target = snap.byId.get(a.value)!;
+    return [{
+      name: a.name,
+      targetNoteId: target.noteId,
+      targetTitle: target.title,
+      loreType: labelValue(target, "loreType") ?? null,
+    }];
+  });
+}
+
+/**
+ * The public share bound to one request: server-side Core credentials, the cached snapshot, and
+ * the request's signal for streamed images.
+ *
+ * @example
+ * ```ts
+ * const { note, etag } = await publicShare(ctx).note("harbor-town", req.headers.get("authorization"));
+ * ```
+ */
+export function publicShare(ctx: Ctx): PublicShare {
+  let source: Promise<PublicSource> | undefined;
+  const load = () => source ??= publicSource(ctx);
+  const caches = publicCaches(ctx);
+  const backendHosts = new Set(
+    [
+      ctx.config.CORE_URL,
+      ...ctx.config.CORE_ALLOWED_URLS,
+      ctx.config.PARSER_URL,
+      ...ctx.config.PARSER_ALLOWED_URLS,
+    ]
+      .filter((u): u is string => !!u)
+      .map((u) => new URL(u).host.toLowerCase()),
+  );
+
+  const published = async () => {
+    const src = await load();
+    if (!src.snapshot) throw publicNotFound();
+    return { ...src, snap: src.snapshot };
+  };
+
+  /** A public note this visitor may open: 404 for missing and hidden alike, then 401. */
+  const open = (snap: PublicSnapshot, noteId: string | undefined, authorization: string | null) => {
+    if (noteId === undefined || !snap.view.isPublic(noteId)) throw publicNotFound();
+    if (!basicAuthAllows(snap.view, noteId, authorization)) throw credentialsNeeded();
+    return snap.byId.get(noteId)!;
+  };
+
+  const policy = (snap: PublicSnapshot, access: Access): PublicLinkPolicy => ({
+    isPublic: (id) => snap.view.isPublic(id),
+    canSee: (id) => access.canSee(id),
+    note: (id) => snap.byId.get(id),
+    pagePath: (id) => `/public/lore/${encodeURIComponent(idFor(snap, id))}`,
+    backendHosts,
+  });
+
+  const render = async (
+    src: PublicSource & { snap: PublicSnapshot },
+    note: CoreNote,
+    access: Access,
+  ): Promise<{ note: PublicLoreNote; etag: string }> => {
+    const { snap, core, identity } = src;
+    const needsContent = hasHtmlContent(note) || note.type === "code";
+    const raw = needsContent ? await publicContent(caches, core, identity, note) : "";
+    // Only the note's own image attachments may be shown; the list is read only when needed.
+    const attachments = new Map<string, CoreAttachment>();
+    if (hasHtmlContent(note) && referencesAttachments(raw)) {
+      for (const a of await core.attachments(note.noteId)) attachments.set(a.attachmentId, a);
+    }
+    const portrait = relationTarget(note, "portraitImage");
+    const result: PublicLoreNote = {
+      noteId: note.noteId,
+      title: note.title,
+      loreType: labelValue(note, "loreType") ?? null,
+      contentHtml: renderPublicContent(
+        note,
+        raw,
+        publicRewriter(policy(snap, access), attachments),
+      ),
+      attributes: displayAttributes(note),
+      resolvedRelations: relationsOf(snap, note, access),
+      portraitImageNoteId: portrait !== undefined && access.canSee(portrait) &&
+          snap.byId.get(portrait)?.type === "image"
+        ? portrait
+        : null,
+      themeSongUrl: httpUrlOrNull(labelValue(note, "themeSong")),
+      dateModified: coreUtcToIso(note.utcDateModified),
+    };
+    const attachmentsKey = [...attachments.values()]
+      .map((a) => `${a.attachmentId}:${a.role}:${a.blobId ?? ""}:${a.title}`).join(",");
+    const etag = weakEtag(snap.version, "note", note.noteId, access.fingerprint(), attachmentsKey);
+    return { note: result, etag };
+  };
+
+  return {
+    note: (idOrAlias, authorization) =>
+      guarded(async () => {
+        const src = await published();
+        const { view } = src.snap;
+        const noteId = view.resolve(idOrAlias) ?? view.resolve(decodeParam(idOrAlias));
+        const note = open(src.snap, noteId, authorization);
+        const rendered = await render(src, note, accessFor(src.snap, authorization));
+        return { ...rendered, noIndex: noIndexOf(src.snap, note) };
+      }),
+
+    home: (authorization) =>
+      guarded(async () => {
+        const src = await published();
+        const { snap } = src;
+        const rootNote = open(snap, snap.rootId, authorization);
+        const access = accessFor(snap, authorization);
+        const root = await render(src, rootNote, access);
+        const byType = new Map<string, CoreNote[]>();
+        for (const id of snap.view.publicIds()) {
+          const n = snap.byId.get(id)!;
+          if (id === snap.rootId || !hasLabel(n, "lore") || !access.canSee(id)) continue;
+          const type = labelValue(n, "loreType")?.trim() || NO_LORE_TYPE;
+          byType.set(type, [...(byType.get(type) ?? []), n]);
+        }
+        const groups = [...byType.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([loreType, notes]) => ({
+            loreType,
+            notes: notes.sort(compareByTitle).map((n) => ({
+              id: idFor(snap, n.noteId),
+              title: n.title,
+            })),
+          }));
+        return {
+          root: root.note,
+          groups,
+          etag: weakEtag(root.etag, "home"),
+          noIndex: noIndexOf(snap, rootNote),
+        };
+      }),
+
+    search: (q, authorization) =>
+      guarded(async () => {
+        const src = await load();
+        const query = q.trim();
+        const snap = src.snapshot;
+        if (!snap) {
+          return { result: { results: [] }, etag: weakEtag("unshared", query.toLowerCase()) };
+        }
+        const access = accessFor(snap, authorization);
+        const visible = snap.view.publicIds().filter((id) => access.canSee(id))
+          .map((id) => snap.byId.get(id)!);
+        const scored = query.toLowerCase() === LORE_QUERY
+          ? visible.filter((n) => hasLabel(n, "lore")).map((n) => ({ n, score: 1 }))
+          : await textMatches(visible, query, (n) =>
+            publicSearchText(caches, src.core, src.identity, n), ctx.concurrency);
+        const results: PublicSearchHit[] = scored
+          .sort((a, b) =>
+            b.score - a.score || compareByTitle(a.n, b.n)
+          )
+          .map(({ n, score }) => ({
+            id: idFor(snap, n.noteId),
+            title: n.title,
+            score,
+            path: snap.ancestorsOf(n.noteId).map((id) =>
+              snap.byId.get(id)!.title
+            ).join(" / "),
+          }));
+        const normalized = query.toLowerCase() === LORE_QUERY
+          ? LORE_QUERY
+          : normalizeForSearch(query);
+        return {
+          result: { results },
+          etag: weakEtag(snap.version, "search", normalized, access.fingerprint()),
+        };
+      }),
+
+    image: (id, authorization, signal, ifNoneMatch) =>
+      guarded(async () => {
+        signal.throwIfAborted();
+        const { snap } = await published();
+        const { core } = await ctx.publicCore();
+        const target = await imageTarget(core, snap, id);
+        if (!target) throw publicNotFound();
+        const ownerId = target.kind === "note" ? id : target.ownerId;
+        if (!basicAuthAllows(snap.view, ownerId, authorization)) throw credentialsNeeded();
+        const guardedImage = snap.view.credentialGroups(ownerId).length > 0;
+        const headers = new Headers({
+          "cache-control": `${guardedImage ? "private" : "public"}, max-age=${IMAGE_MAX_AGE}`,
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "default-src 'none'; sandbox",
+        });
+        if (guardedImage) headers.set("vary", "Authorization");
+        const blob = target.blobId && /^[A-Za-z0-9_-]{1,64}$/.test(target.blobId)
+          ? target.blobId
+          : null;
+        const etag = blob && weakEtag("image", blob);
+        if (etag) {
+          headers.set("etag", etag);
+          if (etagMatches(ifNoneMatch ?? null, etag)) {
+            return new Response(null, { status: 304, headers });
+          }
+        }
+        const upstream = target.kind === "note"
+          ? await core.content(id)
+          : await core.attachmentContent(id);
+        const image = await verifiedRasterStream(upstream, ctx.config.UPSTREAM_TIMEOUT_MS);
+        if (!image) throw publicNotFound();
+        headers.set("content-type", image.mime);
+        return new Response(cancelOnAbort(image.stream, signal), { headers });
+      }),
+  };
+}
+
+type ImageTarget =
+  | { kind: "note"; blobId?: string }
+  | { kind: "attachment"; ownerId: string; blobId?: string };
+
+/**
+ * A public image note, or else an image attachment of a public note (one Core call). A hidden
+ * note's id takes the attachment path and ends in the same 404 as an unknown id.
+ */
+async function imageTarget(
+  core: CoreClient,
+  snap: PublicSnapshot,
+  id: string,
+): Promise<ImageTarget | null> {
+  if (snap.view.isPublic(id)) {
+    const note = snap.byId.get(id)!;
+    return note.type === "image" ? { kind: "note", blobId: note.blobId } : null;
+  }
+  const att = await core.getAttachment(id);
+  if (att.role !== "image" || !snap.view.isPublic(att.ownerId)) return null;
+  return { kind: "attachment", ownerId: att.ownerId, blobId: att.blobId };
+}
+
+/** Cancels the (upstream) stream when `signal` aborts, as a client disconnect would. */
+function cancelOnAbort(
+  stream: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  const stop = () => void reader.cancel(signal.reason).catch(() => {});
+  signal.addEventListener("abort", stop, { once: true });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const r = await reader.read();
+      if (r.done) {
+        signal.removeEventListener("abort", stop);
+        controller.close();
+      } else controller.enqueue(r.value);
+    },
+    cancel(reason) {
+      signal.removeEventListener("abort", stop);
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/**
+ * Notes whose title or visible text holds every word of the query. Per word: in the title 2
+ * (3 when a title word starts with it), in the text 1.
+ */
+async function textMatches(
+  notes: CoreNote[],
+  query: string,
+  textOf: (note: CoreNote) => Promise<string>,
+  concurrency: number,
+): Promise<{ n: CoreNote; score: number }[]> {
+  const words = [...new Set(normalizeForSearch(query).split(" ").filter(Boolean))]
+    .slice(0, MAX_SEARCH_WORDS);
+  if (words.length === 0) return [];
+  const texts = await mapLimit(notes, concurrency, textOf);
+  return notes.flatMap((n, i) => {
+    const title = normalizeForSearch(n.title);
+    const titleWords = title.split(" ");
+    let score = 0;
+    for (const w of words) {
+      const inTitle = title.includes(w);
+      const inText = texts[i].includes(w);
+      if (!inTitle && !inText) return [];
+      if (inTitle) score += titleWords.some((t) => t.startsWith(w)) ? 3 : 2;
+      if (inText) score += 1;
+    }
+    return [{ n, score }];
+  });
+}
+
+/** A percent-encoded path segment decoded, or "" when it is not valid UTF-8 percent-encoding. */
+function decodeParam(value: string): string {
+  if (!value.includes("%")) return "";
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return "";
+  }
+}

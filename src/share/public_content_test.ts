@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import type { CoreAttachment, CoreNote } from "../upstream/core.ts";
+import {
+  normalizeForSearch,
+  publicImagePath,
+  type PublicLinkPolicy,
+  publicRewriter,
+  renderPublicContent,
+} from "./public_content.ts";
+
+function note(noteId: string, type = "text", title = noteId): CoreNote {
+  return {
+    noteId,
+    title,
+    type,
+    mime: "",
+    isProtected: false,
+    parentNoteIds: [],
+    childNoteIds: [],
+    parentBranchIds: [],
+    childBranchIds: [],
+    attributes: [],
+  };
+}
+
+const NOTES = new Map([
+  ["pub", note("pub")],
+  ["aliased", note("aliased")],
+  ["img", note("img", "image", "Sea Chart (v2).png")],
+  ["lockedImg", note("lockedImg", "image")],
+  ["hidden", note("hidden")],
+  ["hiddenImg", note("hiddenImg", "image")],
+]);
+const PUBLIC = new Set(["pub", "aliased", "img", "lockedImg"]);
+
+const policy: PublicLinkPolicy = {
+  isPublic: (id) => PUBLIC.has(id),
+  canSee: (id) => PUBLIC.has(id) && id !== "lockedImg",
+  note: (id) => NOTES.get(id),
+  pagePath: (id) => `/public/lore/${id === "aliased" ? "the-alias" : id}`,
+  backendHosts: new Set(["core.internal:8080"]),
+};
+
+const attachment = (attachmentId: string, role: string): CoreAttachment => ({
+  attachmentId,
+  ownerId: "pub",
+  role,
+  mime: "image/png",
+  title: "Sigil.png",
+});
+const rewriter = publicRewriter(
+  policy,
+  new Map([["att1", attachment("att1", "image")], ["file1", attachment("file1", "file")]]),
+);
+
+Deno.test("publicRewriter: images only of notes the visitor may see, or own image attachments", () => {
+  const cases: [string, string | null][] = [
+    ["api/images/img/x.png?123", "/api/public/images/img/Sea-Chart-v2-.png"],
+    ["/api/lore/img/image", "/api/public/images/img/Sea-Chart-v2-.png"],
+    ["https://core.internal:8080/api/images/img/x.png", "/api/public/images/img/Sea-Chart-v2-.png"],
+    ["api/images/lockedImg/x.png", null], // public, but behind credentials this visitor lacks
+    ["api/images/hiddenImg/x.png", null],
+    ["api/images/pub/x.png", null], // not an image note
+    ["api/images/nope/x.png", null],
+    ["api/attachments/att1/image/s.png", "/api/public/images/att1/Sigil.png"],
+    ["api/attachments/file1/image/s.png", null], // not an image attachment
+    ["api/attachments/other/image/s.png", null], // not this note's
+    ["https://x.example/api/attachments/att1/image/s.png", null],
+    ["https://tracker.example/pixel.gif", null],
+    ["data:image/png;base64,AAAA", null],
+    ["//evil.example/api/images/img/x.png", null],
+  ];
+  for (const [src, expected] of cases) assert.equal(rewriter.image(src), expected, src);
+});
+
+Deno.test("publicRewriter: links to public pages, no href to others or to the backends", () => {
+  const cases: [string, string | null][] = [
+    ["#root/a/b/pub", "/public/lore/pub"],
+    ["#root/aliased", "/public/lore/the-alias"],
+    ["http://core.internal:8080/#root/x/pub", "/public/lore/pub"],
+    ["#root/x/hidden", null],
+    ["#root", null],
+    ["http://core.internal:8080/share/hidden", null],
+    ["HTTP://CORE.INTERNAL:8080/etapi/notes", null],
+    ["https://example.org/map?x=1#y", "https://example.org/map?x=1#y"],
+    ["mailto:gm@example.org", "mailto:gm@example.org"],
+    ["/api/lore/hidden", null],
+    ["./hidden", null],
+    ["#section-2", null],
+    ["javascript:alert(1)", null],
+    ["ftp://example.org/x", null],
+  ];
+  for (const [href, expected] of cases) assert.equal(rewriter.link(href), expected, href);
+  assert.equal(rewriter.dataNoteId?.("pub"), null);
+});
+
+Deno.test("renderPublicContent: player sanitizing with the rewriter; code escaped; others empty", () => {
+  const html = renderPublicContent(
+    note("pub"),
+    '<p data-note-id="hidden">Hi <a href="#root/hidden">there</a><span class="gm-only">x</span>' +
+      '<img src="api/images/img/a.png"><script>alert(1)</script></p>',
+    rewriter,
+  );
+  assert.equal(
+    html,
+    '<p>Hi <a>there</a><img src="/api/public/images/img/Sea-Chart-v2-.png" /></p>',
+  );
+  assert.equal(
+    renderPublicContent(note("c", "code"), "a < b && '\"'", rewriter),
+    "<pre><code>a &lt; b &amp;&amp; &#39;&quot;&#39;</code></pre>",
+  );
+  assert.equal(
+    renderPublicContent(note("img", "image", 'A "chart"'), "", rewriter),
+    '<p><img src="/api/public/images/img/A-chart" alt="A &quot;chart&quot;"></p>',
+  );
+  assert.equal(renderPublicContent(note("m", "mermaid"), "graph TD", rewriter), "");
+});
+
+Deno.test("publicImagePath and normalizeForSearch", () => {
+  assert.equal(
+    publicImagePath("Ab_1", "Tom &amp; Jerry.png"),
+    "/api/public/images/Ab_1/Tom-Jerry.png",
+  );
+  assert.equal(publicImagePath("Ab_1", "../..//"), "/api/public/images/Ab_1/image");
+  assert.equal(publicImagePath("Ab_1", "日本.png"), "/api/public/images/Ab_1/png");
+  assert.equal(normalizeForSearch("  Ćafé\tNOIR\n "), "cafe noir");
+  assert.equal(normalizeForSearch("ﬁsh"), "fish");
+});

@@ -1,0 +1,51 @@
+/**
+ * The public home page: the share root's own content and every published note, grouped by lore
+ * type.
+ *
+ * @module
+ */
+import type { PublicLoreGroup } from "../share/public_api.ts";
+import type { PublicLoreNote } from "../share/public_types.ts";
+import { displayTitle, loreHref, loreTypeLabel } from "./format.ts";
+import { html, trusted } from "./html.ts";
+import type { PageParts } from "./layout.ts";
+
+/**
+ * Renders the home page.
+ *
+ * @example
+ * ```ts
+ * const home = await share.home(null);
+ * layout(homePage(home.root, home.groups, home.noIndex));
+ * ```
+ */
+export function homePage(
+  root: PublicLoreNote,
+  groups: readonly PublicLoreGroup[],
+  noIndex: boolean,
+): PageParts {
+  const sections = groups.filter((g) => g.notes.length > 0).map((g, i) =>
+    html`
+      <section class="group" aria-labelledby="group-${i}">
+        <h3 id="group-${i}">${loreTypeLabel(g.loreType)}</h3>
+        <ul class="links">${g.notes.map((n) =>
+          html`<li><a href="${loreHref(n.id)}">${displayTitle(n.title)}</a></li>`
+        )}</ul>
+      </section>
+    `
+  );
+  const title = displayTitle(root.title);
+  const main = html`<h1>${title}</h1>
+<div class="content">
+${trusted(root.contentHtml)}
+</div>
+<section aria-labelledby="browse-title">
+<h2 id="browse-title">Browse the lore</h2>
+${
+    sections.length > 0
+      ? html`<div class="groups">${sections}</div>`
+      : html`<p>Nothing has been published yet.</p>`
+  }
+</section>`;
+  return { title, main, noIndex };
+}

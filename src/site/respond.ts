@@ -1,0 +1,56 @@
+/**
+ * Successful public pages as HTTP responses: the site's headers, an ETag derived from the public
+ * API's ETag and the page itself, and 304 for a matching `If-None-Match`.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { etagMatches } from "../lore/preview.ts";
+import { siteHeaders } from "./headers.ts";
+import { layout, type PageParts } from "./layout.ts";
+
+/** HTML pages' content type. */
+export const HTML_TYPE = "text/html; charset=utf-8";
+
+/**
+ * The page's ETag: a digest of the public API's ETag and the rendered document, so both a change
+ * of the data and a change of the site's templates give a new one.
+ *
+ * @example
+ * ```ts
+ * pageEtag('"snap-1"', "<!doctype html>…"); // 'W/"…"'
+ * ```
+ */
+export function pageEtag(apiEtag: string, document: string): string {
+  const digest = createHash("sha256").update(apiEtag).update("\n").update(document)
+    .digest("base64url");
+  return `W/"${digest.slice(0, 27)}"`;
+}
+
+/**
+ * Answers a rendered page. Pages are revalidated on every visit (`no-cache` + ETag), so an
+ * unpublished note disappears at once; pages read with a password are `private` and vary by
+ * `Authorization`.
+ *
+ * @example
+ * ```ts
+ * return pageResponse(ctx.req, notePage(note, noIndex), etag);
+ * ```
+ */
+export function pageResponse(req: Request, page: PageParts, apiEtag: string): Response {
+  const document = layout(page).html;
+  const etag = pageEtag(apiEtag, document);
+  const authorized = req.headers.has("authorization");
+  const headers = siteHeaders({
+    contentType: HTML_TYPE,
+    cacheControl: authorized ? "private, no-cache" : "no-cache",
+    noIndex: page.noIndex,
+    etag,
+    varyAuthorization: true,
+  });
+  if (etagMatches(req.headers.get("if-none-match"), etag)) {
+    headers.delete("content-type");
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(document, { status: 200, headers });
+}

@@ -1,0 +1,74 @@
+/**
+ * Headless Chromium for browser tests: Debian's `/usr/bin/chromium` driven by playwright-core
+ * (which brings no browser of its own). Without Chromium a browser test is skipped with a console
+ * line — except under CI (`CI` set), where it must fail instead of passing silently.
+ *
+ * @module
+ */
+import { type Browser, chromium } from "playwright-core";
+
+/** Where Debian installs Chromium (`apt-get install chromium`). */
+export const CHROMIUM_PATH = "/usr/bin/chromium";
+
+/** Flags for a quiet, self-contained headless run (no network of its own, no first-run UI). */
+export const CHROMIUM_ARGS: readonly string[] = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+
+function chromiumInstalled(): boolean {
+  try {
+    return Deno.statSync(CHROMIUM_PATH).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether browser tests run here: skipped (with a console line saying why) only when Chromium is
+ * missing and `CI` is not set. Use as `ignore: !browserTestsRun("…")`.
+ *
+ * @example
+ * ```ts
+ * Deno.test({ name: "site in a browser", ignore: !browserTestsRun("site"), fn: … });
+ * ```
+ */
+export function browserTestsRun(suite: string): boolean {
+  if (chromiumInstalled() || Deno.env.get("CI")) return true;
+  console.log(
+    `${suite}: skipped — ${CHROMIUM_PATH} is missing (install it with: apt-get install chromium)`,
+  );
+  return false;
+}
+
+/**
+ * Launches Chromium, runs `fn`, always closes it. Fails with a clear message when Chromium is
+ * missing (reached only under CI, see {@linkcode browserTestsRun}).
+ *
+ * @example
+ * ```ts
+ * await withBrowser(async (browser) => {
+ *   const page = await browser.newPage();
+ *   await page.goto(h.url);
+ * });
+ * ```
+ */
+export async function withBrowser(fn: (browser: Browser) => Promise<void>): Promise<void> {
+  if (!chromiumInstalled()) {
+    throw new Error(`${CHROMIUM_PATH} is missing; CI needs it (apt-get install chromium)`);
+  }
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS],
+  });
+  try {
+    await fn(browser);
+  } finally {
+    await browser.close();
+  }
+}

@@ -1,0 +1,618 @@
+/**
+ * Brain-dump routes over HTTP through the real app against the Core and Parser doubles: the
+ * three modes, commit, history, diffs, batches, the SSE stream (progressive delivery, abort,
+ * stall, error shapes, keepalives, pre-stream errors) and the Parser's rate limit. The shared
+ * Parser error matrix runs over samples/brain_dump.ts in parser_error_paths_test.ts.
+ */
+import assert from "node:assert/strict";
+import {
+  assertNoSecrets,
+  type Harness,
+  type HarnessOptions,
+  withHarness,
+} from "../helpers/harness.ts";
+import { MAX_BATCH_ITEMS, MAX_COMMIT_ENTITIES } from "../../src/routes/brain_dump.ts";
+import type { BrainDumpSimOptions } from "../sims/parser_brain_dump.ts";
+import { W } from "../sims/world.ts";
+
+const TEXT = "Captain Hollis Marrow sails the Gull Queen out of Saltmarrow Harbor at dawn. " +
+  "Hollis Marrow owes the Tidewater Company a fortune.";
+const SHORT = "Ada Quill met Bo Reed.";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** A harness with the Parser double (brain-dump knobs `opts`, a roomy rate limit). */
+function withBrainDump(
+  fn: (h: Harness, opts: BrainDumpSimOptions) => Promise<void>,
+  o: { brainDump?: BrainDumpSimOptions; max?: number } & HarnessOptions = {},
+): Promise<void> {
+  const opts = o.brainDump ?? {};
+  const { brainDump: _b, max, ...harness } = o;
+  return withHarness((h) => fn(h, opts), {
+    parserSession: true,
+    ...harness,
+    parser: {
+      brainDump: opts,
+      rateLimits: { "brain-dump": { max: max ?? 1_000, windowMs: 60_000 } },
+    },
+  });
+}
+
+/** Parser calls to the brain-dump group, as "METHOD /path?query". */
+function parserCalls(h: Harness): string[] {
+  return h.parser!.requests.filter((r) => r.path.startsWith("/brain-dump"))
+    .map((r) => `${r.method} ${r.path}${r.search}`);
+}
+
+const post = (json: unknown): RequestInit & { json: unknown } => ({ method: "POST", json });
+
+/** SSE events of a stream body (comments left out), data parsed. */
+function events(text: string): { event: string; data: Record<string, unknown> }[] {
+  return text.split("\n\n").filter((b) => b.startsWith("event: ")).map((b) => {
+    const [ev, data] = b.split("\n");
+    return { event: ev.slice("event: ".length), data: JSON.parse(data.slice("data: ".length)) };
+  });
+}
+
+function loreTitled(h: Harness, title: string) {
+  return h.core.store.search("#lore").hits.map((x) => h.core.store.getNote(x.noteId)!)
+    .filter((n) => n.title === title);
+}
+
+Deno.test("dev story: an auto brain dump creates lore that GET /api/lore then lists", () =>
+  withBrainDump(async (h) => {
+    const res = await h.requestJson("/api/brain-dump", post({ rawText: TEXT }));
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const body = res.body as Json;
+    assert.equal(body.mode, "auto");
+    assert.equal(body.cached, false);
+    assert.deepEqual(
+      body.created.map((n: { title: string; type: string }) => [n.title, n.type]),
+      [
+        ["Captain Hollis Marrow", "character"],
+        ["Gull Queen", "character"],
+        ["Hollis Marrow", "character"],
+        ["Tidewater Company", "faction"],
+      ],
+    );
+    assert.deepEqual(body.updated, [
+      { noteId: W.locHarbor, title: "Saltmarrow Harbor", type: "location" },
+    ]);
+    assert.deepEqual(body.skipped, []);
+    assert.ok(Array.isArray(body.duplicates) && Array.isArray(body.relations));
+    assert.equal("reindexIds" in body, false);
+
+    const listed = await h.requestJson<{ results: { noteId: string; title: string }[] }>(
+      "/api/lore",
+    );
+    assert.equal(listed.status, 200);
+    const titles = listed.body.results.map((n) => n.title);
+    for (const t of ["Captain Hollis Marrow", "Gull Queen", "Tidewater Company"]) {
+      assert.ok(titles.includes(t), `${t} is listed`);
+    }
+    const company = body.created.find((n: { title: string }) => n.title === "Tidewater Company");
+    const note = await h.requestJson<Record<string, unknown>>(`/api/lore/${company.noteId}`);
+    assert.equal(note.body.loreType, "faction");
+    const preview = await h.request(`/api/lore/${W.locHarbor}/preview?mode=gm`);
+    assert.match(await preview.text(), /sails the Gull Queen out of Saltmarrow Harbor/);
+
+    // the same text again: the Parser's idempotency cache answers, nothing new is written
+    const again = await h.requestJson("/api/brain-dump", post({ rawText: TEXT }));
+    assert.equal(again.body.cached, true);
+    assert.equal(again.body.summary, `[cached] ${body.summary}`);
+    assert.deepEqual(again.body.created, []);
+    assert.equal(loreTitled(h, "Tidewater Company").length, 1);
+    assertNoSecrets(h, JSON.stringify([body, again.body]));
+  }, { noCoreCredentials: true, parserSession: false, env: { ZERO_LOGIN: "true" } }));
+
+Deno.test("brain dump: review proposes (sanitized), inbox only acknowledges; nothing written", () =>
+  withBrainDump(async (h) => {
+    const review = await h.requestJson("/api/brain-dump", post({ rawText: TEXT, mode: "review" }));
+    assert.equal(review.status, 200);
+    assert.equal(review.body.mode, "review");
+    const proposals = review.body.proposedEntities as Record<string, string>[];
+    assert.equal(proposals.length, 5);
+    const harbor = proposals.find((p) => p.title === "Saltmarrow Harbor")!;
+    assert.equal(harbor.action, "update");
+    assert.equal(harbor.existingNoteId, W.locHarbor);
+    assert.deepEqual(review.body.duplicates, []);
+    const watch = await h.requestJson(
+      "/api/brain-dump",
+      post({ rawText: "Saltmarrow Harbor Watch patrols the docks at night.", mode: "review" }),
+    );
+    assert.deepEqual(watch.body.duplicates, [{
+      proposedTitle: "Saltmarrow Harbor Watch",
+      proposedType: "location",
+      matches: [{ noteId: W.locHarbor, title: "Saltmarrow Harbor", score: 0.9 }],
+    }]);
+    const inbox = await h.requestJson("/api/brain-dump", post({ rawText: TEXT, mode: "inbox" }));
+    assert.deepEqual(inbox.body, { mode: "inbox", queued: true });
+    assert.equal(h.core.requests.filter((r) => r.method !== "GET").length, 0);
+    assert.deepEqual(
+      h.parser!.requests.filter((r) => r.path === "/brain-dump").map((r) =>
+        JSON.parse(r.bodyText!)
+      ),
+      [
+        { rawText: TEXT, mode: "review" },
+        { rawText: "Saltmarrow Harbor Watch patrols the docks at night.", mode: "review" },
+        { rawText: TEXT, mode: "inbox" },
+      ],
+    );
+
+    // HTML in an answer is sanitized before it reaches the browser
+    h.parser!.fault({
+      path: "/brain-dump",
+      status: 200,
+      times: 1,
+      body: JSON.stringify({
+        mode: "review",
+        summary: "s",
+        proposedEntities: [{
+          title: "Evil",
+          type: "character",
+          action: "create",
+          content: '<p onclick="steal()">Hi<script>alert(1)</script></p>',
+          attributes: { aliases: ["E", "V"], age: 3, empty: "" },
+          tags: ["villain"],
+        }],
+      }),
+    });
+    const crafted = await h.requestJson("/api/brain-dump", post({ rawText: TEXT, mode: "review" }));
+    assert.deepEqual(crafted.body.proposedEntities, [{
+      title: "Evil",
+      type: "character",
+      action: "create",
+      content: "<p>Hi</p>",
+      attributes: { aliases: "E, V", age: "3" },
+      tags: ["villain"],
+    }]);
+    assert.deepEqual(crafted.body.duplicates, []);
+
+    // an answer of the wrong shape is a 502, never passed on
+    h.parser!.fault({ path: "/brain-dump", status: 200, times: 1, body: '{"summary":1}' });
+    const odd = await h.requestJson("/api/brain-dump", post({ rawText: TEXT }));
+    assert.equal(odd.status, 502);
+    assert.equal(odd.body.error, "UPSTREAM_ERROR");
+  }));
+
+Deno.test("brain dump: bad input is a 400 and never reaches the Parser", () =>
+  withBrainDump(async (h) => {
+    const bad: [string, unknown][] = [
+      ["/api/brain-dump", { rawText: "too short" }],
+      ["/api/brain-dump", { rawText: "x".repeat(50_001) }],
+      ["/api/brain-dump", { rawText: TEXT, mode: "later" }],
+      ["/api/brain-dump", { rawText: TEXT, model: "" }],
+      ["/api/brain-dump", { rawText: TEXT, extra: 1 }],
+      ["/api/brain-dump/stream", { rawText: "short" }],
+      ["/api/brain-dump/stream", { rawText: TEXT, autoRelate: "yes" }],
+      ["/api/brain-dump/stream", { rawText: TEXT, mode: "review" }],
+      ["/api/brain-dump/commit", { rawText: TEXT, approvedEntities: [] }],
+      ["/api/brain-dump/commit", {
+        rawText: TEXT,
+        approvedEntities: [{ title: "Mira Tallowend", type: "character", action: "update" }],
+      }],
+      ["/api/brain-dump/commit", {
+        rawText: TEXT,
+        approvedEntities: [{ title: "A", type: "two words", action: "create" }],
+      }],
+      ["/api/brain-dump/commit", {
+        rawText: TEXT,
+        approvedEntities: [{
+          title: "A",
+          type: "character",
+          action: "update",
+          existingNoteId: "../notes/x",
+        }],
+      }],
+      ["/api/brain-dump/commit", {
+        rawText: TEXT,
+        approvedEntities: Array.from(
+          { length: MAX_COMMIT_ENTITIES + 1 },
+          (_, i) => ({ title: `N${i}`, type: "character", action: "create" }),
+        ),
+      }],
+      ["/api/brain-dump/batch", { items: [] }],
+      ["/api/brain-dump/batch", {
+        items: Array.from({ length: MAX_BATCH_ITEMS + 1 }, () => ({ rawText: TEXT })),
+      }],
+      ["/api/brain-dump/batch", { items: [{ rawText: TEXT, mode: "inbox" }] }],
+      ["/api/brain-dump/batch", { items: [{ rawText: TEXT, parentNoteId: "a/b" }] }],
+    ];
+    for (const [path, json] of bad) {
+      const res = await h.requestJson(path, post(json));
+      assert.equal(res.status, 400, `${path} ${JSON.stringify(json).slice(0, 120)}`);
+      assert.equal(res.body.error, "INVALID_REQUEST");
+    }
+    const update = await h.requestJson(
+      "/api/brain-dump/commit",
+      post(bad[9][1]),
+    );
+    assert.deepEqual(
+      (update.body.details as { fields: { path: string }[] }).fields.map((f) => f.path),
+      ["body.approvedEntities.0.existingNoteId"],
+    );
+    for (
+      const path of [
+        "/api/brain-dump/history?cursor=..",
+        "/api/brain-dump/history/a.b",
+        "/api/brain-dump/a%2Fb/diffs",
+        "/api/brain-dump/batch/batch_1_XYZ",
+        "/api/brain-dump/batch/diffs", // a batch row, not the diffs of an entry called "batch"
+      ]
+    ) {
+      const res = await h.requestJson(path);
+      assert.equal(res.status, 400, path);
+    }
+    const del = await h.requestJson("/api/brain-dump/batch/1234", { method: "DELETE" });
+    assert.equal(del.status, 400);
+    assert.deepEqual(parserCalls(h), []);
+    assert.equal((await h.request("/api/brain-dump/stream")).status, 405);
+  }));
+
+Deno.test("brain dump: INVALID_MODEL and a missing Core integration are our JSON errors", () =>
+  withBrainDump(async (h) => {
+    for (const path of ["/api/brain-dump", "/api/brain-dump/stream"]) {
+      const res = await h.requestJson(path, post({ rawText: TEXT, model: "other/model" }));
+      assert.equal(res.status, 400, path);
+      assert.equal(res.body.error, "UPSTREAM_REJECTED");
+      assert.equal((res.body.details as { upstreamCode: string }).upstreamCode, "INVALID_MODEL");
+      assert.doesNotMatch(JSON.stringify(res.body), /deepseek/); // the Parser's words stay there
+    }
+    const owner = h.parser!.store.ownerUserId()!;
+    h.parser!.store.deleteIntegration(owner);
+    for (const path of ["/api/brain-dump", "/api/brain-dump/stream"]) {
+      const res = await h.requestJson(path, post({ rawText: TEXT }));
+      assert.equal(res.status, 503, path);
+      assert.equal(res.body.error, "NOT_CONFIGURED");
+      assert.equal((res.body.details as { service: string }).service, "core");
+    }
+  }));
+
+Deno.test("brain dump: the Parser's brain-dump rate limit is a 429 with Retry-After", () =>
+  withBrainDump(async (h) => {
+    assert.equal((await h.requestJson("/api/brain-dump/history")).status, 200);
+    for (
+      const [path, init] of [
+        ["/api/brain-dump", post({ rawText: TEXT, mode: "inbox" })],
+        ["/api/brain-dump/stream", post({ rawText: TEXT })],
+      ] as const
+    ) {
+      const res = await h.requestJson(path, init);
+      assert.equal(res.status, 429, path);
+      assert.equal(res.body.error, "RATE_LIMITED");
+      assert.equal((res.body.details as { upstreamCode: string }).upstreamCode, "RATE_LIMITED");
+      assert.equal(res.headers.get("retry-after"), "60");
+      assert.doesNotMatch(JSON.stringify(res.body), /10 requests per minute/);
+    }
+  }, { max: 1 }));
+
+Deno.test("brain dump commit: sanitized content forwarded, outcomes mapped, history model", () =>
+  withBrainDump(async (h) => {
+    const res = await h.requestJson(
+      "/api/brain-dump/commit",
+      post({
+        rawText: "reviewed",
+        approvedEntities: [
+          {
+            title: " Ila Thorn ",
+            type: "character",
+            action: "create",
+            content: '<p>A diver.<img src="https://tracker.example/x.png"><script>x()</script></p>',
+            existingNoteId: W.charOskar, // ignored for a create
+            attributes: { age: "30" }, // dropped, as the Parser does
+          },
+          { title: "Oskar Venn", type: "character", action: "create" },
+          {
+            title: "Ghost",
+            type: "character",
+            action: "update",
+            existingNoteId: "missingNote1",
+            content: "<p>x</p>",
+          },
+        ],
+      }),
+    );
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const sent = JSON.parse(
+      h.parser!.requests.find((r) => r.path === "/brain-dump/commit")!.bodyText!,
+    );
+    assert.deepEqual(sent.approvedEntities[0], {
+      title: "Ila Thorn",
+      type: "character",
+      action: "create",
+      content: "<p>A diver.</p>",
+    });
+    assert.equal(sent.approvedEntities[2].existingNoteId, "missingNote1");
+    const [ila] = loreTitled(h, "Ila Thorn");
+    assert.equal(h.core.store.getContent(ila.noteId), "<p>A diver.</p>");
+    assert.deepEqual(res.body.skipped, [
+      { title: "Oskar Venn", reason: 'Possible duplicate of "Oskar Venn" (95% match)' },
+      { title: "Ghost", reason: "Could not be written to Core" },
+    ]);
+    assert.equal(res.body.summary, "Committed from review");
+    assert.ok(Array.isArray(res.body.duplicates) && Array.isArray(res.body.relations));
+    assertNoSecrets(h, JSON.stringify(res.body));
+    const history = await h.requestJson<{ items: Record<string, unknown>[] }>(
+      "/api/brain-dump/history",
+    );
+    assert.equal(history.body.items[0].model, "review-commit");
+  }));
+
+Deno.test("brain dump history: the 20 most recent, cursor paging, detail, diffs, 404", () =>
+  withBrainDump(async (h) => {
+    for (let i = 0; i < 21; i++) {
+      const r = await h.requestJson(
+        "/api/brain-dump/commit",
+        post({
+          rawText: `entry ${i}`,
+          approvedEntities: [{ title: `Keeper ${i}`, type: "character", action: "create" }],
+        }),
+      );
+      assert.equal(r.status, 200);
+    }
+    h.parser!.clearRequests();
+    const first = await h.requestJson<
+      { items: { id: string; rawText: string }[]; nextCursor: string; hasMore: boolean }
+    >("/api/brain-dump/history");
+    assert.equal(first.status, 200);
+    assert.equal(first.body.items.length, 20);
+    assert.equal(first.body.items[0].rawText, "entry 20");
+    assert.equal(first.body.hasMore, true);
+    const next = await h.requestJson<{ items: { rawText: string }[]; hasMore: boolean }>(
+      `/api/brain-dump/history?cursor=${first.body.nextCursor}`,
+    );
+    assert.deepEqual(next.body.items.map((i) => i.rawText), ["entry 0"]);
+    assert.equal(next.body.hasMore, false);
+    assert.deepEqual(parserCalls(h), [
+      "GET /brain-dump/history?limit=20",
+      `GET /brain-dump/history?limit=20&cursor=${first.body.nextCursor}`,
+    ]);
+
+    // an auto run that updates an existing note: detail and diffs
+    const run = await h.requestJson(
+      "/api/brain-dump",
+      post({ rawText: "Mira Tallowend now ferries pilgrims to Greyfin Lighthouse." }),
+    );
+    assert.equal(run.status, 200);
+    const [latest] = (await h.requestJson<{ items: { id: string }[] }>("/api/brain-dump/history"))
+      .body.items;
+    const detail = await h.requestJson<Json>(
+      `/api/brain-dump/history/${latest.id}`,
+    );
+    assert.equal(detail.status, 200);
+    assert.equal(detail.body.summary, detail.body.parsedJson.summary);
+    assert.deepEqual(detail.body.notesUpdated.sort(), [W.charMira, W.locLighthouse].sort());
+    const revisions = detail.body.parsedJson.revisions as Record<string, string>[];
+    const mira = revisions.find((r) => r.noteId === W.charMira)!;
+    assert.match(mira.contentAfter, /now ferries pilgrims/);
+    // Core's stored HTML is sanitized on the way out (the portrait becomes our image route)
+    assert.match(mira.contentBefore, new RegExp(`src="/api/lore/${W.imgPortrait}/image"`));
+    const diffs = await h.requestJson<{ diffs: Record<string, string | null>[] }>(
+      `/api/brain-dump/${latest.id}/diffs`,
+    );
+    assert.equal(diffs.status, 200);
+    const miraDiff = diffs.body.diffs.find((d) => d.noteId === W.charMira)!;
+    assert.equal(miraDiff.action, "updated");
+    assert.equal(miraDiff.contentBefore, mira.contentBefore);
+    assert.equal(miraDiff.contentAfter, mira.contentAfter);
+    assert.ok(miraDiff.revisionIdBefore && miraDiff.revisionIdAfter);
+
+    for (const path of ["/api/brain-dump/history/cnothere", "/api/brain-dump/cnothere/diffs"]) {
+      const missing = await h.requestJson(path);
+      assert.equal(missing.status, 404, path);
+      assert.equal(missing.body.error, "NOT_FOUND");
+      assert.equal(
+        (missing.body.details as { upstreamCode: string }).upstreamCode,
+        "ENTRY_NOT_FOUND",
+      );
+    }
+    // literal "history" wins over an entry id: this is the detail of an entry called "diffs"
+    assert.equal((await h.requestJson("/api/brain-dump/history/diffs")).status, 404);
+    assert.ok(parserCalls(h).includes("GET /brain-dump/history/diffs"));
+  }));
+
+Deno.test("brain dump batch: submit, progress to done, counts, cancel, job errors", () =>
+  withBrainDump(async (h, opts) => {
+    const until = async (batchId: string) => {
+      for (let i = 0; i < 300; i++) {
+        const r = await h.requestJson<Json>(
+          `/api/brain-dump/batch/${batchId}`,
+        );
+        if (r.body.terminal) return r;
+        await new Promise((res) => setTimeout(res, 10));
+      }
+      throw new Error("the batch never finished");
+    };
+    opts.batchPollMs = 10;
+    const sub = await h.requestJson<{ batchId: string; jobs: unknown[] }>(
+      "/api/brain-dump/batch",
+      post({
+        items: [{ rawText: "Nell Farrow keeps the Drift Lamp." }, {
+          rawText: SHORT,
+          mode: "review",
+        }],
+      }),
+    );
+    assert.equal(sub.status, 200);
+    assert.match(sub.body.batchId, /^batch_\d+_[0-9a-f]{8}$/);
+    assert.equal(sub.body.jobs.length, 2);
+    const done = await until(sub.body.batchId);
+    assert.deepEqual(done.body.counts, { queued: 0, running: 0, done: 2, failed: 0, cancelled: 0 });
+    assert.equal("userId" in done.body.jobs[0], false);
+    assert.deepEqual(done.body.jobs.map((j: { mode: string }) => j.mode), ["auto", "review"]);
+    assert.equal(loreTitled(h, "Nell Farrow").length, 1);
+
+    // a failed job says why without the Parser's own words
+    const owner = h.parser!.store.ownerUserId()!;
+    const integration = h.parser!.store.getIntegration(owner)!;
+    h.parser!.store.deleteIntegration(owner);
+    const failing = await h.requestJson<{ batchId: string }>(
+      "/api/brain-dump/batch",
+      post({ items: [{ rawText: "Quen Sallow rows home." }] }),
+    );
+    const failed = await until(failing.body.batchId);
+    assert.equal(failed.body.jobs[0].status, "failed");
+    assert.equal(failed.body.jobs[0].error, "Core is not connected for this Parser account");
+    h.parser!.store.setIntegration(owner, integration.baseUrl, integration.token);
+    opts.llmFailure = "timeout";
+    const slow = await h.requestJson<{ batchId: string }>(
+      "/api/brain-dump/batch",
+      post({ items: [{ rawText: "Quen Sallow rows home.", mode: "review" }] }),
+    );
+    const timedOut = await until(slow.body.batchId);
+    assert.equal(timedOut.body.jobs[0].error, "The brain dump failed in the Parser");
+    opts.llmFailure = undefined;
+
+    await new Promise((res) => setTimeout(res, 50)); // the idle worker stops
+    opts.batchPollMs = 60_000;
+    const queued = await h.requestJson<{ batchId: string }>(
+      "/api/brain-dump/batch",
+      post({ items: [{ rawText: "Rook Tamsin sails." }, { rawText: "Sela Brin sails." }] }),
+    );
+    const cancel = await h.requestJson(`/api/brain-dump/batch/${queued.body.batchId}`, {
+      method: "DELETE",
+    });
+    assert.deepEqual(cancel.body, { cancelled: 2 });
+    const after = await h.requestJson<Json>(
+      `/api/brain-dump/batch/${queued.body.batchId}`,
+    );
+    assert.equal(after.body.counts.cancelled, 2);
+    assert.equal(after.body.terminal, true);
+    const unknown = "batch_1767225600000_0a1b2c3d";
+    const none = await h.requestJson(`/api/brain-dump/batch/${unknown}`, { method: "DELETE" });
+    assert.deepEqual([none.status, none.body], [200, { cancelled: 0 }]);
+    const missing = await h.requestJson(`/api/brain-dump/batch/${unknown}`);
+    assert.equal(missing.status, 404);
+    assert.equal(
+      (missing.body.details as { upstreamCode: string }).upstreamCode,
+      "BATCH_NOT_FOUND",
+    );
+  }));
+
+// ---------------------------------------------------------------------------------------------
+// The stream
+// ---------------------------------------------------------------------------------------------
+
+/** Reads a stream response, noting when each event arrived. */
+async function readEvents(res: Response): Promise<{ text: string; arrivals: number[] }> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const arrivals: number[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    const complete = text.split("\n\n").slice(0, -1).filter((b) => b.startsWith("event: ")).length;
+    while (arrivals.length < complete) arrivals.push(performance.now());
+  }
+  return { text, arrivals };
+}
+
+Deno.test("brain dump stream: headers, events in order, delivered as the Parser sends them", () =>
+  withBrainDump(async (h, opts) => {
+    const emitted: { event: string; at: number }[] = [];
+    opts.paceMs = 60;
+    opts.onStreamEvent = (event, at) => emitted.push({ event, at });
+    const res = await h.request("/api/brain-dump/stream", post({ rawText: SHORT }));
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type")!, /^text\/event-stream/);
+    assert.equal(res.headers.get("x-accel-buffering"), "no");
+    assert.match(res.headers.get("cache-control")!, /no-cache/);
+    const { text, arrivals } = await readEvents(res);
+    const evs = events(text);
+    assert.deepEqual(evs.map((e) => e.event), emitted.map((e) => e.event));
+    assert.equal(evs[0].data.stage, "preflight");
+    assert.equal(evs.at(-1)!.event, "done");
+    const raw = JSON.parse(evs.at(-1)!.data.raw as string);
+    assert.deepEqual(raw.created.map((n: { title: string }) => n.title), ["Ada Quill", "Bo Reed"]);
+
+    // each event reaches the client long before the Parser is done: nothing is buffered
+    const span = emitted.at(-1)!.at - emitted[0].at;
+    assert.ok(span > 500, `the paced run took ${span} ms`);
+    assert.ok(arrivals[0] < emitted.at(-1)!.at - span / 2, "first event came early");
+    for (let i = 0; i < emitted.length; i++) {
+      const lag = arrivals[i] - emitted[i].at;
+      assert.ok(lag < span / 2, `event ${i} arrived ${lag} ms after it was sent (run ${span} ms)`);
+    }
+  }));
+
+Deno.test("brain dump stream: the client's abort cancels the Parser's stream", () =>
+  withBrainDump(async (h, opts) => {
+    let aborted = 0;
+    opts.paceMs = 100;
+    opts.onStreamAbort = () => aborted++;
+    const ac = new AbortController();
+    const res = await h.request("/api/brain-dump/stream", {
+      ...post({ rawText: TEXT }),
+      signal: ac.signal,
+    });
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    assert.match(first, /^event: status\n/);
+    ac.abort();
+    await reader.cancel().catch(() => {});
+    for (let i = 0; i < 150 && aborted === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(aborted, 1, "the Parser saw its client go away");
+    // the abort ended the run before anything was written
+    assert.equal(loreTitled(h, "Tidewater Company").length, 0);
+    for (let i = 0; i < 50 && !h.logs.some((l) => l.includes('"stream end"')); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const end = h.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "stream end");
+    assert.equal(end?.reason, "client-closed");
+  }));
+
+Deno.test("brain dump stream: a stalled Parser ends with our terminal error event", () =>
+  withBrainDump(async (h, opts) => {
+    let aborted = 0;
+    opts.stallAfterEvents = 2;
+    opts.onStreamAbort = () => aborted++;
+    const res = await h.request("/api/brain-dump/stream", post({ rawText: TEXT }));
+    assert.equal(res.status, 200);
+    const evs = events(await res.text());
+    assert.deepEqual(evs.map((e) => e.event), ["status", "status", "error"]);
+    assert.equal(evs[2].data.error, "UPSTREAM_TIMEOUT");
+    assert.equal(typeof evs[2].data.requestId, "string");
+    assert.equal(evs[2].data.requestId, res.headers.get("x-request-id"));
+    for (let i = 0; i < 100 && aborted === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(aborted, 1, "the stalled upstream request was cancelled");
+  }, { env: { STREAM_IDLE_TIMEOUT_MS: "300" } }));
+
+Deno.test("brain dump stream: both Parser error shapes and keepalives pass through unchanged", () =>
+  withBrainDump(async (h, opts) => {
+    const direct = async () => {
+      const res = await fetch(`${h.parser!.url}/brain-dump/stream`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${h.parserToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ rawText: SHORT }),
+      });
+      return await res.text();
+    };
+    const cases = [
+      [
+        "timeout",
+        'event: error\ndata: {"type":"error","error":"Stream stalled (no data for 15000ms)","code":"TIMEOUT"}\n\n',
+      ],
+      [
+        "invalid-json",
+        'event: error\ndata: {"type":"error","code":"BRAIN_DUMP_FAILED","message":"Unable to complete brain dump."}\n\n',
+      ],
+    ] as const;
+    for (const [failure, last] of cases) {
+      opts.llmFailure = failure;
+      const res = await h.request("/api/brain-dump/stream", post({ rawText: SHORT }));
+      assert.equal(res.status, 200);
+      const text = await res.text();
+      assert.ok(text.endsWith(last), text.slice(-300));
+      assert.equal(text, await direct(), `${failure}: byte for byte what the Parser sent`);
+    }
+    opts.llmFailure = undefined;
+
+    opts.keepaliveMs = 25;
+    opts.paceMs = 40;
+    const kept = await (await h.request("/api/brain-dump/stream", post({ rawText: SHORT }))).text();
+    assert.match(kept, /\n\n: keepalive\n\n/);
+    assert.equal(events(kept).at(-1)!.event, "done");
+  }));

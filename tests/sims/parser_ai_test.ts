@@ -1,0 +1,449 @@
+/**
+ * Contract behaviours of the Parser double's AI tools (parser-contract.md §2.3-§2.5, §3.3, §5):
+ * RAG, consistency, relationship suggestions and apply, graph, gaps, autocomplete, history.
+ * Each test starts a Core double (sample world) and a Parser double pointed at it.
+ */
+import assert from "node:assert/strict";
+import { type CoreSim, startCoreSim } from "./core.ts";
+import { type ParserSim, type ParserSimOptions, startParserSim } from "./parser.ts";
+import { W } from "./world.ts";
+
+interface Res {
+  status: number;
+  headers: Headers;
+  text: string;
+  // deno-lint-ignore no-explicit-any
+  json: any;
+}
+
+interface World {
+  core: CoreSim;
+  parser: ParserSim;
+  token: string;
+  call(path: string, init?: { method?: string; body?: unknown; token?: string }): Promise<Res>;
+}
+
+async function withWorld(fn: (w: World) => Promise<void>, opts: ParserSimOptions = {}) {
+  const core = await startCoreSim();
+  const parser = await startParserSim({ core: { url: core.url, token: core.token }, ...opts });
+  const token = parser.ownerToken();
+  const call: World["call"] = async (path, init = {}) => {
+    const headers = new Headers({ Authorization: `Bearer ${init.token ?? token}` });
+    if (init.body !== undefined) headers.set("Content-Type", "application/json");
+    const res = await fetch(`${parser.url}${path}`, {
+      method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  };
+  try {
+    await fn({ core, parser, token, call });
+  } finally {
+    await parser.close();
+    await core.close();
+  }
+}
+
+/** `event: x\ndata: <json>` blocks of an SSE body. */
+function events(text: string): { event: string; data: unknown }[] {
+  return text.split("\n\n").filter(Boolean).map((block) => {
+    const [e, d] = block.split("\n");
+    assert.match(e, /^event: \w+$/);
+    assert.match(d, /^data: /);
+    return { event: e.slice(7), data: JSON.parse(d.slice(6)) };
+  });
+}
+
+const ownerId = (w: World) => w.parser.store.findSession(w.token)!.userId;
+const llmTasks = (w: World) => w.parser.store.llmCalls.map((c) => `${c.task}:${c.userId ?? "-"}`);
+
+Deno.test("rag/query: word overlap over the caller's #lore notes, one chunk per note, topK", () =>
+  withWorld(async (w) => {
+    const r = await w.call("/rag/query", { body: { text: "lighthouse keepers and tides" } });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get("ratelimit-limit"), null, "RAG is not rate-limited");
+    const ids = r.json.results.map((x: { noteId: string }) => x.noteId);
+    assert.equal(new Set(ids).size, ids.length, "one best chunk per note");
+    assert.ok(ids.includes(W.charIselde) && ids.includes(W.locLighthouse), ids.join());
+    assert.ok(!ids.includes(W.media), "only #lore notes");
+    for (const hit of r.json.results) {
+      assert.deepEqual(Object.keys(hit), ["noteId", "noteTitle", "content", "score"]);
+      assert.ok(hit.score > 0 && hit.score <= 1);
+      assert.ok(!hit.content.includes("<"), "plain text chunks");
+    }
+    const scores = r.json.results.map((x: { score: number }) => x.score);
+    assert.deepEqual(scores, [...scores].sort((a: number, b: number) => b - a));
+    const one = await w.call("/rag/query", { body: { text: "lighthouse", topK: 1 } });
+    assert.equal(one.json.results.length, 1);
+    for (const body of [{ text: "" }, { text: "x", topK: 51 }, { text: "x", topK: "5" }, {}]) {
+      const bad = await w.call("/rag/query", { body });
+      assert.equal(bad.status, 422, JSON.stringify(body));
+      assert.equal(bad.json.type, "validation");
+    }
+    w.parser.store.deleteIntegration(ownerId(w));
+    const none = await w.call("/rag/query", { body: { text: "tides" } });
+    assert.equal(none.status, 500);
+    assert.match(none.text, /^AllCodex is not connected for this user/);
+  }));
+
+Deno.test("rag index: reindex, status (global), single note, stale detection", () =>
+  withWorld(async (w) => {
+    const empty = await w.call("/rag/status");
+    assert.deepEqual(empty.json, { indexedNotes: 0 });
+    const full = await w.call("/rag/reindex", { method: "POST" });
+    assert.equal(full.status, 200);
+    assert.equal(full.json.failed, 0);
+    assert.ok(full.json.indexed >= 15, JSON.stringify(full.json));
+    const status = await w.call("/rag/status");
+    assert.equal(status.json.indexedNotes, full.json.indexed);
+    assert.ok(!Number.isNaN(Date.parse(status.json.lastIndexed)));
+    assert.equal(typeof status.json.model, "string");
+    const one = await w.call(`/rag/reindex/${W.charMira}`, { method: "POST" });
+    assert.deepEqual(one.json, { ok: true, noteId: W.charMira });
+    const missing = await w.call("/rag/reindex/nope12345678", { method: "POST" });
+    assert.equal(missing.status, 404);
+    assert.deepEqual(missing.json, {
+      error: "NOTE_NOT_FOUND",
+      message: "Note not found.",
+      noteId: "nope12345678",
+    });
+    const fresh = await w.call("/rag/reindex-stale", { method: "POST" });
+    assert.deepEqual(fresh.json, { reindexed: 0, failed: 0, upToDate: full.json.indexed });
+    w.core.store.patchNote(W.charOskar, { title: "Oskar Venn the Elder" });
+    const stale = await w.call("/rag/reindex-stale", { method: "POST" });
+    assert.deepEqual(stale.json, { reindexed: 1, failed: 0, upToDate: full.json.indexed - 1 });
+  }));
+
+Deno.test("consistency: explicit notes, issues found, model logged, rate-limit group", () =>
+  withWorld(async (w) => {
+    w.core.store.createAttribute({
+      noteId: W.charMira,
+      type: "relation",
+      name: "relEnemy",
+      value: W.charOskar,
+    });
+    const r = await w.call("/consistency/check", {
+      body: { noteIds: [W.charMira, W.charOskar, "missing12345"], extra: true },
+    });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get("ratelimit-limit"), "20");
+    assert.equal(r.headers.get("ratelimit-remaining"), "19");
+    assert.deepEqual(r.json.issues[0], {
+      type: "contradiction",
+      severity: "high",
+      description: "Mira Tallowend is recorded as both an ally and an enemy of Oskar Venn.",
+      affectedNoteIds: [W.charMira, W.charOskar],
+    });
+    assert.match(r.json.summary, /across 2 lore entries/);
+    assert.deepEqual(llmTasks(w), [`consistency:${ownerId(w)}`]);
+    const none = await w.call("/consistency/check", { body: { noteIds: ["missing12345"] } });
+    assert.deepEqual(none.json, { issues: [], summary: "No lore notes found to check." });
+    assert.equal(w.parser.store.llmCalls.length, 1, "no model call without notes");
+    const sampled = await w.call("/consistency/check", { body: {} });
+    assert.equal(sampled.status, 200);
+    const affected = new Set(
+      sampled.json.issues.flatMap((i: { affectedNoteIds: string[] }) => i.affectedNoteIds),
+    );
+    assert.ok(affected.size > 0 && affected.size <= 8, "semantic sampling checks at most 8 notes");
+  }, { rateLimits: { consistency: { max: 20, windowMs: 60_000 } } }));
+
+Deno.test("consistency: fallback bodies and the stream (status, result, done)", async () => {
+  for (
+    const [output, summary] of [
+      ["invalid", "LLM response failed validation."],
+      ["unparseable", "Failed to parse consistency check response."],
+    ] as const
+  ) {
+    await withWorld(async (w) => {
+      const r = await w.call("/consistency/check", { body: { noteIds: [W.charMira] } });
+      assert.deepEqual(r.json, { issues: [], summary });
+    }, { ai: { llmOutput: output } });
+  }
+  await withWorld(async (w) => {
+    const r = await w.call("/consistency/check/stream", { body: { noteIds: [W.charMira] } });
+    assert.equal(r.headers.get("content-type"), "text/event-stream");
+    assert.equal(r.headers.get("cache-control"), "no-cache");
+    const ev = events(r.text);
+    assert.deepEqual(ev.map((e) => e.event), ["status", "result", "done"]);
+    assert.deepEqual(ev[0].data, { stage: "analyze", message: "Analyzing notes..." });
+    assert.deepEqual(ev[2].data, {});
+    w.core.fault({ path: /^\/etapi\/notes\//, status: 500 });
+    const failed = await w.call("/consistency/check/stream", { body: { noteIds: [W.charMira] } });
+    const last = events(failed.text).at(-1)!;
+    assert.equal(last.event, "error");
+    assert.match((last.data as { error: string }).error, /^ETAPI GET/);
+    w.parser.store.deleteIntegration(ownerId(w));
+    const pre = await w.call("/consistency/check/stream", { body: {} });
+    assert.equal(pre.status, 500, "a missing integration fails before the stream");
+  });
+});
+
+Deno.test("suggest/relationships: titles in the text, typed, cached per note and text", () =>
+  withWorld(async (w) => {
+    const text =
+      "Mira Tallowend pilots ships off Saltmarrow Harbor. She trusts Oskar Venn. She owes The Lantern Guild.";
+    const r = await w.call("/suggest/relationships", { body: { text, noteId: W.charMira } });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get("ratelimit-limit"), "20");
+    const byTarget = Object.fromEntries(
+      r.json.suggestions.map((s: { targetNoteId: string }) => [s.targetNoteId, s]),
+    );
+    assert.ok(!(W.charMira in byTarget), "never the note itself");
+    assert.equal(byTarget[W.charOskar].relationshipType, "ally");
+    assert.equal(byTarget[W.charOskar].confidence, "high");
+    assert.equal(byTarget[W.locHarbor].relationshipType, "located_in");
+    assert.equal(byTarget[W.faction].relationshipType, "member_of");
+    assert.deepEqual(Object.keys(byTarget[W.charOskar]).sort(), [
+      "confidence",
+      "description",
+      "relationshipType",
+      "targetNoteId",
+      "targetTitle",
+    ]);
+    const again = await w.call("/suggest/relationships", { body: { text, noteId: W.charMira } });
+    assert.deepEqual(again.json, r.json);
+    assert.deepEqual(llmTasks(w), [`suggest:${ownerId(w)}`], "the second answer is cached");
+    const [a, b] = await Promise.all([
+      w.call("/suggest/relationships", { body: { text: "Oskar Venn" } }),
+      w.call("/suggest/relationships", { body: { text: "Oskar Venn" } }),
+    ]);
+    assert.deepEqual(a.json, b.json);
+    assert.equal(w.parser.store.llmCalls.length, 2, "concurrent identical requests share one call");
+    const bad = await w.call("/suggest/relationships", { body: { noteId: "x" } });
+    assert.equal(bad.status, 422);
+  }));
+
+Deno.test("suggest/relationships: an unusable model answer is an empty list", () =>
+  withWorld(async (w) => {
+    const r = await w.call("/suggest/relationships", { body: { text: "Oskar Venn" } });
+    assert.deepEqual(r.json, { suggestions: [] });
+  }, { ai: { llmOutput: "unparseable" } }));
+
+Deno.test("suggest/relationships/apply: writes relations, note label, inverse; skipped and failed items", () =>
+  withWorld(async (w) => {
+    const r = await w.call("/suggest/relationships/apply", {
+      body: {
+        sourceNoteId: W.charOskar,
+        relations: [
+          {
+            targetNoteId: W.faction,
+            relationshipType: "member_of",
+            description: "Keeps the books",
+          },
+          { targetNoteId: W.charBrannoch, relationshipType: "enemy" },
+          { targetNoteId: W.charMira, relationshipType: "friend" },
+          { targetNoteId: "missing12345", relationshipType: "rival" },
+        ],
+      },
+    });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json.applied, [{
+      sourceNoteId: W.charOskar,
+      targetNoteId: W.faction,
+      relationshipType: "member_of",
+      relationName: "relMemberOf",
+    }]);
+    assert.deepEqual(r.json.skipped, [
+      {
+        sourceNoteId: W.charOskar,
+        targetNoteId: W.charBrannoch,
+        relationshipType: "enemy",
+        reason: "Relation already exists.",
+      },
+      {
+        sourceNoteId: W.charOskar,
+        targetNoteId: W.charMira,
+        relationshipType: "friend",
+        reason: "Unknown relationship type: friend",
+      },
+    ]);
+    assert.equal(r.json.failed.length, 1);
+    assert.equal(r.json.failed[0].targetNoteId, "missing12345");
+    assert.match(r.json.failed[0].error, /^ETAPI POST \/attributes → 404/);
+    const own = (id: string) => w.core.store.ownAttributes(id).map((a) => `${a.name}=${a.value}`);
+    assert.ok(own(W.charOskar).includes(`relMemberOf=${W.faction}`));
+    assert.ok(
+      own(W.charOskar).includes(`relationNote=member_of:${W.faction}: Keeps the books`),
+    );
+    assert.ok(own(W.faction).includes(`relMemberOf=${W.charOskar}`), "inverse, same name");
+    const oneWay = await w.call("/suggest/relationships/apply", {
+      body: {
+        sourceNoteId: W.charIselde,
+        relations: [{ targetNoteId: W.locLighthouse, relationshipType: "inhabits" }],
+        bidirectional: false,
+      },
+    });
+    assert.equal(oneWay.json.applied.length, 1);
+    assert.ok(!own(W.locLighthouse).includes(`relInhabits=${W.charIselde}`));
+    const gone = await w.call("/suggest/relationships/apply", {
+      body: { sourceNoteId: "missing12345", relations: [] },
+    });
+    assert.equal(gone.status, 200);
+    assert.equal(gone.json.failed[0].targetNoteId, "N/A");
+    assert.equal(gone.json.failed[0].relationshipType, "N/A");
+    assert.match(gone.json.failed[0].error, /^Failed to fetch source note: ETAPI GET .* → 404/);
+    const history = await w.call(`/suggest/history/${W.charOskar}`);
+    assert.deepEqual(history.json, { entries: [] }, "the known bug: rows have no userId");
+    assert.equal((await w.call(`/suggest/history/${W.charOskar}?limit=51`)).status, 422);
+  }));
+
+Deno.test("suggest/graph: rel* relations only, depth, maxNodes, missing center", () =>
+  withWorld(async (w) => {
+    const r = await w.call(`/suggest/graph/${W.charMira}?depth=1`);
+    assert.equal(r.status, 200);
+    assert.equal(r.json.centerNoteId, W.charMira);
+    assert.deepEqual(
+      r.json.nodes.map((n: { noteId: string; depth: number }) => [n.noteId, n.depth]),
+      [[W.charMira, 0], [W.charOskar, 1], [W.locHarbor, 1]],
+    );
+    assert.deepEqual(r.json.edges, [
+      { sourceNoteId: W.charMira, targetNoteId: W.charOskar, relationshipType: "ally" },
+      { sourceNoteId: W.charMira, targetNoteId: W.locHarbor, relationshipType: "inhabits" },
+      // the last level's edges are kept, their targets are not visited (as in the real one)
+      { sourceNoteId: W.charOskar, targetNoteId: W.charBrannoch, relationshipType: "enemy" },
+    ]);
+    assert.equal(r.json.nodes[0].loreType, "character");
+    assert.equal(r.json.maxDepthReached, 1);
+    assert.equal(r.json.truncated, false);
+    const deep = await w.call(`/suggest/graph/${W.charMira}?depth=3`);
+    const ids = deep.json.nodes.map((n: { noteId: string }) => n.noteId);
+    assert.deepEqual(
+      new Set(ids),
+      new Set([W.charMira, W.charOskar, W.locHarbor, W.charBrannoch]),
+    );
+    assert.ok(!ids.includes(W.faction), "content links (internalLink) are not followed");
+    for (const i of [1, 2, 3, 4, 5, 6, 7]) {
+      w.core.store.createAttribute({
+        noteId: W.charOskar,
+        type: "relation",
+        name: "relFamily",
+        value: [
+          W.charIselde,
+          W.locHarbor,
+          W.locReef,
+          W.faction,
+          W.eventFlood,
+          W.questLamp,
+          W.statEel,
+        ][i - 1],
+      });
+    }
+    const capped = await w.call(`/suggest/graph/${W.charMira}?depth=3&maxNodes=5`);
+    assert.equal(capped.json.nodes.length, 5);
+    assert.equal(capped.json.truncated, true);
+    const missing = await w.call("/suggest/graph/missing12345");
+    assert.deepEqual(missing.json, {
+      nodes: [],
+      edges: [],
+      centerNoteId: "missing12345",
+      maxDepthReached: 0,
+      truncated: false,
+    });
+    for (const qs of ["depth=4", "depth=0", "maxNodes=4", "maxNodes=101", "depth=x"]) {
+      const bad = await w.call(`/suggest/graph/${W.charMira}?${qs}`);
+      assert.equal(bad.status, 422, qs);
+      assert.equal(bad.json.on, "query");
+    }
+  }));
+
+Deno.test("suggest/gaps: census, pillars, fallbacks, POST logs no user, stream", () =>
+  withWorld(async (w) => {
+    const r = await w.call("/suggest/gaps");
+    assert.equal(r.status, 200);
+    assert.equal(r.json.typeCounts.character, 4);
+    assert.equal(r.json.totalNotes, 16);
+    const areas = r.json.gaps.map((g: { area: string }) => g.area);
+    assert.ok(areas.includes("Belief") && !areas.includes("Characters"), areas.join());
+    assert.ok(r.json.gaps.length <= 5);
+    const post = await w.call("/suggest/gaps", { method: "POST" });
+    assert.deepEqual(post.json, r.json);
+    const stream = await w.call("/suggest/gaps/stream", { method: "POST" });
+    const ev = events(stream.text);
+    assert.deepEqual(ev.map((e) => e.event), ["status", "result", "done"]);
+    assert.deepEqual(ev[0].data, { stage: "fetch", message: "Fetching lore entries..." });
+    assert.deepEqual(ev[1].data, r.json);
+    assert.deepEqual(ev[2].data, { totalNotes: 16 });
+    assert.deepEqual(llmTasks(w), [`gap-detect:${ownerId(w)}`, "gap-detect:-", "gap-detect:-"]);
+  }));
+
+Deno.test("suggest/gaps: fallback summaries keep the census", () =>
+  withWorld(async (w) => {
+    const r = await w.call("/suggest/gaps");
+    assert.deepEqual(r.json.gaps, []);
+    assert.equal(r.json.summary, "LLM response failed validation.");
+    assert.equal(r.json.totalNotes, 16);
+  }, { ai: { llmOutput: "invalid" } }));
+
+Deno.test("suggest/autocomplete: index titles, then the caller's chunks, then the model", () =>
+  withWorld(async (w) => {
+    const before = await w.call("/suggest/autocomplete?q=reef");
+    assert.deepEqual(before.json, { suggestions: [] }, "nothing indexed yet");
+    await w.call("/rag/reindex", { method: "POST" });
+    const r = await w.call("/suggest/autocomplete?q=reef&limit=2");
+    assert.deepEqual(r.json.suggestions[0], { noteId: W.locReef, title: "The Knucklebone Reef" });
+    assert.ok(
+      r.json.suggestions.some((s: { noteId: string }) => s.noteId === W.charMira),
+      "semantic fill: Mira's text mentions reefs",
+    );
+    assert.equal(r.json.suggestions.length, 2);
+    const stream = await w.call("/suggest/autocomplete/stream?q=reef&limit=2");
+    const ev = events(stream.text);
+    assert.deepEqual(ev.map((e) => e.event), ["suggestions", "suggestions", "done"]);
+    assert.deepEqual(ev.map((e) => (e.data as { phase?: string }).phase), [
+      "prefix",
+      "semantic",
+      undefined,
+    ]);
+    assert.deepEqual(ev[2].data, { total: r.json.suggestions.length });
+    assert.equal(w.parser.store.llmCalls.length, 0, "enough results: no model call");
+    const llm = await w.call("/suggest/autocomplete?q=brazen");
+    assert.deepEqual(llm.json.suggestions, [{
+      noteId: W.charBrannoch,
+      title: "Brannoch the Drowned",
+    }]);
+    assert.deepEqual(llmTasks(w), [`autocomplete:${ownerId(w)}`]);
+    for (const qs of ["", "?q=", "?q=a&limit=0", "?q=a&limit=21", "?q=a&limit=x"]) {
+      const bad = await w.call(`/suggest/autocomplete${qs}`);
+      assert.equal(bad.status, 422, qs);
+    }
+  }));
+
+Deno.test("suggest group: 20 per window, shared across its routes, 429 body", () =>
+  withWorld(async (w) => {
+    assert.equal((await w.call("/suggest/history/x")).status, 200);
+    assert.equal((await w.call("/suggest/autocomplete?q=x")).status, 200);
+    const r = await w.call("/suggest/graph/x");
+    assert.equal(r.status, 429);
+    assert.deepEqual(r.json, { error: "Rate limit exceeded for AI tools.", code: "RATE_LIMITED" });
+    assert.equal(r.headers.get("retry-after"), "60");
+    const other = await w.call("/consistency/check", { body: { noteIds: ["x"] } });
+    assert.equal(other.status, 200, "consistency is a separate bucket");
+    const anon = await w.call("/suggest/graph/x", { token: "not-a-session" });
+    assert.equal(anon.status, 401);
+  }, { rateLimits: { suggest: { max: 2, windowMs: 60_000 } } }));
+
+Deno.test("slow model: streams send their status event before the model answers", () =>
+  withWorld(async (w) => {
+    const started = performance.now();
+    const res = await fetch(`${w.parser.url}/suggest/gaps/stream`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${w.token}` },
+    });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const first = await reader.read();
+    const firstAt = performance.now() - started;
+    assert.match(first.value!, /^event: status\n/);
+    let rest = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += r.value;
+    const lastAt = performance.now() - started;
+    assert.match(rest, /event: done\n/);
+    assert.ok(lastAt - firstAt > 300, `status ${firstAt} ms, done ${lastAt} ms`);
+  }, { ai: { llmDelayMs: 600 } }));

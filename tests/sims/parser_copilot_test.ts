@@ -1,0 +1,327 @@
+/**
+ * The Parser double's article copilot against parser-contract.md §2.6 and §3.2: validation,
+ * guard and rate-limit order, sessions, scope rules after the "LLM", SSE framing and order,
+ * the knobs (pacing, stall, failure) and the records tests rely on.
+ */
+import assert from "node:assert/strict";
+import { type ParserSim, type ParserSimOptions, startParserSim } from "./parser.ts";
+import { copilotSimState, SESSION_TOKEN_THRESHOLD } from "./parser_copilot.ts";
+
+const NOTE = "noteMira0001";
+const OSKAR = "noteOskar001";
+
+function note(noteId: string, title: string) {
+  return {
+    noteId,
+    title,
+    loreType: "character",
+    contentHtml: `<p>${title}</p>`,
+    parentNoteIds: ["root"],
+    labels: [{ name: "lore", value: "" }],
+    relations: [],
+  };
+}
+
+/** A valid `ArticleCopilotBody` whose last user message is `message`. */
+function body(message: string, extra: Record<string, unknown> = {}) {
+  return {
+    noteId: NOTE,
+    transcript: [{ role: "user", content: message }],
+    currentNote: note(NOTE, "Mira Tallowend"),
+    linkedNotes: [note(OSKAR, "Oskar Venn")],
+    ragContext: [{ noteId: "noteReef0001", title: "The Reef", excerpt: "Rocks.", score: 0.8 }],
+    writableTargetIds: [NOTE, OSKAR],
+    ...extra,
+  };
+}
+
+async function withSim(fn: (sim: ParserSim) => Promise<void>, opts: ParserSimOptions = {}) {
+  const sim = await startParserSim(opts);
+  try {
+    await fn(sim);
+  } finally {
+    await sim.close();
+  }
+}
+
+function post(
+  sim: ParserSim,
+  path: string,
+  payload: unknown,
+  token?: string,
+  signal?: AbortSignal,
+) {
+  return fetch(`${sim.url}${path}`, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
+    },
+    body: JSON.stringify(payload),
+    signal,
+  });
+}
+
+/** Parses an SSE body into events (asserting the Parser's framing). */
+function events(text: string): { event: string; data: Record<string, unknown> }[] {
+  assert.ok(text.endsWith("\n\n"), "every event ends with a blank line");
+  return text.slice(0, -2).split("\n\n").map((block) => {
+    const m = /^event: ([a-z]+)\ndata: (.*)$/.exec(block);
+    assert.ok(m, `one event line and one data line: ${JSON.stringify(block)}`);
+    return { event: m[1], data: JSON.parse(m[2]) };
+  });
+}
+
+Deno.test("copilot sim: validation (422) runs before the guard (401), then the answer", () =>
+  withSim(async (sim) => {
+    const bad = await post(sim, "/copilot/article", { noteId: NOTE, transcript: [] });
+    assert.equal(bad.status, 422);
+    const v = await bad.json();
+    assert.equal(v.type, "validation");
+    assert.equal(v.property, "/currentNote");
+    const anon = await post(sim, "/copilot/article", body("hello"));
+    assert.equal(anon.status, 401);
+    assert.deepEqual(await anon.json(), { error: "Unauthorized" });
+    const empty = await post(
+      sim,
+      "/copilot/article",
+      body("x", {
+        transcript: [{ role: "user", content: "" }],
+      }),
+      sim.ownerToken(),
+    );
+    assert.equal(empty.status, 422, "content has minLength 1");
+    await empty.body?.cancel();
+  }));
+
+Deno.test("copilot sim: a turn creates a session, logs the call and answers deterministically", () =>
+  withSim(async (sim) => {
+    const token = sim.ownerToken();
+    const res = await post(sim, "/copilot/article", body("What do we know?"), token);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("RateLimit-Limit"), "20");
+    const a = await res.json();
+    assert.match(a.sessionId, /^[A-Za-z0-9]{25}$/);
+    assert.equal(
+      a.assistantMessage,
+      "Mira Tallowend links to 1 notes: Oskar Venn. Related lore: The Reef.",
+    );
+    assert.deepEqual(a.citations.map((c: { source: string }) => c.source), [
+      "current",
+      "linked",
+      "rag",
+    ]);
+    assert.equal(a.proposal, null);
+    const s = copilotSimState(sim.store).sessions.get(a.sessionId)!;
+    assert.equal(s.title, "Mira Tallowend");
+    assert.deepEqual(s.messages.map((m) => [m.role, m.content]), [
+      ["user", "What do we know?"],
+      ["assistant", a.assistantMessage],
+    ]);
+    const call = sim.store.llmCalls.at(-1)!;
+    assert.equal(call.task, "article-copilot");
+    assert.equal(call.model, "deepseek/deepseek-v4-pro", "falls back to the brain-dump chain");
+    assert.ok(call.tokens > 0);
+
+    // the same session continues; an unknown one is 404 JSON
+    const again = await post(
+      sim,
+      "/copilot/article",
+      body("set mood to wary", {
+        sessionId: a.sessionId,
+      }),
+      token,
+    );
+    const b = await again.json();
+    assert.equal(b.sessionId, a.sessionId);
+    assert.deepEqual(b.proposal.targets[0].labelUpserts, [{ name: "mood", value: "wary" }]);
+    assert.equal(s.messages.length, 4);
+    const unknown = await post(sim, "/copilot/article", body("hi", { sessionId: "nope" }), token);
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(await unknown.json(), { error: "NOT_FOUND", message: "Session not found" });
+  }));
+
+Deno.test("copilot sim: another user's session is not found; wipe drops the user's sessions", () =>
+  withSim(async (sim) => {
+    const token = sim.ownerToken();
+    const state = copilotSimState(sim.store);
+    const a = await (await post(sim, "/copilot/article", body("hi"), token)).json();
+    state.sessions.get(a.sessionId)!.userId = "someoneElse";
+    const res = await post(sim, "/copilot/article", body("hi", { sessionId: a.sessionId }), token);
+    assert.equal(res.status, 404);
+    await res.body?.cancel();
+    for (const hook of sim.store.wipeHooks) hook("someoneElse");
+    assert.equal(state.sessions.has(a.sessionId), false);
+  }));
+
+Deno.test("copilot sim: proposals from the transcript, and the scope rules after the LLM", () =>
+  withSim(async (sim) => {
+    const token = sim.ownerToken();
+    const ask = async (message: string, extra?: Record<string, unknown>) => {
+      const res = await post(sim, "/copilot/article", body(message, extra), token);
+      return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
+    };
+    const ally = JSON.parse((await ask("add ally Oskar Venn")).text);
+    assert.deepEqual(ally.proposal.targets[0].relationAdds, [{
+      relationshipType: "ally",
+      targetId: OSKAR,
+      targetKind: "existing",
+      description: "Named as ally in the conversation",
+      bidirectional: true,
+    }]);
+    const created = JSON.parse((await ask("create a note about The Salt Witch as a deity")).text);
+    const t = created.proposal.targets[0];
+    assert.deepEqual([t.kind, t.targetId, t.title, t.loreType], [
+      "create",
+      "new_the_salt_witch",
+      "The Salt Witch",
+      "deity",
+    ]);
+    assert.deepEqual(t.relationAdds[0], {
+      relationshipType: "related_to",
+      targetId: NOTE,
+      targetKind: "existing",
+      bidirectional: true,
+    });
+
+    // a related (rag) note that is not writable breaks the scope rule: 500 text
+    const outOfScope = await ask("add enemy The Reef");
+    assert.equal(outOfScope.status, 500);
+    assert.equal(outOfScope.type, "text/plain;charset=utf-8");
+    assert.equal(outOfScope.text, "Relation targets non-writable note noteReef0001");
+    const notWritable = await ask(`propose: {"targets":[{"kind":"update","targetId":"other"}]}`);
+    assert.equal(notWritable.text, "Proposal targets non-writable note other");
+    const noLink = await ask(
+      `propose: {"targets":[{"kind":"create","targetId":"n1","title":"X","loreType":"item",` +
+        `"contentHtml":"<p>x</p>"}]}`,
+    );
+    assert.equal(noLink.text, "Create target n1 must relate to the current note");
+    const badNew = await ask(
+      `propose: {"targets":[{"kind":"update","targetId":"${NOTE}","relationAdds":[` +
+        `{"relationshipType":"ally","targetId":"ghost","targetKind":"new"}]}]}`,
+    );
+    assert.equal(badNew.text, "Relation targets unknown new note ghost");
+    const badType = await ask(
+      `propose: {"targets":[{"kind":"update","targetId":"${NOTE}","relationAdds":[` +
+        `{"relationshipType":"friend","targetId":"${OSKAR}","targetKind":"existing"}]}]}`,
+    );
+    assert.equal(badType.text, "Copilot response failed schema validation");
+    const garbage = await ask("propose: {not json");
+    assert.deepEqual([garbage.status, garbage.text], [500, "Copilot returned invalid JSON"]);
+  }));
+
+Deno.test("copilot sim: the stream's events, order and framing; errors after the LLM", () =>
+  withSim(async (sim) => {
+    const token = sim.ownerToken();
+    const res = await post(sim, "/copilot/article/stream", body("add ally Oskar Venn"), token);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "text/event-stream");
+    assert.equal(res.headers.get("cache-control"), "no-cache");
+    const text = await res.text();
+    assert.ok(!text.includes(": keepalive"), "no heartbeat");
+    const ev = events(text);
+    assert.deepEqual(ev[0], {
+      event: "status",
+      data: { stage: "llm", message: "Generating response..." },
+    });
+    const names = ev.map((e) => e.event);
+    assert.deepEqual(names.slice(0, 3), ["status", "reasoning", "reasoning"]);
+    assert.deepEqual(names.slice(-2), ["result", "done"]);
+    assert.ok(names.slice(3, -2).every((n) => n === "token"));
+    assert.ok(ev.every((e) => !("type" in e.data)), "no type field in data");
+    const raw = ev.filter((e) => e.event === "token").map((e) => e.data.content).join("");
+    const result = ev.at(-2)!.data;
+    const { sessionId, ...rest } = result;
+    assert.deepEqual(JSON.parse(raw), rest, "tokens are the raw JSON of the result");
+    const s = copilotSimState(sim.store).sessions.get(sessionId as string)!;
+    assert.equal(s.messages.at(-1)!.content, raw, "the raw token text is the assistant message");
+    assert.deepEqual(Object.keys(ev.at(-1)!.data).sort(), ["latencyMs", "model", "tokensUsed"]);
+
+    // a scope violation: error instead of result, then done
+    const bad = events(
+      await (await post(sim, "/copilot/article/stream", body("add enemy The Reef"), token)).text(),
+    );
+    assert.deepEqual(bad.slice(-2).map((e) => e.event), ["error", "done"]);
+    assert.deepEqual(bad.at(-2)!.data, {
+      error: "Relation targets non-writable note noteReef0001",
+    });
+
+    // an unknown session: 404 JSON before any SSE
+    const gone = await post(
+      sim,
+      "/copilot/article/stream",
+      body("hi", { sessionId: "missing" }),
+      token,
+    );
+    assert.equal(gone.status, 404);
+    assert.match(gone.headers.get("content-type")!, /^application\/json/);
+    assert.deepEqual(await gone.json(), { error: "NOT_FOUND", message: "Session not found" });
+  }));
+
+Deno.test("copilot sim: no model, or an LLM stream failure, ends with a terminal error", async () => {
+  await withSim(async (sim) => {
+    const token = sim.ownerToken();
+    const res = await post(sim, "/copilot/article", body("hi"), token);
+    assert.equal(res.status, 500);
+    assert.equal(await res.text(), 'No models configured for task "article-copilot"');
+    const ev = events(await (await post(sim, "/copilot/article/stream", body("hi"), token)).text());
+    assert.deepEqual(ev.map((e) => e.event), ["status", "error"]);
+    assert.deepEqual(ev[1].data, {
+      error: 'No models configured for task "article-copilot"',
+      code: "NO_MODEL",
+    });
+  }, { models: {} });
+  await withSim(async (sim) => {
+    const res = await post(sim, "/copilot/article/stream", body("hi"), sim.ownerToken());
+    const ev = events(await res.text());
+    assert.equal(ev.at(-1)!.event, "error");
+    assert.deepEqual(ev.at(-1)!.data, { error: "Stream stalled", code: "TIMEOUT" });
+    assert.ok(!ev.some((e) => e.event === "done" || e.event === "result"));
+  }, { copilot: { streamFailure: { error: "Stream stalled", code: "TIMEOUT" } } });
+});
+
+Deno.test("copilot sim: pacing, a stall, and the client's abort is recorded", () =>
+  withSim(async (sim) => {
+    const ac = new AbortController();
+    const res = await post(sim, "/copilot/article/stream", body("hi"), sim.ownerToken(), ac.signal);
+    const reader = res.body!.getReader();
+    let text = "";
+    while ((text.match(/\n\n/g) ?? []).length < 2) {
+      text += new TextDecoder().decode((await reader.read()).value);
+    }
+    ac.abort();
+    await reader.cancel().catch(() => {});
+    const state = copilotSimState(sim.store);
+    for (let i = 0; i < 100 && state.aborted.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(state.aborted.length, 1);
+    assert.equal(state.aborted[0].eventsSent, 2, "the stall held the stream after two events");
+  }, { copilot: { paceMs: 5, stallAfterEvents: 2 } }));
+
+Deno.test("copilot sim: the copilot rate-limit group, and compaction of a long session", () =>
+  withSim(async (sim) => {
+    const token = sim.ownerToken();
+    const first = await (await post(sim, "/copilot/article", body("hi"), token)).json();
+    const s = copilotSimState(sim.store).sessions.get(first.sessionId)!;
+    s.tokensAccumulated = SESSION_TOKEN_THRESHOLD;
+    const second = await post(
+      sim,
+      "/copilot/article",
+      body("hi", {
+        sessionId: first.sessionId,
+      }),
+      token,
+    );
+    assert.equal(second.status, 200);
+    await second.body?.cancel();
+    assert.match(s.summary!, /^Summary of 2 earlier messages/);
+    assert.equal(s.messages.length, 2);
+    const limited = await post(sim, "/copilot/article/stream", body("hi"), token);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.headers.get("retry-after"), "60");
+    assert.deepEqual(await limited.json(), {
+      error: "Rate limit exceeded for AI tools.",
+      code: "RATE_LIMITED",
+    });
+  }, { rateLimits: { copilot: { max: 2, windowMs: 60_000 } } }));
