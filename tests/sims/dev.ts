@@ -10,7 +10,7 @@ import { loadConfigOrExit } from "../../src/config.ts";
 import { startServer } from "../../src/server.ts";
 import { startCoreSim } from "./core.ts";
 import { DEFAULT_OWNER, startParserSim } from "./parser.ts";
-import { W, WORLD_SUMMARY } from "./world.ts";
+import { HARBOR_ALIAS, W, WORLD_SUMMARY } from "./world.ts";
 
 const env = Deno.env.toObject();
 const core = await startCoreSim({ port: Number(env.DEV_CORE_PORT ?? 0) });
@@ -25,8 +25,10 @@ const config = loadConfigOrExit({
   DATA_DIR: env.DATA_DIR ?? ".dev-data",
   ZERO_LOGIN: env.ZERO_LOGIN ?? "true",
   // the embedded backends always win over production settings left in the shell
-  CORE_URL: undefined,
+  CORE_URL: core.url,
   CORE_TOKEN: undefined,
+  // the public site reads the share tree with its own server-side token, as in production
+  PUBLIC_CORE_TOKEN: core.token,
   CORE_ALLOWED_URLS: core.url,
   PARSER_URL: parser.url,
   PARSER_TOKEN: undefined,
@@ -57,6 +59,10 @@ Try:
   curl ${base}/api/share/tree
   curl ${base}/api/openapi.json
   curl ${base}/api/config/status
+  curl -H 'content-type: application/json' -d '{"rawText":"Captain Ilsa Venn sails from Saltmarrow Harbor to the Ember Isles.","mode":"auto"}' ${base}/api/brain-dump
+  curl -N -H 'content-type: application/json' -d '{"rawText":"The Tidewright Guild hired Oskar Brine."}' ${base}/api/brain-dump/stream
+
+Public site (published lore only, no login):  ${base}/   and  ${base}/public/lore/${HARBOR_ALIAS}
 
 Sample world:
 ${WORLD_SUMMARY.split("\n").map((l) => `  ${l}`).join("\n")}
