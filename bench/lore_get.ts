@@ -16,6 +16,8 @@
  * @module
  */
 
+import { median, spawnRole } from "./roles.ts";
+
 interface Result {
   rps: number;
   p50: number;
@@ -25,34 +27,6 @@ interface Result {
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 3);
 const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? 3);
 const connections = Number(Deno.env.get("BENCH_CONNECTIONS") ?? 16);
-
-/** Starts one role of bench/stack.ts in its own process and reads its address line. */
-async function spawnRole(
-  args: string[],
-): Promise<{ child: Deno.ChildProcess; info: Record<string, string> }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      "--allow-sys",
-      new URL("./stack.ts", import.meta.url).pathname,
-      ...args,
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let first = "";
-  while (!first.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`bench stack ${args[0]} exited early`);
-    first += value;
-  }
-  reader.releaseLock();
-  return { child, info: JSON.parse(first.split("\n")[0]) };
-}
 
 const coreRole = await spawnRole(["core"]);
 const serviceRole = await spawnRole(["service", coreRole.info.url, coreRole.info.token]);
@@ -96,7 +70,6 @@ try {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const summary = new Map([...results].map(([name, rs]) => [name, {
   rps: median(rs.map((r) => r.rps)),
   p50: median(rs.map((r) => r.p50)),

@@ -48,6 +48,15 @@ const applyBody = z.strictObject({
     ),
 });
 
+/** What both forms of a turn (JSON, stream) declare alike: backend, access and input. */
+const turnRoute = {
+  backend: "Parser",
+  access: "private",
+  tag: "copilot",
+  params: idParams,
+  body: { kind: "json", schema: turnBody },
+} as const;
+
 const turnResponses = {
   400: "Invalid transcript or sessionId (nothing is sent to the Parser)",
   404: "No such note, or a `sessionId` the Parser does not know",
@@ -60,11 +69,7 @@ export const copilotChat = defineRoute({
   path: "/api/lore/:id/copilot/chat",
   summary: "One copilot turn about a note: `{ transcript, sessionId? }` → assistant message, " +
     "citations and an optional proposal",
-  backend: "Parser",
-  access: "private",
-  tag: "copilot",
-  params: idParams,
-  body: { kind: "json", schema: turnBody },
+  ...turnRoute,
   responses: {
     200: "`{ sessionId, assistantMessage, citations, proposal }` (the Parser's answer)",
     ...turnResponses,
@@ -72,11 +77,7 @@ export const copilotChat = defineRoute({
   handler: async (ctx) => {
     const parser = await ctx.parser();
     const core = await ctx.core();
-    const body = await buildCopilotBody(core, parser, { noteId: ctx.params.id, ...ctx.body }, {
-      concurrency: ctx.concurrency,
-      log: ctx.log,
-      requestId: ctx.requestId,
-    });
+    const body = await buildCopilotBody(core, parser, { noteId: ctx.params.id, ...ctx.body }, ctx);
     const call = { method: "POST" as const, path: "/copilot/article", body };
     return json(await parserJson(parser, call, copilotAnswerSchema));
   },
@@ -88,11 +89,7 @@ export const copilotStream = defineRoute({
   path: "/api/lore/:id/copilot/stream",
   summary: "The same copilot turn as server-sent events (`status`, `reasoning`, `token`, " +
     "`result`, `done`; `error`)",
-  backend: "Parser",
-  access: "private",
-  tag: "copilot",
-  params: idParams,
-  body: { kind: "json", schema: turnBody },
+  ...turnRoute,
   responses: {
     200: '`text/event-stream`: our `status` `{ stage: "context" }` at once, then the Parser\'s ' +
       "events; any later failure is one terminal `error` event in the error shape",
@@ -107,11 +104,12 @@ export const copilotStream = defineRoute({
         stage: "context",
         message: "Reading the note, its links and related lore...",
       });
-      const body = await buildCopilotBody(core, parser, { noteId: ctx.params.id, ...ctx.body }, {
-        concurrency: ctx.concurrency,
-        log: ctx.log,
-        requestId: ctx.requestId,
-      });
+      const body = await buildCopilotBody(
+        core,
+        parser,
+        { noteId: ctx.params.id, ...ctx.body },
+        ctx,
+      );
       await w.event("status", {
         stage: "context",
         message: `Context ready: ${body.linkedNotes.length} linked notes, ` +

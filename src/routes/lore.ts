@@ -9,6 +9,7 @@ import { nullOn404 } from "../http/errors.ts";
 import { json, noContent } from "../http/response.ts";
 import {
   AUTOMATIC_RELATIONS,
+  httpUrlOrNull,
   labelValue,
   ownAttributes,
   relationTarget,
@@ -200,16 +201,6 @@ export interface ResolvedRelation {
   targetNoteId: string;
   targetTitle: string;
   loreType: string | null;
-}
-
-function httpUrlOrNull(value: string | undefined): string | null {
-  if (!value) return null;
-  try {
-    const u = new URL(value.trim());
-    return u.protocol === "https:" || u.protocol === "http:" ? u.href : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The lore CRUD routes. */

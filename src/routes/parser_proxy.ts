@@ -54,6 +54,15 @@ export type ParserCtx<P extends z.ZodType, Q extends z.ZodType, S> = Ctx<
   S extends z.ZodType ? z.output<S> : undefined
 >;
 
+/** What a Parser-backed route declares about itself, taken from its spec. */
+type RouteHead = Pick<Route, "method" | "path" | "summary" | "tag" | "responses">;
+
+/** A spec's declaration as a route row: the Parser behind it, the caller's credentials needed. */
+function declaration(spec: RouteHead): RouteHead & Pick<Route, "backend" | "access"> {
+  const { method, path, summary, tag, responses } = spec;
+  return { method, path, summary, backend: "Parser", access: "private", tag, responses };
+}
+
 /**
  * Calls the Parser and validates its answer with `schema` (502 `UPSTREAM_ERROR` on mismatch).
  *
@@ -97,16 +106,10 @@ export function parserRoute<
   A extends z.ZodType = z.ZodType,
 >(spec: ParserRouteSpec<P, Q, S, A>): Route {
   return defineRoute({
-    method: spec.method,
-    path: spec.path,
-    summary: spec.summary,
-    backend: "Parser",
-    access: "private",
-    tag: spec.tag,
+    ...declaration(spec),
     params: spec.params,
     query: spec.query,
     body: spec.body ? { kind: "json", schema: spec.body } : undefined,
-    responses: spec.responses,
     handler: async (ctx) => {
       const c = ctx as unknown as ParserCtx<P, Q, S>;
       const data = await parserJson(await ctx.parser(), spec.upstream(c), spec.answer);
@@ -145,15 +148,9 @@ export function parserStreamRoute<P extends z.ZodType, S extends z.ZodType>(
   spec: ParserStreamSpec<P, S>,
 ): Route {
   return defineRoute({
-    method: spec.method,
-    path: spec.path,
-    summary: spec.summary,
-    backend: "Parser",
-    access: "private",
-    tag: spec.tag,
+    ...declaration(spec),
     params: spec.params,
     body: { kind: "json", schema: spec.body },
-    responses: spec.responses,
     handler: async (ctx) => {
       const call = spec.upstream(ctx as never);
       const upstream = await (await ctx.parser()).stream(

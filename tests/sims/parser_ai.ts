@@ -25,6 +25,7 @@
  */
 import { createHash } from "node:crypto";
 import {
+  coreRelationName,
   etapi,
   ETAPI_TIMEOUT_MS,
   type EtapiTarget,
@@ -33,7 +34,9 @@ import {
   type ParserFeatureDeps,
   type ParserRoute,
   RATE_GROUPS,
+  RELATIONSHIP_TYPES,
   type Schema,
+  simEventStream,
   t,
   validate,
   validationReply,
@@ -51,28 +54,7 @@ export interface AiSimOptions {
   llmOutput?: "valid" | "invalid" | "unparseable";
 }
 
-/** The 17 relationship types and the Core relation name of each (`member_of` → `relMemberOf`). */
-const RELATIONSHIP_TYPES = [
-  "ally",
-  "enemy",
-  "rival",
-  "family",
-  "member_of",
-  "leader_of",
-  "serves",
-  "located_in",
-  "originates_from",
-  "participated_in",
-  "caused",
-  "created",
-  "owns",
-  "wields",
-  "worships",
-  "inhabits",
-  "related_to",
-] as const;
-const coreRelationName = (type: string) =>
-  "rel" + type.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("");
+/** Relationship type by Core relation name (`relMemberOf` → `member_of`). */
 const CANONICAL_BY_NAME = new Map<string, string>(
   RELATIONSHIP_TYPES.map((type) => [coreRelationName(type), type]),
 );
@@ -262,44 +244,6 @@ function readQuery(
   const { errors, value } = validate(schema, raw);
   if (errors.length) return { refused: validationReply("query", schema, raw, errors, production) };
   return { value: value as Record<string, unknown> };
-}
-
-type Send = (event: string, data: unknown) => void;
-
-/** An SSE response (`event: x\ndata: <json>\n\n`); a thrown error becomes a terminal `error`. */
-function sse(produce: (send: Send) => Promise<void>): Response {
-  const encoder = new TextEncoder();
-  let open = true;
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send: Send = (event, data) => {
-        if (open) {
-          controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
-        }
-      };
-      try {
-        await produce(send);
-      } catch (e) {
-        send("error", { error: e instanceof Error ? e.message : String(e) });
-      } finally {
-        if (open) {
-          open = false;
-          controller.close();
-        }
-      }
-    },
-    cancel() {
-      open = false;
-    },
-  });
-  return new Response(body, {
-    status: 200,
-    headers: {
-      "Content-Type": "text/event-stream",
-      "Cache-Control": "no-cache",
-      Connection: "keep-alive",
-    },
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -971,7 +915,7 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
       rate: RATE_GROUPS.consistency,
       handler: (c) => {
         const target = deps.coreFor(userOf(c)); // before the stream: a 500 text
-        return sse(async (send) => {
+        return simEventStream(c.req, deps, async ({ send }) => {
           send("status", { stage: "analyze", message: "Analyzing notes..." });
           send("result", await runConsistency(c, target));
           send("done", {});
@@ -1065,7 +1009,7 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
       rate: suggest,
       handler: (c) => {
         const target = deps.coreFor(userOf(c));
-        return sse(async (send) => {
+        return simEventStream(c.req, deps, async ({ send }) => {
           send("status", { stage: "fetch", message: "Fetching lore entries..." });
           const result = await runGaps(c, target, null);
           send("result", result);
@@ -1094,7 +1038,7 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
         const q = readQuery(c, autocompleteQuery, ["limit"], production);
         if ("refused" in q) return q.refused;
         const { q: text, limit = 10 } = q.value as { q: string; limit?: number };
-        return sse(async (send) => {
+        return simEventStream(c.req, deps, async ({ send }) => {
           const all = await autocomplete(
             c,
             text,

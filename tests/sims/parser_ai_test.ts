@@ -4,53 +4,8 @@
  * Each test starts a Core double (sample world) and a Parser double pointed at it.
  */
 import assert from "node:assert/strict";
-import { type CoreSim, startCoreSim } from "./core.ts";
-import { type ParserSim, type ParserSimOptions, startParserSim } from "./parser.ts";
+import { type ParserWorld, withParserWorld } from "./parser_sim_client.ts";
 import { W } from "./world.ts";
-
-interface Res {
-  status: number;
-  headers: Headers;
-  text: string;
-  // deno-lint-ignore no-explicit-any
-  json: any;
-}
-
-interface World {
-  core: CoreSim;
-  parser: ParserSim;
-  token: string;
-  call(path: string, init?: { method?: string; body?: unknown; token?: string }): Promise<Res>;
-}
-
-async function withWorld(fn: (w: World) => Promise<void>, opts: ParserSimOptions = {}) {
-  const core = await startCoreSim();
-  const parser = await startParserSim({ core: { url: core.url, token: core.token }, ...opts });
-  const token = parser.ownerToken();
-  const call: World["call"] = async (path, init = {}) => {
-    const headers = new Headers({ Authorization: `Bearer ${init.token ?? token}` });
-    if (init.body !== undefined) headers.set("Content-Type", "application/json");
-    const res = await fetch(`${parser.url}${path}`, {
-      method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-      headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
-  };
-  try {
-    await fn({ core, parser, token, call });
-  } finally {
-    await parser.close();
-    await core.close();
-  }
-}
 
 /** `event: x\ndata: <json>` blocks of an SSE body. */
 function events(text: string): { event: string; data: unknown }[] {
@@ -62,11 +17,12 @@ function events(text: string): { event: string; data: unknown }[] {
   });
 }
 
-const ownerId = (w: World) => w.parser.store.findSession(w.token)!.userId;
-const llmTasks = (w: World) => w.parser.store.llmCalls.map((c) => `${c.task}:${c.userId ?? "-"}`);
+const ownerId = (w: ParserWorld) => w.parser.store.findSession(w.token)!.userId;
+const llmTasks = (w: ParserWorld) =>
+  w.parser.store.llmCalls.map((c) => `${c.task}:${c.userId ?? "-"}`);
 
 Deno.test("rag/query: word overlap over the caller's #lore notes, one chunk per note, topK", () =>
-  withWorld(async (w) => {
+  withParserWorld(async (w) => {
     const r = await w.call("/rag/query", { body: { text: "lighthouse keepers and tides" } });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get("ratelimit-limit"), null, "RAG is not rate-limited");
@@ -95,7 +51,7 @@ Deno.test("rag/query: word overlap over the caller's #lore notes, one chunk per 
   }));
 
 Deno.test("rag index: reindex, status (global), single note, stale detection", () =>
-  withWorld(async (w) => {
+  withParserWorld(async (w) => {
     const empty = await w.call("/rag/status");
     assert.deepEqual(empty.json, { indexedNotes: 0 });
     const full = await w.call("/rag/reindex", { method: "POST" });
@@ -123,7 +79,7 @@ Deno.test("rag index: reindex, status (global), single note, stale detection", (
   }));
 
 Deno.test("consistency: explicit notes, issues found, model logged, rate-limit group", () =>
-  withWorld(async (w) => {
+  withParserWorld(async (w) => {
     w.core.store.createAttribute({
       noteId: W.charMira,
       type: "relation",
@@ -162,12 +118,12 @@ Deno.test("consistency: fallback bodies and the stream (status, result, done)", 
       ["unparseable", "Failed to parse consistency check response."],
     ] as const
   ) {
-    await withWorld(async (w) => {
+    await withParserWorld(async (w) => {
       const r = await w.call("/consistency/check", { body: { noteIds: [W.charMira] } });
       assert.deepEqual(r.json, { issues: [], summary });
     }, { ai: { llmOutput: output } });
   }
-  await withWorld(async (w) => {
+  await withParserWorld(async (w) => {
     const r = await w.call("/consistency/check/stream", { body: { noteIds: [W.charMira] } });
     assert.equal(r.headers.get("content-type"), "text/event-stream");
     assert.equal(r.headers.get("cache-control"), "no-cache");
@@ -187,7 +143,7 @@ Deno.test("consistency: fallback bodies and the stream (status, result, done)", 
 });
 
 Deno.test("suggest/relationships: titles in the text, typed, cached per note and text", () =>
-  withWorld(async (w) => {
+  withParserWorld(async (w) => {
     const text =
       "Mira Tallowend pilots ships off Saltmarrow Harbor. She trusts Oskar Venn. She owes The Lantern Guild.";
     const r = await w.call("/suggest/relationships", { body: { text, noteId: W.charMira } });
@@ -222,13 +178,13 @@ Deno.test("suggest/relationships: titles in the text, typed, cached per note and
   }));
 
 Deno.test("suggest/relationships: an unusable model answer is an empty list", () =>
-  withWorld(async (w) => {
+  withParserWorld(async (w) => {
     const r = await w.call("/suggest/relationships", { body: { text: "Oskar Venn" } });
     assert.deepEqual(r.json, { suggestions: [] });
   }, { ai: { llmOutput: "unparseable" } }));
 
 Deno.test("suggest/relationships/apply: writes relations, note label, inverse; skipped and failed items", () =>
-  withWorld(async (w) => {
+  withParserWorld(async (w) => {
     const r = await w.call("/suggest/relationships/apply", {
       body: {
         sourceNoteId: W.charOskar,
@@ -296,7 +252,7 @@ Deno.test("suggest/relationships/apply: writes relations, note label, inverse; s
   }));
 
 Deno.test("suggest/graph: rel* relations only, depth, maxNodes, missing center", () =>
-  withWorld(async (w) => {
+  withParserWorld(async (w) => {
     const r = await w.call(`/suggest/graph/${W.charMira}?depth=1`);
     assert.equal(r.status, 200);
     assert.equal(r.json.centerNoteId, W.charMira);
@@ -355,7 +311,7 @@ Deno.test("suggest/graph: rel* relations only, depth, maxNodes, missing center",
   }));
 
 Deno.test("suggest/gaps: census, pillars, fallbacks, POST logs no user, stream", () =>
-  withWorld(async (w) => {
+  withParserWorld(async (w) => {
     const r = await w.call("/suggest/gaps");
     assert.equal(r.status, 200);
     assert.equal(r.json.typeCounts.character, 4);
@@ -375,7 +331,7 @@ Deno.test("suggest/gaps: census, pillars, fallbacks, POST logs no user, stream",
   }));
 
 Deno.test("suggest/gaps: fallback summaries keep the census", () =>
-  withWorld(async (w) => {
+  withParserWorld(async (w) => {
     const r = await w.call("/suggest/gaps");
     assert.deepEqual(r.json.gaps, []);
     assert.equal(r.json.summary, "LLM response failed validation.");
@@ -383,7 +339,7 @@ Deno.test("suggest/gaps: fallback summaries keep the census", () =>
   }, { ai: { llmOutput: "invalid" } }));
 
 Deno.test("suggest/autocomplete: index titles, then the caller's chunks, then the model", () =>
-  withWorld(async (w) => {
+  withParserWorld(async (w) => {
     const before = await w.call("/suggest/autocomplete?q=reef");
     assert.deepEqual(before.json, { suggestions: [] }, "nothing indexed yet");
     await w.call("/rag/reindex", { method: "POST" });
@@ -417,7 +373,7 @@ Deno.test("suggest/autocomplete: index titles, then the caller's chunks, then th
   }));
 
 Deno.test("suggest group: 20 per window, shared across its routes, 429 body", () =>
-  withWorld(async (w) => {
+  withParserWorld(async (w) => {
     assert.equal((await w.call("/suggest/history/x")).status, 200);
     assert.equal((await w.call("/suggest/autocomplete?q=x")).status, 200);
     const r = await w.call("/suggest/graph/x");
@@ -431,12 +387,9 @@ Deno.test("suggest group: 20 per window, shared across its routes, 429 body", ()
   }, { rateLimits: { suggest: { max: 2, windowMs: 60_000 } } }));
 
 Deno.test("slow model: streams send their status event before the model answers", () =>
-  withWorld(async (w) => {
+  withParserWorld(async (w) => {
     const started = performance.now();
-    const res = await fetch(`${w.parser.url}/suggest/gaps/stream`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${w.token}` },
-    });
+    const res = await w.open("/suggest/gaps/stream", { method: "POST" });
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     const first = await reader.read();
     const firstAt = performance.now() - started;

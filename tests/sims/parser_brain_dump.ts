@@ -28,6 +28,7 @@ import {
   type ParserFeatureDeps,
   type ParserRoute,
   RATE_GROUPS,
+  simEventStream,
   t,
   validate,
   validationReply,
@@ -399,10 +400,6 @@ function cuid(): string {
   return `c${generateId(24).toLowerCase()}`;
 }
 
-function sseEncode(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-}
-
 function truncate(s: string, max: number): string {
   return s.length > max ? s.slice(0, max) : s;
 }
@@ -532,13 +529,9 @@ export function brainDumpSimRoutes(
   const writeEntities = async (
     target: EtapiTarget,
     userId: string,
-    input: {
+    input: Pick<Thought, "entities" | "summary" | "tokens" | "model"> & {
       rawText: string;
       hash: string;
-      entities: Entity[];
-      summary: string;
-      tokens: number;
-      model: string;
       autoRelate: boolean;
     },
   ): Promise<WriteResult> => {
@@ -725,12 +718,9 @@ export function brainDumpSimRoutes(
       };
     }
     const { reindexIds: _internal, ...result } = await writeEntities(target, userId, {
+      ...th,
       rawText,
       hash,
-      entities: th.entities,
-      summary: th.summary,
-      tokens: th.tokens,
-      model: th.model,
       autoRelate: true,
     });
     return result;
@@ -799,15 +789,7 @@ export function brainDumpSimRoutes(
     const n = th.entities.length;
     yield { type: "status", stage: "parse", message: `Found ${n} entities` };
     yield { type: "status", stage: "write", message: `Writing ${n} entities to AllCodex...` };
-    const result = await writeEntities(target, userId, {
-      rawText,
-      hash,
-      entities: th.entities,
-      summary: th.summary,
-      tokens: th.tokens,
-      model: th.model,
-      autoRelate,
-    });
+    const result = await writeEntities(target, userId, { ...th, rawText, hash, autoRelate });
     yield {
       type: "status",
       stage: "complete",
@@ -825,67 +807,25 @@ export function brainDumpSimRoutes(
 
   /** The SSE response: paced events, keepalives, stall, abort detection, exception shape. */
   const sseResponse = (req: Request, chunks: AsyncGenerator<Chunk>): Response => {
-    const encoder = new TextEncoder();
-    const stop = new AbortController();
     let finished = false;
-    let ended = false;
-    const abandon = () => {
-      if (finished || stop.signal.aborted) return;
-      stop.abort();
-      opts.onStreamAbort?.();
-    };
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        const write = (s: string) => {
-          if (ended) return;
-          try {
-            controller.enqueue(encoder.encode(s));
-          } catch {
-            abandon();
-          }
-        };
-        const heartbeat = setInterval(() => write(": keepalive\n\n"), opts.keepaliveMs ?? 10_000);
-        req.signal.addEventListener("abort", abandon, { once: true });
-        const live = [stop.signal, deps.closed];
-        void (async () => {
-          let sent = 0;
-          try {
-            for await (const chunk of chunks) {
-              if (opts.stallAfterEvents !== undefined && sent >= opts.stallAfterEvents) {
-                await waitForAbort(live);
-              }
-              if (opts.paceMs) await sleep(opts.paceMs, live);
-              if (stop.signal.aborted || deps.closed?.aborted) break;
-              write(sseEncode(chunk.type, chunk));
-              sent++;
-              opts.onStreamEvent?.(chunk.type, performance.now());
-              if (chunk.type === "done" || chunk.type === "error") finished = true;
-            }
-          } catch {
-            if (!stop.signal.aborted && !deps.closed?.aborted) {
-              write(sseEncode("error", STREAM_FAILED));
-              finished = true;
-            }
-          } finally {
-            clearInterval(heartbeat);
-            req.signal.removeEventListener("abort", abandon);
-            ended = true;
-            try {
-              controller.close();
-            } catch { /* cancelled */ }
-          }
-        })();
-      },
-      cancel() {
-        abandon();
-      },
-    });
-    return new Response(body, {
-      status: 200,
-      headers: {
-        "Content-Type": "text/event-stream",
-        "Cache-Control": "no-cache",
-        Connection: "keep-alive",
+    return simEventStream(req, deps, async ({ send, gone, signals }) => {
+      let sent = 0;
+      for await (const chunk of chunks) {
+        if (opts.stallAfterEvents !== undefined && sent >= opts.stallAfterEvents) {
+          await waitForAbort(signals);
+        }
+        if (opts.paceMs) await sleep(opts.paceMs, signals);
+        if (gone()) break;
+        send(chunk.type, chunk);
+        sent++;
+        opts.onStreamEvent?.(chunk.type, performance.now());
+        if (chunk.type === "done" || chunk.type === "error") finished = true;
+      }
+    }, {
+      heartbeatMs: opts.keepaliveMs ?? 10_000,
+      errorData: () => STREAM_FAILED,
+      onAbandon: () => {
+        if (!finished) opts.onStreamAbort?.();
       },
     });
   };

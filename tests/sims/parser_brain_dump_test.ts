@@ -4,65 +4,28 @@
  * the SSE stream's events, keepalives and error shapes, rate limiting.
  */
 import assert from "node:assert/strict";
-import { type CoreSim, startCoreSim } from "./core.ts";
-import { DEFAULT_MODELS, type ParserSim, type ParserSimOptions, startParserSim } from "./parser.ts";
+import type { CoreSim } from "./core.ts";
+import { DEFAULT_MODELS, type ParserSimOptions } from "./parser.ts";
 import type { BrainDumpSimOptions } from "./parser_brain_dump.ts";
+import { type ParserWorld, withParserWorld } from "./parser_sim_client.ts";
 import { W } from "./world.ts";
 
-interface Res {
-  status: number;
-  headers: Headers;
-  text: string;
-  // deno-lint-ignore no-explicit-any
-  json: any;
-}
-
-interface Env {
-  core: CoreSim;
-  parser: ParserSim;
-  token: string;
+/** A {@link ParserWorld} plus the brain-dump knobs, which a test may change as it goes. */
+interface Env extends ParserWorld {
   opts: BrainDumpSimOptions;
-  call(path: string, init?: { method?: string; body?: unknown; token?: string }): Promise<Res>;
 }
 
-async function withSims(
+function withSims(
   fn: (env: Env) => Promise<void>,
   o: { brainDump?: BrainDumpSimOptions; parser?: ParserSimOptions } = {},
 ): Promise<void> {
-  const core = await startCoreSim();
   const opts = o.brainDump ?? {};
-  const parser = await startParserSim({
-    core: { url: core.url, token: core.token },
+  return withParserWorld((w) => fn({ ...w, opts }), {
     brainDump: opts,
     // the real limit (10 a minute) would stop most tests halfway; its own test sets it low
     rateLimits: { "brain-dump": { max: 1_000, windowMs: 60_000 } },
     ...o.parser,
   });
-  const token = parser.ownerToken();
-  const call: Env["call"] = async (path, init = {}) => {
-    const headers = new Headers();
-    if (init.token !== "") headers.set("Authorization", `Bearer ${init.token ?? token}`);
-    if (init.body !== undefined) headers.set("Content-Type", "application/json");
-    const res = await fetch(`${parser.url}${path}`, {
-      method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-      headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
-  };
-  try {
-    await fn({ core, parser, token, opts, call });
-  } finally {
-    await parser.close();
-    await core.close();
-  }
 }
 
 const TEXT = "Captain Hollis Marrow sails the Gull Queen out of Saltmarrow Harbor at dawn. " +
@@ -154,7 +117,7 @@ Deno.test("brain dump: inbox stores nothing, review proposes, auto writes lore, 
 
 Deno.test("brain dump: 422 before auth, INVALID_MODEL, 401, missing integration, preflight", () =>
   withSims(async ({ parser, call }) => {
-    const short = await call("/brain-dump", { body: { rawText: "short" }, token: "" });
+    const short = await call("/brain-dump", { body: { rawText: "short" }, token: null });
     assert.equal(short.status, 422);
     assert.equal(short.json.type, "validation");
     assert.equal(short.json.property, "/rawText");
@@ -164,7 +127,7 @@ Deno.test("brain dump: 422 before auth, INVALID_MODEL, 401, missing integration,
     assert.equal(mode.status, 422);
     assert.equal(mode.json.property, "/mode");
 
-    assert.equal((await call("/brain-dump", { body: { rawText: TEXT }, token: "" })).status, 401);
+    assert.equal((await call("/brain-dump", { body: { rawText: TEXT }, token: null })).status, 401);
 
     const model = await call("/brain-dump", { body: { rawText: TEXT, model: "x/y" } });
     assert.equal(model.status, 400);
@@ -466,17 +429,12 @@ Deno.test("brain dump stream: both error shapes, codes, keepalive comments", () 
   }));
 
 Deno.test("brain dump stream: a stall keeps the connection open; the client's abort is recorded", () =>
-  withSims(async ({ parser, token, opts }) => {
+  withSims(async ({ open, opts }) => {
     let aborted = 0;
     opts.stallAfterEvents = 2;
     opts.onStreamAbort = () => aborted++;
     const ac = new AbortController();
-    const res = await fetch(`${parser.url}/brain-dump/stream`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ rawText: TEXT }),
-      signal: ac.signal,
-    });
+    const res = await open("/brain-dump/stream", { body: { rawText: TEXT }, signal: ac.signal });
     const reader = res.body!.getReader();
     let text = "";
     while ((text.match(/\n\n/g) ?? []).length < 2) {

@@ -26,7 +26,9 @@ import {
   type ParserFeatureDeps,
   type ParserRoute,
   RATE_GROUPS,
+  RELATIONSHIP_TYPES,
   type Schema,
+  simEventStream,
   t,
   validate,
 } from "./parser_kit.ts";
@@ -95,27 +97,6 @@ export function copilotSimState(store: ParserStore): CopilotSimState {
   }
   return s;
 }
-
-/** The 17 relationship types (§2.5). */
-const RELATIONSHIP_TYPES = [
-  "ally",
-  "enemy",
-  "rival",
-  "family",
-  "member_of",
-  "leader_of",
-  "serves",
-  "located_in",
-  "originates_from",
-  "participated_in",
-  "caused",
-  "created",
-  "owns",
-  "wields",
-  "worships",
-  "inhabits",
-  "related_to",
-] as const;
 
 const oneOf = (values: readonly string[]) => t.Union(values.map((v) => t.Literal(v)));
 
@@ -431,10 +412,6 @@ function checkOutput(
   };
 }
 
-const encoder = new TextEncoder();
-const sse = (event: string, data: unknown) =>
-  encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-
 function chunks(text: string, n: number): string[] {
   const size = Math.max(1, Math.ceil(text.length / Math.max(1, n)));
   const out: string[] = [];
@@ -559,74 +536,44 @@ export function copilotSimRoutes(
         const session = openSession(body, userId);
         if (session instanceof Response) return session;
         begin(session, body);
-        const live = [req.signal, deps.closed];
         let sent = 0;
-        let ended = false;
-        const abandon = () => {
-          if (ended) return;
-          ended = true;
-          state.aborted.push({ sessionId: session.id, eventsSent: sent, at: store.now() });
-        };
-        req.signal.addEventListener("abort", abandon, { once: true });
-        const stream = new ReadableStream<Uint8Array>({
-          start(controller) {
-            const gone = () => ended || deps.closed?.aborted === true;
-            const send = async (event: string, data: unknown) => {
-              if (opts.stallAfterEvents !== undefined && sent >= opts.stallAfterEvents) {
-                await waitForAbort(live);
-              }
-              if (sent > 0 && opts.paceMs) await sleep(opts.paceMs, live);
-              if (gone()) throw new Error("client gone");
-              controller.enqueue(sse(event, data));
-              sent++;
-            };
-            void (async () => {
-              try {
-                await send("status", { stage: "llm", message: "Generating response..." });
-                const model = modelFor();
-                if (!model) {
-                  const error = 'No models configured for task "article-copilot"';
-                  return await send("error", { error, code: "NO_MODEL" });
-                }
-                const started = performance.now();
-                const run = runModel(body);
-                for (const content of run.reasoning) await send("reasoning", { content });
-                for (const content of chunks(run.raw, opts.tokenChunks ?? 6)) {
-                  await send("token", { content });
-                }
-                if (opts.streamFailure) return await send("error", opts.streamFailure);
-                const tokens = tokensOf(body, run.raw);
-                logCall(userId, model, tokens, started);
-                const checked = checkOutput(body, run.raw);
-                if (checked.ok) {
-                  finish(session, run.raw, tokens);
-                  await send("result", { sessionId: session.id, ...checked.output });
-                } else {
-                  await send("error", { error: checked.error });
-                }
-                const latencyMs = Math.round(performance.now() - started);
-                await send("done", { tokensUsed: tokens, model, latencyMs });
-              } catch (e) {
-                if (!gone()) controller.enqueue(sse("error", { error: (e as Error).message }));
-              } finally {
-                req.signal.removeEventListener("abort", abandon);
-                ended = true;
-                try {
-                  controller.close();
-                } catch { /* cancelled */ }
-              }
-            })();
-          },
-          cancel() {
-            abandon();
-          },
-        });
-        return new Response(stream, {
-          status: 200,
-          headers: {
-            "Content-Type": "text/event-stream",
-            "Cache-Control": "no-cache",
-            Connection: "keep-alive",
+        return simEventStream(req, deps, async (sink) => {
+          const send = async (event: string, data: unknown) => {
+            if (opts.stallAfterEvents !== undefined && sent >= opts.stallAfterEvents) {
+              await waitForAbort(sink.signals);
+            }
+            if (sent > 0 && opts.paceMs) await sleep(opts.paceMs, sink.signals);
+            if (sink.gone()) throw new Error("client gone");
+            sink.send(event, data);
+            sent++;
+          };
+          await send("status", { stage: "llm", message: "Generating response..." });
+          const model = modelFor();
+          if (!model) {
+            const error = 'No models configured for task "article-copilot"';
+            return await send("error", { error, code: "NO_MODEL" });
+          }
+          const started = performance.now();
+          const run = runModel(body);
+          for (const content of run.reasoning) await send("reasoning", { content });
+          for (const content of chunks(run.raw, opts.tokenChunks ?? 6)) {
+            await send("token", { content });
+          }
+          if (opts.streamFailure) return await send("error", opts.streamFailure);
+          const tokens = tokensOf(body, run.raw);
+          logCall(userId, model, tokens, started);
+          const checked = checkOutput(body, run.raw);
+          if (checked.ok) {
+            finish(session, run.raw, tokens);
+            await send("result", { sessionId: session.id, ...checked.output });
+          } else {
+            await send("error", { error: checked.error });
+          }
+          const latencyMs = Math.round(performance.now() - started);
+          await send("done", { tokensUsed: tokens, model, latencyMs });
+        }, {
+          onAbandon: () => {
+            state.aborted.push({ sessionId: session.id, eventsSent: sent, at: store.now() });
           },
         });
       },

@@ -4,8 +4,8 @@
  * the knobs (pacing, stall, failure) and the records tests rely on.
  */
 import assert from "node:assert/strict";
-import { type ParserSim, type ParserSimOptions, startParserSim } from "./parser.ts";
 import { copilotSimState, SESSION_TOKEN_THRESHOLD } from "./parser_copilot.ts";
+import { callParser, openParser, withParserSim } from "./parser_sim_client.ts";
 
 const NOTE = "noteMira0001";
 const OSKAR = "noteOskar001";
@@ -35,33 +35,6 @@ function body(message: string, extra: Record<string, unknown> = {}) {
   };
 }
 
-async function withSim(fn: (sim: ParserSim) => Promise<void>, opts: ParserSimOptions = {}) {
-  const sim = await startParserSim(opts);
-  try {
-    await fn(sim);
-  } finally {
-    await sim.close();
-  }
-}
-
-function post(
-  sim: ParserSim,
-  path: string,
-  payload: unknown,
-  token?: string,
-  signal?: AbortSignal,
-) {
-  return fetch(`${sim.url}${path}`, {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
-    },
-    body: JSON.stringify(payload),
-    signal,
-  });
-}
-
 /** Parses an SSE body into events (asserting the Parser's framing). */
 function events(text: string): { event: string; data: Record<string, unknown> }[] {
   assert.ok(text.endsWith("\n\n"), "every event ends with a blank line");
@@ -73,34 +46,30 @@ function events(text: string): { event: string; data: Record<string, unknown> }[
 }
 
 Deno.test("copilot sim: validation (422) runs before the guard (401), then the answer", () =>
-  withSim(async (sim) => {
-    const bad = await post(sim, "/copilot/article", { noteId: NOTE, transcript: [] });
+  withParserSim(async (sim) => {
+    const bad = await callParser(sim, "/copilot/article", {
+      body: { noteId: NOTE, transcript: [] },
+      token: null,
+    });
     assert.equal(bad.status, 422);
-    const v = await bad.json();
+    const v = bad.json;
     assert.equal(v.type, "validation");
     assert.equal(v.property, "/currentNote");
-    const anon = await post(sim, "/copilot/article", body("hello"));
+    const anon = await callParser(sim, "/copilot/article", { body: body("hello"), token: null });
     assert.equal(anon.status, 401);
-    assert.deepEqual(await anon.json(), { error: "Unauthorized" });
-    const empty = await post(
-      sim,
-      "/copilot/article",
-      body("x", {
-        transcript: [{ role: "user", content: "" }],
-      }),
-      sim.ownerToken(),
-    );
+    assert.deepEqual(anon.json, { error: "Unauthorized" });
+    const empty = await callParser(sim, "/copilot/article", {
+      body: body("x", { transcript: [{ role: "user", content: "" }] }),
+    });
     assert.equal(empty.status, 422, "content has minLength 1");
-    await empty.body?.cancel();
   }));
 
 Deno.test("copilot sim: a turn creates a session, logs the call and answers deterministically", () =>
-  withSim(async (sim) => {
-    const token = sim.ownerToken();
-    const res = await post(sim, "/copilot/article", body("What do we know?"), token);
+  withParserSim(async (sim) => {
+    const res = await callParser(sim, "/copilot/article", { body: body("What do we know?") });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("RateLimit-Limit"), "20");
-    const a = await res.json();
+    const a = res.json;
     assert.match(a.sessionId, /^[A-Za-z0-9]{25}$/);
     assert.equal(
       a.assistantMessage,
@@ -124,42 +93,38 @@ Deno.test("copilot sim: a turn creates a session, logs the call and answers dete
     assert.ok(call.tokens > 0);
 
     // the same session continues; an unknown one is 404 JSON
-    const again = await post(
-      sim,
-      "/copilot/article",
-      body("set mood to wary", {
-        sessionId: a.sessionId,
-      }),
-      token,
-    );
-    const b = await again.json();
+    const again = await callParser(sim, "/copilot/article", {
+      body: body("set mood to wary", { sessionId: a.sessionId }),
+    });
+    const b = again.json;
     assert.equal(b.sessionId, a.sessionId);
     assert.deepEqual(b.proposal.targets[0].labelUpserts, [{ name: "mood", value: "wary" }]);
     assert.equal(s.messages.length, 4);
-    const unknown = await post(sim, "/copilot/article", body("hi", { sessionId: "nope" }), token);
+    const unknown = await callParser(sim, "/copilot/article", {
+      body: body("hi", { sessionId: "nope" }),
+    });
     assert.equal(unknown.status, 404);
-    assert.deepEqual(await unknown.json(), { error: "NOT_FOUND", message: "Session not found" });
+    assert.deepEqual(unknown.json, { error: "NOT_FOUND", message: "Session not found" });
   }));
 
 Deno.test("copilot sim: another user's session is not found; wipe drops the user's sessions", () =>
-  withSim(async (sim) => {
-    const token = sim.ownerToken();
+  withParserSim(async (sim) => {
     const state = copilotSimState(sim.store);
-    const a = await (await post(sim, "/copilot/article", body("hi"), token)).json();
+    const a = (await callParser(sim, "/copilot/article", { body: body("hi") })).json;
     state.sessions.get(a.sessionId)!.userId = "someoneElse";
-    const res = await post(sim, "/copilot/article", body("hi", { sessionId: a.sessionId }), token);
+    const res = await callParser(sim, "/copilot/article", {
+      body: body("hi", { sessionId: a.sessionId }),
+    });
     assert.equal(res.status, 404);
-    await res.body?.cancel();
     for (const hook of sim.store.wipeHooks) hook("someoneElse");
     assert.equal(state.sessions.has(a.sessionId), false);
   }));
 
 Deno.test("copilot sim: proposals from the transcript, and the scope rules after the LLM", () =>
-  withSim(async (sim) => {
-    const token = sim.ownerToken();
+  withParserSim(async (sim) => {
     const ask = async (message: string, extra?: Record<string, unknown>) => {
-      const res = await post(sim, "/copilot/article", body(message, extra), token);
-      return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
+      const res = await callParser(sim, "/copilot/article", { body: body(message, extra) });
+      return { status: res.status, type: res.headers.get("content-type"), text: res.text };
     };
     const ally = JSON.parse((await ask("add ally Oskar Venn")).text);
     assert.deepEqual(ally.proposal.targets[0].relationAdds, [{
@@ -211,13 +176,14 @@ Deno.test("copilot sim: proposals from the transcript, and the scope rules after
   }));
 
 Deno.test("copilot sim: the stream's events, order and framing; errors after the LLM", () =>
-  withSim(async (sim) => {
-    const token = sim.ownerToken();
-    const res = await post(sim, "/copilot/article/stream", body("add ally Oskar Venn"), token);
+  withParserSim(async (sim) => {
+    const res = await callParser(sim, "/copilot/article/stream", {
+      body: body("add ally Oskar Venn"),
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("content-type"), "text/event-stream");
     assert.equal(res.headers.get("cache-control"), "no-cache");
-    const text = await res.text();
+    const text = res.text;
     assert.ok(!text.includes(": keepalive"), "no heartbeat");
     const ev = events(text);
     assert.deepEqual(ev[0], {
@@ -239,7 +205,7 @@ Deno.test("copilot sim: the stream's events, order and framing; errors after the
 
     // a scope violation: error instead of result, then done
     const bad = events(
-      await (await post(sim, "/copilot/article/stream", body("add enemy The Reef"), token)).text(),
+      (await callParser(sim, "/copilot/article/stream", { body: body("add enemy The Reef") })).text,
     );
     assert.deepEqual(bad.slice(-2).map((e) => e.event), ["error", "done"]);
     assert.deepEqual(bad.at(-2)!.data, {
@@ -247,33 +213,31 @@ Deno.test("copilot sim: the stream's events, order and framing; errors after the
     });
 
     // an unknown session: 404 JSON before any SSE
-    const gone = await post(
-      sim,
-      "/copilot/article/stream",
-      body("hi", { sessionId: "missing" }),
-      token,
-    );
+    const gone = await callParser(sim, "/copilot/article/stream", {
+      body: body("hi", { sessionId: "missing" }),
+    });
     assert.equal(gone.status, 404);
     assert.match(gone.headers.get("content-type")!, /^application\/json/);
-    assert.deepEqual(await gone.json(), { error: "NOT_FOUND", message: "Session not found" });
+    assert.deepEqual(gone.json, { error: "NOT_FOUND", message: "Session not found" });
   }));
 
 Deno.test("copilot sim: no model, or an LLM stream failure, ends with a terminal error", async () => {
-  await withSim(async (sim) => {
-    const token = sim.ownerToken();
-    const res = await post(sim, "/copilot/article", body("hi"), token);
+  await withParserSim(async (sim) => {
+    const res = await callParser(sim, "/copilot/article", { body: body("hi") });
     assert.equal(res.status, 500);
-    assert.equal(await res.text(), 'No models configured for task "article-copilot"');
-    const ev = events(await (await post(sim, "/copilot/article/stream", body("hi"), token)).text());
+    assert.equal(res.text, 'No models configured for task "article-copilot"');
+    const ev = events(
+      (await callParser(sim, "/copilot/article/stream", { body: body("hi") })).text,
+    );
     assert.deepEqual(ev.map((e) => e.event), ["status", "error"]);
     assert.deepEqual(ev[1].data, {
       error: 'No models configured for task "article-copilot"',
       code: "NO_MODEL",
     });
   }, { models: {} });
-  await withSim(async (sim) => {
-    const res = await post(sim, "/copilot/article/stream", body("hi"), sim.ownerToken());
-    const ev = events(await res.text());
+  await withParserSim(async (sim) => {
+    const res = await callParser(sim, "/copilot/article/stream", { body: body("hi") });
+    const ev = events(res.text);
     assert.equal(ev.at(-1)!.event, "error");
     assert.deepEqual(ev.at(-1)!.data, { error: "Stream stalled", code: "TIMEOUT" });
     assert.ok(!ev.some((e) => e.event === "done" || e.event === "result"));
@@ -281,9 +245,12 @@ Deno.test("copilot sim: no model, or an LLM stream failure, ends with a terminal
 });
 
 Deno.test("copilot sim: pacing, a stall, and the client's abort is recorded", () =>
-  withSim(async (sim) => {
+  withParserSim(async (sim) => {
     const ac = new AbortController();
-    const res = await post(sim, "/copilot/article/stream", body("hi"), sim.ownerToken(), ac.signal);
+    const res = await openParser(sim, "/copilot/article/stream", {
+      body: body("hi"),
+      signal: ac.signal,
+    });
     const reader = res.body!.getReader();
     let text = "";
     while ((text.match(/\n\n/g) ?? []).length < 2) {
@@ -300,27 +267,20 @@ Deno.test("copilot sim: pacing, a stall, and the client's abort is recorded", ()
   }, { copilot: { paceMs: 5, stallAfterEvents: 2 } }));
 
 Deno.test("copilot sim: the copilot rate-limit group, and compaction of a long session", () =>
-  withSim(async (sim) => {
-    const token = sim.ownerToken();
-    const first = await (await post(sim, "/copilot/article", body("hi"), token)).json();
+  withParserSim(async (sim) => {
+    const first = (await callParser(sim, "/copilot/article", { body: body("hi") })).json;
     const s = copilotSimState(sim.store).sessions.get(first.sessionId)!;
     s.tokensAccumulated = SESSION_TOKEN_THRESHOLD;
-    const second = await post(
-      sim,
-      "/copilot/article",
-      body("hi", {
-        sessionId: first.sessionId,
-      }),
-      token,
-    );
+    const second = await callParser(sim, "/copilot/article", {
+      body: body("hi", { sessionId: first.sessionId }),
+    });
     assert.equal(second.status, 200);
-    await second.body?.cancel();
     assert.match(s.summary!, /^Summary of 2 earlier messages/);
     assert.equal(s.messages.length, 2);
-    const limited = await post(sim, "/copilot/article/stream", body("hi"), token);
+    const limited = await callParser(sim, "/copilot/article/stream", { body: body("hi") });
     assert.equal(limited.status, 429);
     assert.equal(limited.headers.get("retry-after"), "60");
-    assert.deepEqual(await limited.json(), {
+    assert.deepEqual(limited.json, {
       error: "Rate limit exceeded for AI tools.",
       code: "RATE_LIMITED",
     });

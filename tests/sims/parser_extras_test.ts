@@ -3,55 +3,10 @@
  * (parser-contract.md §2.8, §2.10, §2.11), over HTTP against a Core double.
  */
 import assert from "node:assert/strict";
-import { type CoreSim, startCoreSim } from "./core.ts";
-import { type ParserSim, type ParserSimOptions, startParserSim } from "./parser.ts";
+import type { CoreSim } from "./core.ts";
 import { extrasTables } from "./parser_extras.ts";
+import { withParserWorld } from "./parser_sim_client.ts";
 import { W } from "./world.ts";
-
-interface Res {
-  status: number;
-  headers: Headers;
-  text: string;
-  // deno-lint-ignore no-explicit-any
-  json: any;
-}
-
-async function call(
-  sim: ParserSim,
-  path: string,
-  init: { method?: string; body?: unknown; token?: string | null } = {},
-): Promise<Res> {
-  const headers = new Headers();
-  if (init.token !== null) headers.set("Authorization", `Bearer ${init.token ?? sim.ownerToken()}`);
-  if (init.body !== undefined) headers.set("Content-Type", "application/json");
-  const res = await fetch(`${sim.url}${path}`, {
-    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-    headers,
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
-}
-
-async function withSims(
-  fn: (parser: ParserSim, core: CoreSim) => Promise<void>,
-  opts: ParserSimOptions = {},
-) {
-  const core = await startCoreSim();
-  const parser = await startParserSim({ core: { url: core.url, token: core.token }, ...opts });
-  try {
-    await fn(parser, core);
-  } finally {
-    await parser.close();
-    await core.close();
-  }
-}
 
 /** A Core note as the import left it: title, parents, own labels and template. */
 function describe(core: CoreSim, noteId: string) {
@@ -68,8 +23,8 @@ function describe(core: CoreSim, noteId: string) {
 // System pack
 
 Deno.test("system-pack: notes with template, #statblock, mapped labels; Core duplicates skipped", () =>
-  withSims(async (parser, core) => {
-    const r = await call(parser, "/import/system-pack", {
+  withParserWorld(async ({ core, call }) => {
+    const r = await call("/import/system-pack", {
       body: {
         parentNoteId: W.loreRoot,
         notes: [
@@ -113,38 +68,38 @@ Deno.test("system-pack: notes with template, #statblock, mapped labels; Core dup
   }));
 
 Deno.test("system-pack: equal names in one pack are both created (no in-pack dedup)", () =>
-  withSims(async (parser) => {
-    const r = await call(parser, "/import/system-pack", {
+  withParserWorld(async ({ call }) => {
+    const r = await call("/import/system-pack", {
       body: { notes: [{ name: "Gull Swarm" }, { name: "gull swarm" }] },
     });
     assert.equal(r.json.created, 2);
-    const again = await call(parser, "/import/system-pack", {
+    const again = await call("/import/system-pack", {
       body: { notes: [{ name: "GULL SWARM" }], skipDuplicates: false },
     });
     assert.equal(again.json.created, 1, "skipDuplicates: false creates it once more");
   }));
 
 Deno.test("system-pack: empty list 400, bad types 422, no integration 500 text, bad parent per note", () =>
-  withSims(async (parser) => {
-    const empty = await call(parser, "/import/system-pack", { body: { notes: [] } });
+  withParserWorld(async ({ parser, call }) => {
+    const empty = await call("/import/system-pack", { body: { notes: [] } });
     assert.equal(empty.status, 400);
     assert.deepEqual(empty.json, {
       error: "notes array is required and must not be empty",
       code: "INVALID_INPUT",
     });
-    const typed = await call(parser, "/import/system-pack", {
+    const typed = await call("/import/system-pack", {
       body: { notes: [{ name: "X", ac: true }] },
     });
     assert.equal(typed.status, 422);
     assert.equal(typed.json.property, "/notes/0/ac");
-    const orphan = await call(parser, "/import/system-pack", {
+    const orphan = await call("/import/system-pack", {
       body: { notes: [{ name: "Lost Crab" }], parentNoteId: "nope404" },
     });
     assert.equal(orphan.status, 200);
     assert.equal(orphan.json.errors, 1);
     assert.match(orphan.json.detail.errors[0].error, /^ETAPI POST \/create-note → 400: /);
     parser.store.integrations.clear();
-    const unconnected = await call(parser, "/import/system-pack", {
+    const unconnected = await call("/import/system-pack", {
       body: { notes: [{ name: "Y" }] },
     });
     assert.equal(unconnected.status, 500);
@@ -195,8 +150,8 @@ const MAP = {
 };
 
 Deno.test("azgaar preview: counts live entities; not an export 400 INVALID_FORMAT; GET stub", () =>
-  withSims(async (parser) => {
-    const r = await call(parser, "/import/azgaar/preview", { body: { mapData: MAP } });
+  withParserWorld(async ({ call }) => {
+    const r = await call("/import/azgaar/preview", { body: { mapData: MAP } });
     assert.deepEqual(r.json, {
       mapName: "Brinemarch",
       stateCnt: 1,
@@ -206,19 +161,19 @@ Deno.test("azgaar preview: counts live entities; not an export 400 INVALID_FORMA
       noteCnt: 2,
     });
     for (const mapData of [null, { pack: {} }, { pack: { cultures: [] } }, "x"]) {
-      const bad = await call(parser, "/import/azgaar/preview", { body: { mapData } });
+      const bad = await call("/import/azgaar/preview", { body: { mapData } });
       assert.equal(bad.status, 400);
       assert.equal(bad.json.code, "INVALID_FORMAT");
     }
-    assert.equal((await call(parser, "/import/azgaar/preview", { body: {} })).status, 422);
-    assert.equal((await call(parser, "/import/azgaar/preview")).status, 400);
-    const stub = await call(parser, "/import/azgaar/preview?url=https://x.example/m.json");
+    assert.equal((await call("/import/azgaar/preview", { body: {} })).status, 422);
+    assert.equal((await call("/import/azgaar/preview")).status, 400);
+    const stub = await call("/import/azgaar/preview?url=https://x.example/m.json");
     assert.deepEqual([stub.status, stub.json.code], [501, "NOT_IMPLEMENTED"]);
   }));
 
 Deno.test("azgaar import: categories in order, duplicates within and against Core, options", () =>
-  withSims(async (parser, core) => {
-    const r = await call(parser, "/import/azgaar", {
+  withParserWorld(async ({ core, call }) => {
+    const r = await call("/import/azgaar", {
       body: { mapData: MAP, parentNoteId: W.loreRoot, options: { importReligions: false } },
     });
     assert.equal(r.status, 200);
@@ -233,7 +188,7 @@ Deno.test("azgaar import: categories in order, duplicates within and against Cor
     assert.deepEqual(r.json.burgs.skipped, [{ name: "Tarnholm", reason: "duplicate" }]);
     assert.deepEqual(r.json.religions, { created: [], skipped: [], errors: [] });
     assert.deepEqual(r.json.totals, { created: 5, skipped: 1, errors: 0 });
-    const again = await call(parser, "/import/azgaar", { body: { mapData: MAP } });
+    const again = await call("/import/azgaar", { body: { mapData: MAP } });
     assert.deepEqual(again.json.totals, { created: 1, skipped: 6, errors: 0 }, "only the religion");
     const tarnholm = describe(core, r.json.burgs.created[0].noteId);
     assert.equal(tarnholm.template, "_template_location");
@@ -255,9 +210,9 @@ Deno.test("azgaar import: categories in order, duplicates within and against Cor
   }));
 
 Deno.test("azgaar import: a name that is not text fails the whole import with IMPORT_ERROR", () =>
-  withSims(async (parser) => {
+  withParserWorld(async ({ call }) => {
     const mapData = { pack: { states: [{ i: 1, name: 7 }] } };
-    const r = await call(parser, "/import/azgaar", { body: { mapData } });
+    const r = await call("/import/azgaar", { body: { mapData } });
     assert.equal(r.status, 500);
     assert.deepEqual(r.json, { error: "Import failed unexpectedly.", code: "IMPORT_ERROR" });
   }));
@@ -268,11 +223,11 @@ Deno.test("azgaar import: a name that is not text fails the whole import with IM
 const KEYS = { p256dh: "BNc…", auth: "tBH…" };
 
 Deno.test("notifications: no VAPID key → publicKey null and subscribe 503 PUSH_NOT_CONFIGURED", () =>
-  withSims(async (parser) => {
-    assert.deepEqual((await call(parser, "/notifications/vapid-public-key")).json, {
+  withParserWorld(async ({ call }) => {
+    assert.deepEqual((await call("/notifications/vapid-public-key")).json, {
       publicKey: null,
     });
-    const r = await call(parser, "/notifications/subscribe", {
+    const r = await call("/notifications/subscribe", {
       body: { endpoint: "https://push.example.com/a", keys: KEYS },
     });
     assert.equal(r.status, 503);
@@ -283,21 +238,21 @@ Deno.test("notifications: no VAPID key → publicKey null and subscribe 503 PUSH
   }));
 
 Deno.test("notifications: one row per endpoint; unsubscribe only the caller's, idempotent", () =>
-  withSims(async (parser) => {
-    assert.deepEqual((await call(parser, "/notifications/vapid-public-key")).json, {
+  withParserWorld(async ({ parser, call }) => {
+    assert.deepEqual((await call("/notifications/vapid-public-key")).json, {
       publicKey: "BVapid",
     });
     const { subscriptions } = extrasTables(parser.store);
     const endpoint = "https://push.example.com/a";
     for (const auth of ["one", "two"]) {
-      const r = await call(parser, "/notifications/subscribe", {
+      const r = await call("/notifications/subscribe", {
         body: { endpoint, keys: { ...KEYS, auth }, expirationTime: null },
       });
       assert.deepEqual([r.status, r.json], [200, { ok: true }]);
     }
     assert.equal(subscriptions.size, 1);
     assert.equal(subscriptions.get(endpoint)?.auth, "two");
-    const bad = await call(parser, "/notifications/subscribe", { body: { endpoint: "" } });
+    const bad = await call("/notifications/subscribe", { body: { endpoint: "" } });
     assert.equal(bad.status, 422);
     subscriptions.set("https://push.example.com/other", {
       ...subscriptions.get(endpoint)!,
@@ -305,7 +260,7 @@ Deno.test("notifications: one row per endpoint; unsubscribe only the caller's, i
       userId: "someone-else",
     });
     for (const e of [endpoint, endpoint, "https://push.example.com/other"]) {
-      const r = await call(parser, "/notifications/unsubscribe", {
+      const r = await call("/notifications/unsubscribe", {
         method: "DELETE",
         body: { endpoint: e },
       });
@@ -324,7 +279,7 @@ function clock(start: string) {
 
 Deno.test("usage summary: totals, zero-filled days, tasks, models by cost, latency percentiles", () => {
   const c = clock("2026-03-01T10:00:00Z");
-  return withSims(async (parser) => {
+  return withParserWorld(async ({ parser, call }) => {
     const owner = [...parser.store.users.keys()][0];
     const rec = (
       at: string,
@@ -350,7 +305,6 @@ Deno.test("usage summary: totals, zero-filled days, tasks, models by cost, laten
       latencyMs: 9,
     });
     const r = await call(
-      parser,
       "/usage/summary?from=2026-03-01T00:00:00.000Z&to=2026-03-03T23:59:59.999Z",
     );
     assert.equal(r.status, 200);
@@ -383,14 +337,14 @@ Deno.test("usage summary: totals, zero-filled days, tasks, models by cost, laten
       p95: 300,
       p99: 300,
     });
-    const bad = await call(parser, "/usage/summary?from=yesterday");
+    const bad = await call("/usage/summary?from=yesterday");
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.json, {
       error: "INVALID_DATE_RANGE",
       message: "Query params 'from' and 'to' must be valid dates.",
     });
     c.set("2026-03-05T12:00:00Z");
-    const recent = await call(parser, "/usage/summary");
+    const recent = await call("/usage/summary");
     assert.equal(recent.json.dailyBurn.length, 31, "default: the last 30 days, zero-filled");
     assert.equal(recent.json.dailyBurn.at(-1).date, "2026-03-05");
     assert.equal(recent.json.summary.totalRequests, 4);
@@ -399,21 +353,21 @@ Deno.test("usage summary: totals, zero-filled days, tasks, models by cost, laten
 
 Deno.test("budgets: full replace (omitted → null); alert-status in UTC day and month; wipe", () => {
   const c = clock("2026-03-31T23:30:00Z");
-  return withSims(async (parser) => {
+  return withParserWorld(async ({ parser, call }) => {
     const owner = [...parser.store.users.keys()][0];
-    const empty = await call(parser, "/usage/alert-status");
+    const empty = await call("/usage/alert-status");
     assert.equal(empty.json.configured, false);
-    assert.deepEqual((await call(parser, "/usage/budgets")).json, {
+    assert.deepEqual((await call("/usage/budgets")).json, {
       dailyBudgetUsd: null,
       monthlyBudgetUsd: null,
       alertEmail: null,
     });
-    const put = (body: unknown) => call(parser, "/usage/budgets", { method: "PUT", body });
+    const put = (body: unknown) => call("/usage/budgets", { method: "PUT", body });
     assert.deepEqual((await put({ dailyBudgetUsd: 1, alertEmail: "gm@example.com" })).json, {
       ok: true,
     });
     await put({ monthlyBudgetUsd: 5 });
-    assert.deepEqual((await call(parser, "/usage/budgets")).json, {
+    assert.deepEqual((await call("/usage/budgets")).json, {
       dailyBudgetUsd: null,
       monthlyBudgetUsd: 5,
       alertEmail: null,
@@ -448,7 +402,7 @@ Deno.test("budgets: full replace (omitted → null); alert-status in UTC day and
       latencyMs: 1,
     });
     c.set("2026-03-31T23:30:00Z");
-    assert.deepEqual((await call(parser, "/usage/alert-status")).json, {
+    assert.deepEqual((await call("/usage/alert-status")).json, {
       configured: true,
       dailySpendUsd: 1.5,
       monthlySpendUsd: 5.5,
@@ -459,6 +413,6 @@ Deno.test("budgets: full replace (omitted → null); alert-status in UTC day and
     });
     parser.store.wipeHooks.forEach((hook) => hook(owner));
     assert.equal(parser.store.llmCalls.length, 0, "wipe deletes the user's llm_call_log rows");
-    assert.equal((await call(parser, "/usage/budgets")).json.monthlyBudgetUsd, 5, "budgets stay");
+    assert.equal((await call("/usage/budgets")).json.monthlyBudgetUsd, 5, "budgets stay");
   }, { now: c.now });
 });

@@ -1,6 +1,7 @@
 /**
- * Parser test double, shared kit: response helpers, TypeBox-style validation with Elysia's 422,
- * the ETAPI client, the route-row type, rate-limit groups and what feature modules receive.
+ * Parser test double, shared kit: response helpers, the SSE response, TypeBox-style validation
+ * with Elysia's 422, the ETAPI client, the route-row type, rate-limit groups, the relationship
+ * vocabulary and what feature modules receive.
  * Feature modules (brain dump, AI tools, copilot, imports/notifications/usage) build their
  * route rows from these; parser.ts mounts them.
  *
@@ -71,6 +72,111 @@ export function withHelmet(res: Response, production: boolean): Response {
   h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
   if (production) h.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
   return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server-sent events (contract §3)
+// ---------------------------------------------------------------------------------------------
+
+/** What a stream's producer gets from {@link simEventStream}. */
+export interface SimEventSink {
+  /** Writes `event: <event>\ndata: <json>\n\n`; does nothing once the client has left. */
+  send(event: string, data: unknown): void;
+  /** True once the client has left, the stream has ended or the double is closing. */
+  gone(): boolean;
+  /** Abort when the client leaves or the double closes (for `sleep` and `waitForAbort`). */
+  signals: (AbortSignal | undefined)[];
+}
+
+/** Options of {@link simEventStream}. */
+export interface SimEventStreamOptions {
+  /** Interval of `: keepalive` comments; none when unset. */
+  heartbeatMs?: number;
+  /** `data` of the `error` event written when the producer throws; default `{ error: message }`. */
+  errorData?(e: unknown): unknown;
+  /** Called once when the client leaves (abort, cancel, failed write) before the stream ended. */
+  onAbandon?(): void;
+}
+
+/**
+ * The double's SSE response (`text/event-stream`, `no-cache`, `keep-alive`): `produce` writes
+ * events as it goes; the stream closes when it returns. A throw becomes one terminal `error`
+ * event unless the client has left; the client leaving aborts `signals`.
+ *
+ * @example
+ * ```ts
+ * return simEventStream(c.req, deps, async ({ send }) => {
+ *   send("status", { stage: "analyze" });
+ *   send("done", {});
+ * }, { heartbeatMs: 10_000 });
+ * ```
+ */
+export function simEventStream(
+  req: Request,
+  deps: Pick<ParserFeatureDeps, "closed">,
+  produce: (sink: SimEventSink) => Promise<void>,
+  opts: SimEventStreamOptions = {},
+): Response {
+  const encoder = new TextEncoder();
+  const left = new AbortController();
+  let ended = false;
+  const abandon = () => {
+    if (ended || left.signal.aborted) return;
+    left.abort();
+    opts.onAbandon?.();
+  };
+  const gone = () => ended || left.signal.aborted || deps.closed?.aborted === true;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const write = (s: string) => {
+        if (ended || left.signal.aborted) return;
+        try {
+          controller.enqueue(encoder.encode(s));
+        } catch {
+          abandon();
+        }
+      };
+      const sink: SimEventSink = {
+        send: (event, data) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+        gone,
+        signals: [left.signal, deps.closed],
+      };
+      const heartbeat = opts.heartbeatMs === undefined
+        ? undefined
+        : setInterval(() => write(": keepalive\n\n"), opts.heartbeatMs);
+      req.signal.addEventListener("abort", abandon, { once: true });
+      void (async () => {
+        try {
+          await produce(sink);
+        } catch (e) {
+          if (!gone()) {
+            sink.send(
+              "error",
+              opts.errorData?.(e) ?? { error: e instanceof Error ? e.message : String(e) },
+            );
+          }
+        } finally {
+          clearInterval(heartbeat);
+          req.signal.removeEventListener("abort", abandon);
+          ended = true;
+          try {
+            controller.close();
+          } catch { /* cancelled */ }
+        }
+      })();
+    },
+    cancel() {
+      abandon();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "Content-Type": "text/event-stream",
+      "Cache-Control": "no-cache",
+      Connection: "keep-alive",
+    },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -478,6 +584,47 @@ export const RATE_GROUPS = {
     body: { error: "Rate limit exceeded for AI tools.", code: "RATE_LIMITED" },
   },
 } as const satisfies Record<string, RateGroup>;
+
+/**
+ * The 17 relationship types (§2.5), in the Parser's order. The double keeps its own copy of the
+ * vocabulary so that a change on the Portal's side cannot silently pass its own tests.
+ *
+ * @example
+ * ```ts
+ * const known = (RELATIONSHIP_TYPES as readonly string[]).includes("member_of"); // true
+ * ```
+ */
+export const RELATIONSHIP_TYPES = [
+  "ally",
+  "enemy",
+  "rival",
+  "family",
+  "member_of",
+  "leader_of",
+  "serves",
+  "located_in",
+  "originates_from",
+  "participated_in",
+  "caused",
+  "created",
+  "owns",
+  "wields",
+  "worships",
+  "inhabits",
+  "related_to",
+] as const;
+
+/**
+ * The Core relation name the Parser stores a relationship type under (`rel<Pascal>`).
+ *
+ * @example
+ * ```ts
+ * coreRelationName("member_of"); // "relMemberOf"
+ * ```
+ */
+export function coreRelationName(type: string): string {
+  return "rel" + type.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("");
+}
 
 /** The message of Parser's 500 when the caller has no Core integration. */
 export const NOT_CONNECTED =

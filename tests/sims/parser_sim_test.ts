@@ -9,61 +9,15 @@ import {
   DEFAULT_MODELS,
   DEFAULT_OWNER,
   type ParserSim,
-  type ParserSimOptions,
   startParserSim,
   t,
   validate,
 } from "./parser.ts";
+import { callParser, type ParserCallInit, withParserSim } from "./parser_sim_client.ts";
 
-interface Res {
-  status: number;
-  headers: Headers;
-  text: string;
-  // deno-lint-ignore no-explicit-any
-  json: any;
-}
-
-interface Call {
-  method?: string;
-  body?: unknown;
-  /** Sent as `Authorization: Bearer <token>`. */
-  token?: string;
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-}
-
-async function call(sim: { url: string }, path: string, c: Call = {}): Promise<Res> {
-  const headers = new Headers(c.headers);
-  if (c.token !== undefined) headers.set("Authorization", `Bearer ${c.token}`);
-  let body: string | undefined;
-  if (c.body !== undefined) {
-    body = JSON.stringify(c.body);
-    headers.set("Content-Type", "application/json");
-  }
-  const res = await fetch(`${sim.url}${path}`, {
-    method: c.method ?? (body === undefined ? "GET" : "POST"),
-    headers,
-    body,
-    signal: c.signal,
-  });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
-}
-
-async function withSim(fn: (sim: ParserSim) => Promise<void>, opts: ParserSimOptions = {}) {
-  const sim = await startParserSim(opts);
-  try {
-    await fn(sim);
-  } finally {
-    await sim.close();
-  }
-}
+/** Most calls here are signed out: a call sends a bearer token only when it is given one. */
+const call = (sim: ParserSim, path: string, init: ParserCallInit = {}) =>
+  callParser(sim, path, { ...init, token: init.token ?? null });
 
 const signIn = (sim: ParserSim, email: string, password: string, headers = {}) =>
   call(sim, "/api/auth/sign-in/email", { body: { email, password }, headers });
@@ -95,7 +49,7 @@ async function otherUser(sim: ParserSim): Promise<string> {
 Deno.test("bootstrap: default owner, /, /health with and without Core, helmet, 404 text", async () => {
   const core = await startCoreSim({ world: false });
   try {
-    await withSim(async (sim) => {
+    await withParserSim(async (sim) => {
       const owner = sim.store.findUserByEmail(DEFAULT_OWNER.email)!;
       assert.equal(sim.store.ownerUserId(), owner.id);
       assert.equal(sim.store.getIntegration(owner.id)?.baseUrl, core.url);
@@ -135,7 +89,7 @@ Deno.test("bootstrap: default owner, /, /health with and without Core, helmet, 4
     await core.close();
   }
 
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const health = await call(sim, "/health");
     assert.equal(health.status, 503);
     assert.equal(health.json.checks.allcodex.ok, false);
@@ -145,7 +99,7 @@ Deno.test("bootstrap: default owner, /, /health with and without Core, helmet, 4
 });
 
 Deno.test("sign-in: raw body token and signed set-auth-token header both work as bearer", async () => {
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const res = await signIn(sim, DEFAULT_OWNER.email.toUpperCase(), DEFAULT_OWNER.password);
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.redirect, false);
@@ -202,7 +156,7 @@ Deno.test("sign-in: raw body token and signed set-auth-token header both work as
 });
 
 Deno.test("sign-in errors: better-auth {code,message} bodies", async () => {
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const wrong = await signIn(sim, DEFAULT_OWNER.email, "not-the-password");
     assert.deepEqual([wrong.status, wrong.json], [401, {
       code: "INVALID_EMAIL_OR_PASSWORD",
@@ -221,7 +175,7 @@ Deno.test("sign-in errors: better-auth {code,message} bodies", async () => {
 });
 
 Deno.test("sign-out deletes the session: both token forms are invalid at once", async () => {
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const res = await signIn(sim, DEFAULT_OWNER.email, DEFAULT_OWNER.password);
     const raw: string = res.json.token;
     const signed = res.headers.get("set-auth-token")!;
@@ -239,7 +193,7 @@ Deno.test("sign-out deletes the session: both token forms are invalid at once", 
 
 Deno.test("sessions: expire after 30 days and slide forward after 1 day", async () => {
   let now = new Date("2026-06-01T00:00:00Z");
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const token = sim.ownerToken();
     now = new Date("2026-06-03T00:00:00Z");
     const res = await call(sim, "/api/auth/get-session", { token });
@@ -251,7 +205,7 @@ Deno.test("sessions: expire after 30 days and slide forward after 1 day", async 
 });
 
 Deno.test("owner gate: 401, 403 non-owner, 503 owner not configured, 503 auth unavailable", async () => {
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const anonymous = await call(sim, "/integrations/allcodex/status");
     assert.deepEqual([anonymous.status, anonymous.json], [401, { error: "Unauthorized" }]);
     const bogus = await call(sim, "/integrations/allcodex/status", { token: "x".repeat(32) });
@@ -284,7 +238,7 @@ Deno.test("owner gate: 401, 403 non-owner, 503 owner not configured, 503 auth un
 });
 
 Deno.test("validation runs before auth: anonymous invalid body → 422 (dev and production shapes)", async () => {
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const res = await call(sim, "/integrations/allcodex/connect", { body: { token: "" } });
     assert.equal(res.status, 422, res.text);
     assert.equal(res.json.type, "validation");
@@ -314,7 +268,7 @@ Deno.test("validation runs before auth: anonymous invalid body → 422 (dev and 
     assert.equal(valid.status, 401, "a valid body reaches the guard");
   });
 
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const res = await call(sim, "/integrations/allcodex/connect", { body: { baseUrl: 5 } });
     assert.deepEqual([res.status, res.json], [422, {
       type: "validation",
@@ -351,7 +305,7 @@ Deno.test("validate(): TypeBox order and messages, unknown properties stripped",
 });
 
 Deno.test("sign-up gate: secret header required; first gated sign-up becomes owner", async () => {
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const body = { name: "First", email: "First@Example.com", password: "password-1" };
     for (const secret of [null, "wrong-secret"]) {
       const refused = await signUp(sim, body, secret);
@@ -387,7 +341,7 @@ Deno.test("sign-up gate: secret header required; first gated sign-up becomes own
     assert.equal((await call(sim, "/auth/owner-session")).status, 401);
   }, { bootstrap: false });
 
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const refused = await signUp(sim, { name: "A", email: "a@b.co", password: "password-1" }, "");
     assert.equal(refused.status, 403, "no configured secret refuses every sign-up");
   }, { internalSecret: null });
@@ -395,14 +349,14 @@ Deno.test("sign-up gate: secret header required; first gated sign-up becomes own
 
 Deno.test("credentials endpoint: 503 → 403 → 401 → 403 → 404 → 200, in that order", async () => {
   const core = { url: "http://core.test:8080", token: "etapi-token-1234" };
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const res = await credentials(sim, "anything", sim.ownerToken());
     assert.deepEqual([res.status, res.json], [503, {
       error: "PORTAL_INTERNAL_SECRET is not configured.",
     }]);
   }, { internalSecret: null, core });
 
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const owner = sim.ownerToken();
     const other = await otherUser(sim);
     const badSecret = await credentials(sim, "wrong", owner);
@@ -429,7 +383,7 @@ Deno.test("credentials endpoint: 503 → 403 → 401 → 403 → 404 → 200, in
 });
 
 Deno.test("auto-provision: 64-hex token reused; 404 production; 503 no secret / no bootstrap", async () => {
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const provision = (secret: string | null = DEFAULT_INTERNAL_SECRET) =>
       call(sim, "/internal/auto-provision", {
         method: "POST",
@@ -457,12 +411,12 @@ Deno.test("auto-provision: 64-hex token reused; 404 production; 503 no secret / 
     assert.deepEqual([empty.status, empty.json], [503, { error: "No users in database." }]);
   });
 
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const res = await call(sim, "/internal/auto-provision", { method: "POST" });
     assert.deepEqual([res.status, res.json], [404, { error: "Not found" }]);
   }, { production: true });
 
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const res = await call(sim, "/internal/auto-provision", {
       method: "POST",
       headers: { "X-Portal-Internal-Secret": DEFAULT_INTERNAL_SECRET },
@@ -472,7 +426,7 @@ Deno.test("auto-provision: 64-hex token reused; 404 production; 503 no secret / 
     }]);
   }, { internalSecret: null });
 
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const res = await call(sim, "/internal/auto-provision", {
       method: "POST",
       headers: { "X-Portal-Internal-Secret": DEFAULT_INTERNAL_SECRET },
@@ -486,7 +440,7 @@ Deno.test("auto-provision: 64-hex token reused; 404 production; 503 no secret / 
 
 Deno.test("integrations: connect strips the trailing slash, status, idempotent delete", async () => {
   let now = new Date("2026-06-01T12:00:00Z");
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const token = sim.ownerToken();
     const before = await call(sim, "/integrations/allcodex/status", { token });
     assert.deepEqual(before.json, { connected: false, provider: "allcodex" });
@@ -528,7 +482,7 @@ Deno.test("integrations: connect strips the trailing slash, status, idempotent d
 });
 
 Deno.test("config: models, global credentials, unsupported seed-templates fails loudly", async () => {
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const token = sim.ownerToken();
     const models = await call(sim, "/config/models", { token });
     assert.deepEqual(models.json, DEFAULT_MODELS);
@@ -544,7 +498,7 @@ Deno.test("config: models, global credentials, unsupported seed-templates fails 
     assert.match(seed.text, /^parser sim: unsupported endpoint/);
   });
   const custom = { "brain-dump": { models: ["openrouter/auto"], autoMode: true } };
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const models = await call(sim, "/config/models", { token: sim.ownerToken() });
     assert.deepEqual(models.json, custom);
   }, { models: custom });
@@ -561,7 +515,7 @@ Deno.test("wipe: 404 unless enabled and non-production; deletes every #lore note
   try {
     const coreOpt = { url: core.url, token: core.token };
     for (const opts of [{}, { wipeEnabled: true, production: true }]) {
-      await withSim(async (sim) => {
+      await withParserSim(async (sim) => {
         assert.equal((await call(sim, "/config/wipe", { method: "POST" })).status, 401);
         const res = await call(sim, "/config/wipe", { method: "POST", token: sim.ownerToken() });
         assert.deepEqual([res.status, res.json], [404, { error: "Not found" }]);
@@ -570,7 +524,7 @@ Deno.test("wipe: 404 unless enabled and non-production; deletes every #lore note
 
     const count = await lore();
     assert.ok(count > 0, "the sample world has lore notes");
-    await withSim(async (sim) => {
+    await withParserSim(async (sim) => {
       const token = sim.ownerToken();
       core.clearRequests();
       const res = await call(sim, "/config/wipe", { method: "POST", token });
@@ -594,7 +548,7 @@ Deno.test("wipe: 404 unless enabled and non-production; deletes every #lore note
 
 Deno.test("better-auth origin check: untrusted Origin/Referer/callbackURL → 403", async () => {
   const coreUrl = "http://core.test:8080";
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const creds = { email: DEFAULT_OWNER.email, password: DEFAULT_OWNER.password };
     const post = (headers: Record<string, string>, body: unknown = creds) =>
       call(sim, "/api/auth/sign-in/email", { body, headers });
@@ -621,7 +575,7 @@ Deno.test("better-auth origin check: untrusted Origin/Referer/callbackURL → 40
 
 Deno.test("production: better-auth rate limit 3 / 10 s per client and path, 429 + X-Retry-After", async () => {
   let now = new Date("2026-06-01T00:00:00Z");
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     const attempt = (ip = "203.0.113.7") =>
       signIn(sim, DEFAULT_OWNER.email, "wrong-password", { "X-Forwarded-For": ip });
     for (let i = 0; i < 3; i++) assert.equal((await attempt()).status, 401);
@@ -639,7 +593,7 @@ Deno.test("production: better-auth rate limit 3 / 10 s per client and path, 429 
     assert.equal((await attempt()).status, 401, "the window has passed");
   }, { production: true, now: () => now });
 
-  await withSim(async (sim) => {
+  await withParserSim(async (sim) => {
     for (let i = 0; i < 5; i++) {
       assert.equal((await signIn(sim, DEFAULT_OWNER.email, "wrong-password")).status, 401);
     }
