@@ -10,6 +10,7 @@ import { Buffer } from "node:buffer";
 import { z } from "zod";
 import { type Route } from "../router.ts";
 import { parserRoute } from "./parser_proxy.ts";
+import { parserOk } from "./schemas.ts";
 
 /** Host names that never belong to a public push service. */
 const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".lan", ".home.arpa", ".intranet"];
@@ -65,8 +66,6 @@ const subscribeBody = z.strictObject({
   }),
 });
 
-const okAnswer = z.object({ ok: z.literal(true) });
-
 /** `GET /api/notifications/vapid-public-key` — the key, or null when push is not set up. */
 export const vapidPublicKey = parserRoute({
   method: "GET",
@@ -96,7 +95,7 @@ export const subscribe = parserRoute({
     path: "/notifications/subscribe",
     body: { endpoint: ctx.body.endpoint, keys: ctx.body.keys },
   }),
-  answer: okAnswer,
+  answer: parserOk,
 });
 
 /** `DELETE /api/notifications/unsubscribe` — remove a push subscription (JSON body). */
@@ -112,7 +111,7 @@ export const unsubscribe = parserRoute({
     path: "/notifications/unsubscribe",
     body: { endpoint: ctx.body.endpoint },
   }),
-  answer: okAnswer,
+  answer: parserOk,
 });
 
 /** The notification routes. */

@@ -68,3 +68,13 @@ export const attributeNameSchema = z.string().min(1).max(100).regex(
 
 /** A free-text search term with the seed's minimum length. */
 export const searchTerm = (min: number) => z.string().trim().min(min).max(200);
+
+/**
+ * The Parser's plain acknowledgement `{ ok: true }` (subscribe, unsubscribe, budgets PUT…).
+ *
+ * @example
+ * ```ts
+ * await parserJson(parser, { method: "PUT", path: "/usage/budgets", body }, parserOk);
+ * ```
+ */
+export const parserOk = z.object({ ok: z.literal(true) });

@@ -12,6 +12,7 @@ import { z } from "zod";
 import { json } from "../http/response.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { parserJson, parserRoute } from "./parser_proxy.ts";
+import { parserOk } from "./schemas.ts";
 
 /** The longest summary range, in days (the answer holds one `dailyBurn` row per day). */
 export const MAX_RANGE_DAYS = 366;
@@ -103,8 +104,6 @@ const budget = z.number().positive().max(1_000_000).refine(
   "must have at most 2 decimals",
 );
 
-const okAnswer = z.object({ ok: z.literal(true) });
-
 const budgetsAnswer = z.object({
   dailyBudgetUsd: amount.nullable(),
   monthlyBudgetUsd: amount.nullable(),
@@ -151,7 +150,7 @@ export const putBudgets = defineRoute({
     const parser = await ctx.parser();
     const current = await parserJson(parser, { path: "/usage/budgets" }, budgetsAnswer);
     const next = { ...current, ...ctx.body };
-    await parserJson(parser, { method: "PUT", path: "/usage/budgets", body: next }, okAnswer);
+    await parserJson(parser, { method: "PUT", path: "/usage/budgets", body: next }, parserOk);
     return json(next);
   },
 });
