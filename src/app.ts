@@ -1,7 +1,8 @@
 /**
  * The application: one function from `Request` to `Response`. Everything cross-cutting happens
  * here, once, around the route table: request ids, CSRF, input validation, body limits,
- * credentials, error mapping and the request log line.
+ * credentials, error mapping, dropping the public share snapshot after a write to Core, and the
+ * request log line.
  *
  * @module
  */
@@ -15,14 +16,21 @@ import {
   type CredentialResolver,
   type RequestCredentials,
 } from "./credentials.ts";
-import { checkDeclaredLength, readLimitedText, requireMediaType } from "./http/body.ts";
-import { checkCsrf } from "./http/csrf.ts";
+import {
+  checkDeclaredLength,
+  readLimitedText,
+  requireMediaType,
+  requireUtf8,
+} from "./http/body.ts";
+import { checkCrossSite } from "./http/csrf.ts";
 import { ApiError, errorResponse, type FieldIssue, invalidRequest } from "./http/errors.ts";
 import { jsonLogger, type Logger } from "./http/log.ts";
 import { requestIdFor } from "./http/request_id.ts";
+import { requestUrl } from "./http/request_url.ts";
 import { type ClientInfo, clientKey } from "./session/rate_limit.ts";
 import { compileRoutes, type Ctx, matchRoute, type Route } from "./router.ts";
 import { allRoutes } from "./routes/index.ts";
+import { invalidatePublicShare } from "./share/public_snapshot.ts";
 import { type CoreClient, createCoreClient } from "./upstream/core.ts";
 import { createParserClient, type ParserClient } from "./upstream/parser.ts";
 import { ClientAbortError } from "./upstream/fetch.ts";
@@ -71,7 +79,6 @@ export function createApp(deps: AppDeps): App {
   async function handle(req: Request, info: ClientInfo = {}): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdFor(req);
-    const url = new URL(req.url);
     const timing = { upstreamMs: 0, upstreamCalls: 0 };
     let pattern = "(unmatched)";
     let res: Response;
@@ -80,7 +87,9 @@ export function createApp(deps: AppDeps): App {
       timing.upstreamCalls++;
     };
     let creds: RequestCredentials | undefined;
+    let wroteCore = false;
     try {
+      const url = requestUrl(req); // a malformed Host or target is a 400 like any bad input
       const match = matchRoute(table, req.method, url.pathname);
       if (match.kind === "none") throw new ApiError(404, "NOT_FOUND", "No such route");
       if (match.kind === "method") {
@@ -90,7 +99,7 @@ export function createApp(deps: AppDeps): App {
       }
       const { route } = match;
       pattern = route.path;
-      checkCsrf(req, config.TRUST_PROXY);
+      checkCrossSite(req, url, route.access, config.TRUST_PROXY);
       creds = credentials.forRequest(req, { onTiming });
       const ctx = await buildContext(
         route,
@@ -101,6 +110,7 @@ export function createApp(deps: AppDeps): App {
         creds,
         onTiming,
         info,
+        () => wroteCore = true,
       );
       res = await route.handler(ctx);
       if (req.method === "HEAD") {
@@ -122,6 +132,9 @@ export function createApp(deps: AppDeps): App {
         res = errorResponse(e, requestId);
       }
     }
+    // Anything written to Core may change what visitors see (a root moved, a note hidden): they
+    // must see it at once, also after a write that failed or was left half done.
+    if (wroteCore) invalidatePublicShare({ state });
     res = withCommonHeaders(res, requestId);
     for (const cookie of creds?.setCookies ?? []) res.headers.append("set-cookie", cookie);
     log.log(res.status >= 500 ? "warn" : "info", "request", {
@@ -145,6 +158,7 @@ export function createApp(deps: AppDeps): App {
     creds: RequestCredentials,
     onTiming: (ms: number) => void,
     info: ClientInfo,
+    onCoreWrite: () => void,
   ): Promise<Ctx> {
     const params = route.params ? validate(route.params, rawParams, "path") : rawParams;
     const query = route.query
@@ -153,7 +167,11 @@ export function createApp(deps: AppDeps): App {
     let body: unknown = undefined;
     if (route.body?.kind === "json") {
       requireMediaType(req, ["application/json"]);
-      const text = await readLimitedText(req, route.body.maxBytes ?? config.MAX_JSON_BYTES);
+      const text = await readLimitedText(
+        req,
+        route.body.maxBytes ?? config.MAX_JSON_BYTES,
+        config.CLIENT_BODY_TIMEOUT_MS,
+      );
       let raw: unknown;
       try {
         raw = JSON.parse(text);
@@ -163,7 +181,8 @@ export function createApp(deps: AppDeps): App {
       body = validate(route.body.schema, raw, "body");
     } else if (route.body?.kind === "text") {
       requireMediaType(req, ["text/plain"]);
-      body = await readLimitedText(req, config.MAX_CONTENT_BYTES);
+      requireUtf8(req);
+      body = await readLimitedText(req, config.MAX_CONTENT_BYTES, config.CLIENT_BODY_TIMEOUT_MS);
     } else if (route.body?.kind === "stream") {
       checkDeclaredLength(req, config.MAX_UPLOAD_BYTES);
     }
@@ -171,11 +190,15 @@ export function createApp(deps: AppDeps): App {
     const upstream = (detached: boolean, timeoutMs = config.UPSTREAM_TIMEOUT_MS) => ({
       fetch: fetchFn,
       timeoutMs: Math.min(timeoutMs, config.UPSTREAM_TIMEOUT_MS),
+      maxBodyBytes: config.MAX_UPSTREAM_BODY_BYTES,
       signal: detached ? undefined : req.signal,
       onTiming,
     });
     const coreClient = async (detached: boolean): Promise<CoreClient> =>
-      createCoreClient(await creds.core(), upstream(detached));
+      createCoreClient(await creds.core(), {
+        ...upstream(detached),
+        fetch: watchWrites(fetchFn, onCoreWrite),
+      });
     const parserClient = async (detached: boolean, timeoutMs?: number): Promise<ParserClient> =>
       createParserClient(await creds.parser(), upstream(detached, timeoutMs));
 
@@ -235,6 +258,16 @@ export function validate<S extends z.ZodType>(
     `Invalid ${where}: ${fields.map((f) => `${f.path} ${f.message}`).join("; ")}`,
     fields,
   );
+}
+
+const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** `fetch` that calls `onWrite` before sending any request that may change upstream state. */
+function watchWrites(fetchFn: typeof fetch, onWrite: () => void): typeof fetch {
+  return (input, init) => {
+    if (!SAFE_METHODS.has((init?.method ?? "GET").toUpperCase())) onWrite();
+    return fetchFn(input, init);
+  };
 }
 
 function withCommonHeaders(res: Response, requestId: string): Response {

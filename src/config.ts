@@ -64,11 +64,17 @@ export const envSchema = z.object({
   MAX_UPLOAD_BYTES: intIn(1024, 1024 * 1024 * 1024, 20 * 1024 * 1024),
   UPSTREAM_TIMEOUT_MS: intIn(100, 600_000, 15_000),
   STREAM_IDLE_TIMEOUT_MS: intIn(100, 600_000, 60_000),
+  STREAM_TOTAL_TIMEOUT_MS: intIn(100, 3_600_000, 300_000),
+  SSE_TOTAL_TIMEOUT_MS: intIn(100, 3_600_000, 900_000),
+  MAX_UPSTREAM_BODY_BYTES: intIn(1024, 256 * 1024 * 1024, 16 * 1024 * 1024),
   UPSTREAM_CONCURRENCY: intIn(1, 64, 8),
   AUTOLINK_CACHE_MS: intIn(0, 3_600_000, 60_000),
   PUBLIC_CACHE_MS: intIn(0, 3_600_000, 5_000),
   MENTION_PARSER_BUDGET_MS: intIn(50, 60_000, 800),
   SHUTDOWN_GRACE_MS: intIn(0, 600_000, 10_000),
+  CLIENT_HEADER_TIMEOUT_MS: intIn(100, 600_000, 15_000),
+  CLIENT_BODY_TIMEOUT_MS: intIn(100, 600_000, 10_000),
+  CLIENT_IDLE_TIMEOUT_MS: intIn(100, 3_600_000, 75_000),
   TRUST_PROXY: bool(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 }).superRefine((env, ctx) => {
@@ -86,6 +92,16 @@ export const envSchema = z.object({
       path: ["ZERO_LOGIN"],
       message: "ZERO_LOGIN needs PARSER_URL and PARSER_INTERNAL_SECRET",
     });
+  }
+  // a total deadline shorter than the idle one would make the idle one meaningless
+  for (const key of ["STREAM_TOTAL_TIMEOUT_MS", "SSE_TOTAL_TIMEOUT_MS"] as const) {
+    if (env[key] < env.STREAM_IDLE_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: "must be at least STREAM_IDLE_TIMEOUT_MS",
+      });
+    }
   }
   if (!!env.PARSER_URL !== !!env.PARSER_TOKEN && env.PARSER_TOKEN) {
     ctx.addIssue({

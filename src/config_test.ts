@@ -28,3 +28,34 @@ Deno.test("config: backend URLs may not carry credentials or queries; URL and to
   assert.throws(() => loadConfig({ CORE_URL: "http://core/?x=1", CORE_TOKEN: "t" }), ConfigError);
   assert.throws(() => loadConfig({ CORE_URL: "http://core" }), /CORE_URL needs CORE_TOKEN/);
 });
+
+Deno.test("config: stream deadlines per kind; a total shorter than the idle deadline is refused", () => {
+  const c = loadConfig({});
+  assert.equal(c.STREAM_IDLE_TIMEOUT_MS, 60_000);
+  assert.equal(c.STREAM_TOTAL_TIMEOUT_MS, 300_000);
+  assert.equal(c.SSE_TOTAL_TIMEOUT_MS, 900_000);
+  assert.equal(c.MAX_UPSTREAM_BODY_BYTES, 16 * 1024 * 1024);
+  assert.throws(
+    () => loadConfig({ STREAM_IDLE_TIMEOUT_MS: "5000", STREAM_TOTAL_TIMEOUT_MS: "1000" }),
+    /STREAM_TOTAL_TIMEOUT_MS: must be at least STREAM_IDLE_TIMEOUT_MS/,
+  );
+  assert.throws(
+    () => loadConfig({ STREAM_IDLE_TIMEOUT_MS: "5000", SSE_TOTAL_TIMEOUT_MS: "1000" }),
+    /SSE_TOTAL_TIMEOUT_MS: must be at least STREAM_IDLE_TIMEOUT_MS/,
+  );
+  assert.throws(() => loadConfig({ MAX_UPSTREAM_BODY_BYTES: "10" }), /MAX_UPSTREAM_BODY_BYTES/);
+});
+
+Deno.test("config: slow-client deadlines have defaults and bounds", () => {
+  const c = loadConfig({});
+  assert.deepEqual(
+    [c.CLIENT_HEADER_TIMEOUT_MS, c.CLIENT_BODY_TIMEOUT_MS, c.CLIENT_IDLE_TIMEOUT_MS],
+    [15_000, 10_000, 75_000],
+  );
+  for (
+    const name of ["CLIENT_HEADER_TIMEOUT_MS", "CLIENT_BODY_TIMEOUT_MS", "CLIENT_IDLE_TIMEOUT_MS"]
+  ) {
+    assert.throws(() => loadConfig({ [name]: "0" }), new RegExp(name));
+    assert.throws(() => loadConfig({ [name]: "soon" }), new RegExp(name));
+  }
+});

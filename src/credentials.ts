@@ -17,7 +17,7 @@
  */
 import { createTtlCache, type TtlCache } from "./cache/ttl_cache.ts";
 import type { Config } from "./config.ts";
-import { ApiError, notConfigured } from "./http/errors.ts";
+import { ApiError, notAuthenticated, notConfigured } from "./http/errors.ts";
 import type { Logger } from "./http/log.ts";
 import {
   type BrowserSession,
@@ -38,9 +38,12 @@ export type CredentialSource = "session" | "provisioned" | "env";
 
 /** The credentials of one request, resolved lazily and at most once. */
 export interface RequestCredentials {
-  /** Parser credentials; 503 NOT_CONFIGURED when there are none. */
+  /**
+   * Parser credentials; when there are none, 401 NOT_AUTHENTICATED if a login would give them,
+   * else 503 NOT_CONFIGURED.
+   */
   parser(): Promise<ParserCredentials & { source: CredentialSource }>;
-  /** Core credentials; 503 NOT_CONFIGURED when there are none. */
+  /** Core credentials; when there are none, 401 NOT_AUTHENTICATED or 503 like `parser()`. */
   core(): Promise<CoreCredentials>;
   /** The browser session from the cookies (null when absent or forged). */
   session(): Promise<BrowserSession | null>;
@@ -109,6 +112,10 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
   const envParser = config.PARSER_URL && config.PARSER_TOKEN
     ? { baseUrl: config.PARSER_URL, token: config.PARSER_TOKEN, source: "env" as const }
     : null;
+  // Without credentials of its own, a caller who could log in is told to (401), not that the
+  // service lacks configuration (503); zero-login failing is the service's problem, not theirs.
+  const loginGivesParser = !!config.PARSER_URL && !config.ZERO_LOGIN;
+  const loginGivesCore = loginGivesParser && !!config.PARSER_INTERNAL_SECRET;
 
   return {
     forRequest(req, reqDeps) {
@@ -117,6 +124,7 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
       const upstream = (detached: boolean): UpstreamDeps => ({
         fetch: deps.fetch,
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+        maxBodyBytes: config.MAX_UPSTREAM_BODY_BYTES,
         signal: detached ? undefined : req.signal,
         onTiming: reqDeps.onTiming,
       });
@@ -196,7 +204,7 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
               };
             }
             if (envParser) return envParser;
-            throw notConfigured("parser");
+            throw loginGivesParser ? notAuthenticated("parser") : notConfigured("parser");
           })(),
         async core() {
           const { coreOff } = await cookieState();
@@ -214,7 +222,7 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
           const s = await userSession();
           if (s) return coreCache.getOrLoad(sessionKey(s), () => loadCoreFor(s));
           if (envCore) return envCore;
-          throw notConfigured("core");
+          throw loginGivesCore ? notAuthenticated("core") : notConfigured("core");
         },
         async startSession(s) {
           const k = await key();

@@ -1,10 +1,13 @@
 /**
- * Serving an app over HTTP with graceful shutdown: on stop, new connections are refused and
- * in-flight requests get `SHUTDOWN_GRACE_MS` to finish.
+ * Serving an app over HTTP: `Deno.serve` on a private loopback port behind the slow-client relay
+ * (http/connection_deadlines.ts), which owns the public address. On stop, new connections are
+ * refused and in-flight requests get `SHUTDOWN_GRACE_MS` to finish.
  *
  * @module
  */
 import { type App, type AppDeps, createApp } from "./app.ts";
+import { type ConnectionGuard, guardConnections } from "./http/connection_deadlines.ts";
+import { ApiError, errorResponse } from "./http/errors.ts";
 
 /** A running server. */
 export interface RunningServer {
@@ -30,23 +33,70 @@ export interface RunningServer {
 export function startServer(deps: AppDeps): Promise<RunningServer> {
   const app = createApp(deps);
   const { config } = deps;
-  const server = Deno.serve({
-    hostname: config.HOST,
-    port: config.PORT,
-    onListen: () => {}, // the caller logs the address (as JSON)
-  }, (req, info) => app.handle(req, { remoteAddr: (info.remoteAddr as Deno.NetAddr).hostname }));
-  const { hostname, port } = server.addr;
+  let guard: ConnectionGuard | undefined;
+  const inner = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: () => {}, // the caller logs the public address (as JSON)
+    // app.handle answers every error itself, so what lands here is a response body that failed
+    // while streaming: a guarded stream cut off by a deadline (already logged as `stream end`)
+    // or a client that left. Anything else is logged; Deno's default would print a stack trace.
+    onError: (e) => {
+      if (!(e instanceof ApiError) && !(e instanceof DOMException && e.name === "AbortError")) {
+        app.log.log("error", "response failed", {
+          error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+        });
+      }
+      return new Response(null, { status: 500 });
+    },
+  }, async (req, info) => {
+    const conn = guard?.track(info.remoteAddr, info.completed);
+    if (!conn) {
+      // someone on this machine connected to the private port, past the deadlines
+      await req.body?.cancel();
+      return errorResponse(
+        new ApiError(403, "FORBIDDEN", "Connect to the service's own address"),
+        crypto.randomUUID(),
+      );
+    }
+    const res = await app.handle(req, { remoteAddr: conn.remoteAddr.hostname });
+    // A stalled body will not be read any further: the connection must end. (After a 413 the
+    // server drains the rest so the client can read the answer; the deadlines bound that.)
+    if (res.status === 408) conn.closeAfterResponse();
+    return res;
+  });
+  try {
+    guard = guardConnections({
+      hostname: config.HOST,
+      port: config.PORT,
+      target: inner.addr,
+      deadlines: {
+        headerMs: config.CLIENT_HEADER_TIMEOUT_MS,
+        idleMs: config.CLIENT_IDLE_TIMEOUT_MS,
+      },
+      onDeadline: (kind) =>
+        app.log.log(kind === "header" ? "info" : "debug", "connection closed", {
+          reason: kind === "header" ? "request head not complete in time" : "idle",
+        }),
+    });
+  } catch (e) {
+    return inner.shutdown().then(() => Promise.reject(e));
+  }
+  const { hostname, port } = guard.addr;
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  const relay = guard;
   return Promise.resolve({
     app,
     url: `http://${host}:${port}`,
     port,
-    finished: server.finished,
+    finished: inner.finished,
     stop: async () => {
+      relay.stopAccepting();
       let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise<void>((r) => timer = setTimeout(r, config.SHUTDOWN_GRACE_MS));
-      await Promise.race([server.shutdown(), grace]);
+      await Promise.race([inner.shutdown(), grace]);
       clearTimeout(timer);
+      await relay.closeAll();
     },
   });
 }

@@ -1,6 +1,6 @@
 /**
  * Request body reading with limits enforced while reading (a lying or absent Content-Length
- * cannot get past them) and content-type checks.
+ * cannot get past them), an idle deadline for clients that stop sending, and content-type checks.
  *
  * @module
  */
@@ -37,6 +37,86 @@ export function requireMediaType(req: Request, allowed: readonly string[]): void
       { expected: allowed, received: t || null },
     );
   }
+}
+
+/**
+ * 415 unless the request's `charset` is absent or UTF-8 (`utf-8`/`utf8`, any case): text bodies
+ * are decoded as UTF-8 only, so a body in UTF-7 or Latin-1 would be stored as something other
+ * than what the client meant.
+ *
+ * @example
+ * ```ts
+ * requireUtf8(req); // passes for "text/plain" and "text/plain; charset=UTF-8"
+ * ```
+ */
+export function requireUtf8(req: Request): void {
+  const params = (req.headers.get("content-type") ?? "").split(";").slice(1);
+  for (const param of params) {
+    const [name, ...rest] = param.split("=");
+    if (name.trim().toLowerCase() !== "charset") continue;
+    const charset = rest.join("=").trim().replace(/^"(.*)"$/, "$1").toLowerCase();
+    if (charset !== "utf-8" && charset !== "utf8") {
+      throw new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", "The body must be UTF-8 (charset=utf-8)", {
+        expected: ["utf-8"],
+        received: charset || null,
+      });
+    }
+  }
+}
+
+/**
+ * 408 for a client that stopped sending its body.
+ *
+ * @example
+ * ```ts
+ * throw requestTimeout(30_000);
+ * ```
+ */
+export function requestTimeout(idleMs: number): ApiError {
+  return new ApiError(
+    408,
+    "REQUEST_TIMEOUT",
+    `The request body stalled: nothing arrived for ${idleMs} ms`,
+    { idleMs },
+  );
+}
+
+/**
+ * Wraps a request body so that it errors with a 408 {@linkcode ApiError} when the client sends
+ * nothing for `idleMs` while the body is being read. Only time spent waiting for the client
+ * counts: while the reader is busy elsewhere (an upstream slow to take the bytes) no clock runs.
+ * The source is cancelled on timeout.
+ *
+ * @example
+ * ```ts
+ * const body = idleDeadline(req.body!, config.CLIENT_BODY_TIMEOUT_MS);
+ * ```
+ */
+export function idleDeadline(
+  body: ReadableStream<Uint8Array>,
+  idleMs: number,
+  onTimeout?: () => void,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stalled = new Promise<"stalled">((r) => timer = setTimeout(r, idleMs, "stalled"));
+      try {
+        const r = await Promise.race([reader.read(), stalled]);
+        if (r === "stalled") {
+          const e = requestTimeout(idleMs);
+          onTimeout?.();
+          controller.error(e);
+          await reader.cancel(e).catch(() => {});
+        } else if (r.done) controller.close();
+        else controller.enqueue(r.value);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
 }
 
 /** 413 with the limit stated. */
@@ -90,17 +170,22 @@ export function limitStream(
 }
 
 /**
- * Reads the whole body as UTF-8 text, at most `limit` bytes (413 beyond).
+ * Reads the whole body as UTF-8 text, at most `limit` bytes (413 beyond); a client that sends
+ * nothing for `idleMs` meanwhile gets 408.
  *
  * @example
  * ```ts
- * const html = await readLimitedText(req, 5 * 1024 * 1024);
+ * const html = await readLimitedText(req, 5 * 1024 * 1024, 30_000);
  * ```
  */
-export async function readLimitedText(req: Request, limit: number): Promise<string> {
+export async function readLimitedText(
+  req: Request,
+  limit: number,
+  idleMs: number,
+): Promise<string> {
   checkDeclaredLength(req, limit);
   if (!req.body) return "";
-  const reader = limitStream(req.body, limit).getReader();
+  const reader = limitStream(idleDeadline(req.body, idleMs), limit).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {

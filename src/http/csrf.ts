@@ -1,24 +1,37 @@
 /**
- * Cross-site request forgery defence for cookie-authenticated browsers: an unsafe method from a
- * page on another site is refused before anything else runs.
+ * Cross-site request isolation for cookie-authenticated (and zero-login) browsers, from fetch
+ * metadata and `Origin`. Refusing only unsafe methods is not enough: `SameSite=Lax` cookies ride
+ * along on another site's top-level navigations and form GETs, and with zero-login or
+ * environment credentials an `<img src>` on any page needs no cookie at all, so a GET that runs
+ * an AI analysis or a search would run, and bill, for whoever embeds it. So:
+ *
+ * - an unsafe method (POST, PUT, PATCH, DELETE) from another origin is refused on every route;
+ * - a private route refuses every method from another origin, GET and HEAD included;
+ * - public routes (share API, public site, health, OpenAPI, the editor image redirect) stay
+ *   reachable from anywhere with safe methods.
+ *
+ * "Another origin" means a `Sec-Fetch-Site` other than `same-origin` or `none` (a user's own
+ * navigation: typed address, bookmark) — `same-site` included, since a sibling subdomain is
+ * another origin — or an `Origin` header other than ours. Requests carrying neither (curl,
+ * servers, browsers without fetch metadata) pass: they bring no other site's page along.
  *
  * @module
  */
+import type { Route } from "../router.ts";
 import { ApiError } from "./errors.ts";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * The origin the browser used to reach us: the request URL, or, behind a trusted proxy, the
- * forwarded host and protocol.
+ * The origin the browser used to reach us: the request's own URL (see `requestUrl`), or, behind
+ * a trusted proxy, the forwarded host and protocol.
  *
  * @example
  * ```ts
- * publicOrigin(new Request("http://127.0.0.1:8080/api"), false); // "http://127.0.0.1:8080"
+ * publicOrigin(req, new URL("http://127.0.0.1:8080/api"), false); // "http://127.0.0.1:8080"
  * ```
  */
-export function publicOrigin(req: Request, trustProxy: boolean): string {
-  const url = new URL(req.url);
+export function publicOrigin(req: Request, url: URL, trustProxy: boolean): string {
   if (trustProxy) {
     const host = req.headers.get("x-forwarded-host")?.split(",")[0].trim();
     const proto = req.headers.get("x-forwarded-proto")?.split(",")[0].trim().toLowerCase();
@@ -32,23 +45,27 @@ export function publicOrigin(req: Request, trustProxy: boolean): string {
 }
 
 /**
- * Throws 403 `CSRF_REJECTED` for an unsafe request whose `Sec-Fetch-Site` is anything but
- * `same-origin`/`none`, or whose `Origin` differs from ours. Requests without either header
- * (curl, server-to-server) carry no ambient browser credentials of another site and pass.
+ * Throws 403 `CSRF_REJECTED` for a request from another origin (see the module notes) that the
+ * route does not accept: any unsafe method, and every method on a private route.
  *
  * @example
  * ```ts
- * checkCsrf(req, config.TRUST_PROXY);
+ * checkCrossSite(req, url, route.access, config.TRUST_PROXY);
  * ```
  */
-export function checkCsrf(req: Request, trustProxy: boolean): void {
-  if (SAFE.has(req.method)) return;
+export function checkCrossSite(
+  req: Request,
+  url: URL,
+  access: Route["access"],
+  trustProxy: boolean,
+): void {
+  if (access === "public" && SAFE.has(req.method)) return;
   const site = req.headers.get("sec-fetch-site");
-  if (site && site !== "same-origin" && site !== "none") {
-    throw new ApiError(403, "CSRF_REJECTED", "Cross-site requests are not allowed");
-  }
   const origin = req.headers.get("origin");
-  if (origin && origin !== publicOrigin(req, trustProxy)) {
+  if (
+    (site && site !== "same-origin" && site !== "none") ||
+    (origin && origin !== publicOrigin(req, url, trustProxy))
+  ) {
     throw new ApiError(403, "CSRF_REJECTED", "Cross-site requests are not allowed");
   }
 }

@@ -1,40 +1,51 @@
 import assert from "node:assert/strict";
 import { ApiError } from "./errors.ts";
-import { checkCsrf, publicOrigin } from "./csrf.ts";
+import { checkCrossSite, publicOrigin } from "./csrf.ts";
 
+const URL_ = new URL("http://127.0.0.1:8080/api/lore");
 const req = (method: string, headers: Record<string, string>) =>
-  new Request("http://127.0.0.1:8080/api/lore", { method, headers });
+  new Request(URL_, { method, headers });
+const check = (r: Request, access: "public" | "private" = "private", trustProxy = false) =>
+  checkCrossSite(r, URL_, access, trustProxy);
+const refused = (e: unknown) =>
+  e instanceof ApiError && e.status === 403 && e.code === "CSRF_REJECTED";
 
-Deno.test("csrf: safe methods pass whatever their origin", () => {
-  checkCsrf(req("GET", { origin: "https://evil.example", "sec-fetch-site": "cross-site" }), false);
+Deno.test("cross-site: public routes take safe methods from anywhere", () => {
+  check(req("GET", { origin: "https://evil.example", "sec-fetch-site": "cross-site" }), "public");
+  check(req("HEAD", { "sec-fetch-site": "same-site" }), "public");
 });
 
-Deno.test("csrf: a cross-site POST is refused by Sec-Fetch-Site", () => {
-  assert.throws(
-    () => checkCsrf(req("POST", { "sec-fetch-site": "cross-site" }), false),
-    (e: unknown) => e instanceof ApiError && e.status === 403 && e.code === "CSRF_REJECTED",
-  );
-  // a sibling subdomain is "same-site" but still another origin
-  assert.throws(() => checkCsrf(req("DELETE", { "sec-fetch-site": "same-site" }), false));
+Deno.test("cross-site: private routes refuse every method from another site, GET included", () => {
+  for (const method of ["GET", "HEAD", "POST"]) {
+    assert.throws(() => check(req(method, { "sec-fetch-site": "cross-site" })), refused);
+    // a sibling subdomain is "same-site" but still another origin
+    assert.throws(() => check(req(method, { "sec-fetch-site": "same-site" })), refused);
+  }
+  assert.throws(() => check(req("GET", { origin: "https://evil.example" })), refused);
+  // the user's own navigation (typed address, bookmark) and our own pages pass
+  check(req("GET", { "sec-fetch-site": "none", "sec-fetch-mode": "navigate" }));
+  check(req("GET", { "sec-fetch-site": "same-origin" }));
 });
 
-Deno.test("csrf: a foreign or opaque Origin is refused; our own passes", () => {
-  assert.throws(() => checkCsrf(req("PUT", { origin: "https://evil.example" }), false));
-  assert.throws(() => checkCsrf(req("PATCH", { origin: "null" }), false));
-  checkCsrf(
-    req("POST", { origin: "http://127.0.0.1:8080", "sec-fetch-site": "same-origin" }),
-    false,
-  );
-  checkCsrf(req("POST", {}), false); // curl / server-to-server: no ambient browser credentials
+Deno.test("cross-site: unsafe methods are refused on public routes too", () => {
+  assert.throws(() => check(req("POST", { "sec-fetch-site": "cross-site" }), "public"), refused);
+  assert.throws(() => check(req("DELETE", { origin: "https://evil.example" }), "public"), refused);
 });
 
-Deno.test("csrf: forwarded host and proto count only behind a trusted proxy", () => {
+Deno.test("cross-site: a foreign or opaque Origin is refused; our own passes", () => {
+  assert.throws(() => check(req("PUT", { origin: "https://evil.example" })), refused);
+  assert.throws(() => check(req("PATCH", { origin: "null" })), refused);
+  check(req("POST", { origin: "http://127.0.0.1:8080", "sec-fetch-site": "same-origin" }));
+  check(req("POST", {})); // curl / server-to-server: no other site's page involved
+});
+
+Deno.test("cross-site: forwarded host and proto count only behind a trusted proxy", () => {
   const r = req("POST", {
     origin: "https://lore.example",
     "x-forwarded-host": "lore.example",
     "x-forwarded-proto": "https",
   });
-  assert.equal(publicOrigin(r, true), "https://lore.example");
-  checkCsrf(r, true);
-  assert.throws(() => checkCsrf(r, false));
+  assert.equal(publicOrigin(r, URL_, true), "https://lore.example");
+  check(r, "private", true);
+  assert.throws(() => check(r, "private", false), refused);
 });

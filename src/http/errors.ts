@@ -15,6 +15,8 @@ export type ErrorCode =
   | "FORBIDDEN"
   | "CSRF_REJECTED"
   | "UNAUTHORIZED"
+  | "NOT_AUTHENTICATED"
+  | "REQUEST_TIMEOUT"
   | "CONFLICT"
   | "RATE_LIMITED"
   | "NOT_CONFIGURED"
@@ -66,6 +68,19 @@ export function notConfigured(service: "core" | "parser"): ApiError {
     `${name} is not configured: connect it in settings or set its environment variables`,
     { service },
   );
+}
+
+/**
+ * The answer when a backend's credentials would come from a login this caller has not done (the
+ * Parser is configured, zero-login is off, the server has no credentials of its own).
+ *
+ * @example
+ * ```ts
+ * throw notAuthenticated("parser");
+ * ```
+ */
+export function notAuthenticated(service: "core" | "parser"): ApiError {
+  return new ApiError(401, "NOT_AUTHENTICATED", "Log in first", { service });
 }
 
 /**

@@ -3,11 +3,14 @@
  * streaming response every SSE route uses. Upstream bytes are passed on as they arrive (no
  * re-framing, keepalive comments included); what this module adds is the guarantee that every
  * stream ends with a terminal `done` or `error` event, whatever happens upstream: a stall (idle
- * timeout), a dropped connection, or an upstream that closes without finishing.
+ * deadline), a stream that runs too long (total deadline), a dropped connection, or an upstream
+ * that closes without finishing. The deadlines are the ones every streamed body has
+ * ({@linkcode guardedBody}).
  *
  * @module
  */
 import { ApiError } from "./errors.ts";
+import { guardedBody, streamDeadlineError } from "./stream_guard.ts";
 
 const encoder = new TextEncoder();
 
@@ -108,7 +111,8 @@ export interface SseWriter {
   event(name: string, data: unknown): Promise<void>;
   /**
    * Passes an upstream SSE body through byte for byte until it ends. Throws an
-   * {@linkcode ApiError} when it stalls longer than the idle timeout or breaks off.
+   * {@linkcode ApiError} when it stalls longer than the idle deadline, passes the total one or
+   * breaks off.
    */
   pipe(upstream: Response): Promise<void>;
   /** True once a terminal event has been sent (by us or by the upstream). */
@@ -117,8 +121,10 @@ export interface SseWriter {
 
 /** Options of {@linkcode sseResponse}. */
 export interface SseOptions {
-  /** No byte for this long ends the stream with an `error` event. */
+  /** No byte from upstream for this long ends the stream with an `error` event. */
   idleMs: number;
+  /** The whole stream (work before the upstream stream included) ends with `error` after this. */
+  totalMs: number;
   /** The client's request signal: when it aborts, the producer's upstream calls abort too. */
   signal: AbortSignal;
   requestId: string;
@@ -127,15 +133,20 @@ export interface SseOptions {
 }
 
 /**
- * A `text/event-stream` response fed by `produce`. Errors thrown by `produce` (and stalls, and
- * an upstream that ends without `done`/`error`) become one terminal `error` event in our error
- * shape: `{ error, message, requestId }`. The client closing the stream cancels the upstream
- * body, which aborts the upstream request.
+ * A `text/event-stream` response fed by `produce`. Errors thrown by `produce` (and stalls, the
+ * total deadline, and an upstream that ends without `done`/`error`) become one terminal `error`
+ * event in our error shape: `{ error, message, requestId }`. The client closing the stream, or
+ * a deadline, cancels the upstream body, which aborts the upstream request.
  *
  * @example
  * ```ts
  * const upstream = await parser.stream("POST", "/brain-dump/stream", body); // errors → JSON
- * return sseResponse((w) => w.pipe(upstream), { idleMs: 60_000, signal: ctx.signal, requestId });
+ * return sseResponse((w) => w.pipe(upstream), {
+ *   idleMs: 60_000,
+ *   totalMs: 900_000,
+ *   signal: ctx.signal,
+ *   requestId,
+ * });
  * ```
  */
 export function sseResponse(
@@ -143,6 +154,7 @@ export function sseResponse(
   opts: SseOptions,
 ): Response {
   const tracker = createSseTracker();
+  const startedAt = performance.now();
   let ended = false;
   let current: ReadableStreamDefaultReader<Uint8Array> | undefined;
   const closed = new AbortController();
@@ -150,7 +162,8 @@ export function sseResponse(
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       const send = (bytes: Uint8Array) => {
-        if (closed.signal.aborted) throw new ClientClosed();
+        // after the end (a deadline left `produce` running) nothing more may be written
+        if (closed.signal.aborted || ended) throw new ClientClosed();
         controller.enqueue(bytes);
       };
       const writer: SseWriter = {
@@ -161,12 +174,24 @@ export function sseResponse(
           return Promise.resolve();
         },
         pipe: async (upstream) => {
-          const reader = upstream.body?.getReader();
-          if (!reader) throw streamBroken("The upstream stream had no body");
+          if (!upstream.body) throw streamBroken("The upstream stream had no body");
+          const reader = guardedBody(upstream.body, {
+            idleMs: opts.idleMs,
+            totalMs: opts.totalMs,
+            startedAt,
+            signal: closed.signal,
+            service: "Parser",
+          }).getReader();
           current = reader;
           try {
             for (;;) {
-              const next = await readWithin(reader, opts.idleMs, closed.signal);
+              let next: ReadableStreamReadResult<Uint8Array>;
+              try {
+                next = await reader.read();
+              } catch (e) {
+                if (closed.signal.aborted) throw new ClientClosed();
+                throw e; // the guard's ApiError: stalled, too long, or broken off
+              }
               if (next.done) return;
               tracker.push(next.value);
               send(next.value);
@@ -178,8 +203,18 @@ export function sseResponse(
         terminated: () => tracker.terminated(),
       };
       let reason: "complete" | "error" | "client-closed" = "complete";
+      // The total deadline also bounds the work before the upstream stream (context building).
+      let totalTimer: ReturnType<typeof setTimeout> | undefined;
+      const expired = new Promise<never>((_, reject) => {
+        totalTimer = setTimeout(
+          () => reject(streamDeadlineError("total", opts.totalMs, "Parser")),
+          Math.max(0, opts.totalMs - (performance.now() - startedAt)),
+        );
+      });
+      const produced = produce(writer);
+      produced.catch(() => {}); // when the deadline wins, its later failure has nobody to tell
       try {
-        await produce(writer);
+        await Promise.race([produced, expired]);
         if (!tracker.terminated()) {
           throw streamBroken("The stream ended before it completed");
         }
@@ -203,7 +238,9 @@ export function sseResponse(
           }
         }
       } finally {
+        clearTimeout(totalTimer);
         ended = true;
+        void current?.cancel().catch(() => {}); // still piping when the total deadline hit
         opts.onEnd?.(reason);
         try {
           controller.close();
@@ -241,37 +278,4 @@ class ClientClosed extends Error {
 
 function streamBroken(message: string): ApiError {
   return new ApiError(502, "UPSTREAM_ERROR", message, { service: "parser" });
-}
-
-/** One read that fails with a 504-style error when nothing arrives within `idleMs`. */
-async function readWithin(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  idleMs: number,
-  closed: AbortSignal,
-): Promise<ReadableStreamReadResult<Uint8Array>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const idle = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(
-        new ApiError(
-          504,
-          "UPSTREAM_TIMEOUT",
-          `The stream stalled: nothing arrived for ${idleMs} ms`,
-          { service: "parser" },
-        ),
-      );
-    }, idleMs);
-  });
-  try {
-    return await Promise.race([reader.read(), idle]);
-  } catch (e) {
-    if (closed.aborted) throw new ClientClosed();
-    if (e instanceof ApiError) {
-      void reader.cancel().catch(() => {});
-      throw e;
-    }
-    throw streamBroken("The upstream stream broke off");
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -45,7 +45,12 @@ function upstream(chunks: string[], opts: { hangAfter?: boolean; breakAfter?: bo
   return { res: new Response(body), cancelled: () => cancelled };
 }
 
-const opts = (signal = new AbortController().signal) => ({ idleMs: 100, signal, requestId: "r1" });
+const opts = (signal = new AbortController().signal) => ({
+  idleMs: 100,
+  totalMs: 10_000,
+  signal,
+  requestId: "r1",
+});
 
 Deno.test("sseResponse: passes bytes through unchanged and sets stream headers", async () => {
   const src = ['event: status\ndata: {"a":1}\n\n', ": keepalive\n\n", "event: done\ndata: {}\n\n"];
@@ -110,4 +115,33 @@ Deno.test("sseResponse: the client cancelling cancels the upstream body", async 
   await new Promise((r) => setTimeout(r, 10));
   assert.ok(up.cancelled());
   assert.equal(reason, "client-closed");
+});
+
+Deno.test("sseResponse: a stream that keeps dripping ends at the total deadline", async () => {
+  let cancelled = false;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      timer = setInterval(() => c.enqueue(enc.encode(": keepalive\n\n")), 20);
+    },
+    cancel() {
+      cancelled = true;
+      clearInterval(timer);
+    },
+  });
+  const res = sseResponse((w) => w.pipe(new Response(body)), { ...opts(), totalMs: 300 });
+  const text = await res.text();
+  const last = text.split("\n\n").filter(Boolean).at(-1)!;
+  assert.match(last, /^event: error\ndata: \{"error":"UPSTREAM_TIMEOUT"/);
+  assert.ok(cancelled, "the upstream body was cancelled");
+});
+
+Deno.test("sseResponse: the total deadline also ends work that never reaches the upstream", async () => {
+  const res = sseResponse(async (w) => {
+    await w.event("status", { stage: "context" });
+    await new Promise(() => {}); // context building that never finishes
+  }, { ...opts(), totalMs: 200 });
+  const text = await res.text();
+  assert.match(text, /event: error\ndata: \{"error":"UPSTREAM_TIMEOUT"/);
+  assert.equal(text.match(/event: error/g)?.length, 1);
 });

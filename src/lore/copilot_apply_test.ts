@@ -312,3 +312,24 @@ Deno.test("apply: a note that cannot be loaded fails the whole request, nothing 
     assert.equal(err.status, 404);
     assert.ok(sim.requests.every((r) => r.method === "GET"));
   }));
+
+Deno.test("apply: a create whose content sanitizes to nothing stays a text note", () =>
+  withCore(async (sim, core) => {
+    // Core turns an empty note given ~template=_template_timeline (a book) into a book
+    const report = await apply(core, [{
+      kind: "create",
+      targetId: "era",
+      title: "The Drowned Era",
+      loreType: "timeline",
+      contentHtml: "<script>alert(1)</script>",
+      relationAdds: [{
+        relationshipType: "related_to",
+        targetId: W.charMira,
+        targetKind: "existing",
+      }],
+    }]);
+    assert.deepEqual(report.failed, []);
+    const era = sim.store.getNote(report.createdNoteIds[0])!;
+    assert.deepEqual([era.type, era.mime], ["text", "text/html"]);
+    assert.ok(own(sim, era.noteId).includes("~template=_template_timeline"));
+  }));

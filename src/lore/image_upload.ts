@@ -6,16 +6,16 @@
  * @module
  */
 import { ApiError } from "../http/errors.ts";
-import { limitStream, mediaType, tooLarge } from "../http/body.ts";
-import { extensionFor, imageSize, type RasterMime } from "../media/image_info.ts";
+import { idleDeadline, limitStream, mediaType, requestTimeout, tooLarge } from "../http/body.ts";
+import { extensionFor, imageSize, type RasterMime, sniffImageMime } from "../media/image_info.ts";
 import type { CoreClient } from "../upstream/core.ts";
 import { readImageHead } from "../media/image_stream.ts";
-import { concatBytes } from "../util/bytes.ts";
 import { isMissingReference } from "./references.ts";
 import type { WriteSteps } from "./write_steps.ts";
 
 /**
- * How much of an upload is kept to read the pixel size (JPEG headers can sit behind EXIF).
+ * How much of an upload may be read, before anything goes upstream, to find the pixel size (JPEG
+ * headers can sit behind EXIF); an image whose size is not known by then is refused.
  *
  * @example
  * ```ts
@@ -34,28 +34,42 @@ export const SIZE_PREFIX_BYTES = 256 * 1024;
  */
 export const MAX_FILENAME_CHARS = 128;
 
-/** An upload whose first bytes proved it a raster image; nothing has been sent upstream yet. */
+/**
+ * An upload whose header proved it a raster image of a known size; nothing has been sent
+ * upstream yet.
+ */
 export interface ImageUpload {
   mime: RasterMime;
+  /** Pixel size from the file header. */
+  width: number;
+  height: number;
   /** The safe note title ({@linkcode safeImageFilename}). */
   title: string;
   maxBytes: number;
-  /** All of the body, head first. */
+  /** All of the body, head first; errors with a 408 when the client stops sending. */
   stream: ReadableStream<Uint8Array>;
+  /** The 408 once the client has stalled (the upstream call that read the stream fails too). */
+  stalled(): ApiError | undefined;
 }
 
 /**
  * Checks an upload request before anything goes upstream: the declared type must be `image/*` or
  * `application/octet-stream` (else 415), and the first bytes must be a PNG, JPEG, GIF, WebP or
- * AVIF (else 415; an empty body is 400). Only the head is read; the rest stays in the stream.
+ * AVIF whose header is complete and gives its pixel size within {@linkcode SIZE_PREFIX_BYTES}
+ * (else 415; an empty body is 400). Only that head is read; the rest stays in the stream. A
+ * client that sends nothing for `idleMs` gets 408, now or while the stream is read later.
  *
  * @example
  * ```ts
- * const upload = await readImageUpload(ctx.req, ctx.config.MAX_UPLOAD_BYTES);
+ * const upload = await readImageUpload(ctx.req, ctx.config.MAX_UPLOAD_BYTES, 10_000);
  * upload.mime; // "image/png"
  * ```
  */
-export async function readImageUpload(req: Request, maxBytes: number): Promise<ImageUpload> {
+export async function readImageUpload(
+  req: Request,
+  maxBytes: number,
+  idleMs: number,
+): Promise<ImageUpload> {
   const type = mediaType(req);
   if (!(type === "application/octet-stream" || /^image\/[\w.+-]+$/.test(type))) {
     throw new ApiError(
@@ -65,8 +79,14 @@ export async function readImageUpload(req: Request, maxBytes: number): Promise<I
       { expected: ["image/*", "application/octet-stream"], received: type || null },
     );
   }
-  const { mime, head, stream } = await readImageHead(req.body ?? emptyStream()).catch(() => {
-    throw new ApiError(400, "INVALID_REQUEST", "The request body could not be read");
+  let stalled = false;
+  const body = idleDeadline(req.body ?? emptyStream(), idleMs, () => stalled = true);
+  const decided = (head: Uint8Array) =>
+    !sniffImageMime(head) || !!imageSize(head) || head.byteLength >= SIZE_PREFIX_BYTES;
+  const { mime, head, stream } = await readImageHead(body, undefined, decided).catch((e) => {
+    throw e instanceof ApiError
+      ? e
+      : new ApiError(400, "INVALID_REQUEST", "The request body could not be read");
   });
   if (!mime) {
     await stream.cancel();
@@ -78,8 +98,24 @@ export async function readImageUpload(req: Request, maxBytes: number): Promise<I
         "The body is not a PNG, JPEG, GIF, WebP or AVIF image",
       );
   }
+  const size = imageSize(head);
+  if (!size) {
+    await stream.cancel();
+    throw new ApiError(
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+      "The image header is incomplete or does not give the image's size",
+    );
+  }
   const title = safeImageFilename(req.headers.get("x-host-filename"), mime);
-  return { mime, title, maxBytes, stream };
+  return {
+    mime,
+    ...size,
+    title,
+    maxBytes,
+    stream,
+    stalled: () => stalled ? requestTimeout(idleMs) : undefined,
+  };
 }
 
 /**
@@ -103,9 +139,9 @@ export interface UploadedImage {
   noteId: string;
   title: string;
   mime: RasterMime;
-  /** Pixel size read from the file header; null when the header did not tell. */
-  width: number | null;
-  height: number | null;
+  /** Pixel size read from the file header. */
+  width: number;
+  height: number;
 }
 
 /**
@@ -147,11 +183,10 @@ export async function uploadImage(
   ).catch(discarding(upload));
   const noteId = created.note.noteId;
 
-  const prefix = prefixKeeper(SIZE_PREFIX_BYTES);
   const stop = new AbortController();
   let exceeded = false;
   const bytes = limitStream(
-    upload.stream.pipeThrough(prefix.transform, { signal: stop.signal }),
+    upload.stream.pipeThrough(new TransformStream(), { signal: stop.signal }),
     upload.maxBytes,
     () => exceeded = true,
   );
@@ -160,12 +195,11 @@ export async function uploadImage(
     () =>
       core.putContent(noteId, bytes, "application/octet-stream").catch((e) => {
         stop.abort(); // stop reading the client's body whatever happened upstream
-        throw exceeded ? tooLarge(upload.maxBytes) : e;
+        throw exceeded ? tooLarge(upload.maxBytes) : upload.stalled() ?? e;
       }),
     "covered",
   );
-  const size = imageSize(prefix.bytes());
-  return { noteId, title, mime, width: size?.width ?? null, height: size?.height ?? null };
+  return { noteId, title, mime, width: upload.width, height: upload.height };
 }
 
 // Control characters (C0, DEL, C1) and bidi/invisible formatting that could disguise a name.
@@ -214,23 +248,6 @@ function decodeHeaderText(raw: string): string {
     } catch { /* a literal % in the name, not percent-encoding */ }
   }
   return text;
-}
-
-/** A pass-through transform that remembers the first `limit` bytes. */
-function prefixKeeper(limit: number) {
-  const chunks: Uint8Array[] = [];
-  let kept = 0;
-  const transform = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      if (kept < limit) {
-        const part = chunk.subarray(0, limit - kept);
-        chunks.push(part.slice());
-        kept += part.byteLength;
-      }
-      controller.enqueue(chunk);
-    },
-  });
-  return { transform, bytes: () => concatBytes(chunks, kept) };
 }
 
 function emptyStream(): ReadableStream<Uint8Array> {

@@ -1,20 +1,23 @@
 /**
  * Creating a lore note the one way the service does it: the note, then `#lore`, `#loreType`,
- * `~template` and extra labels, each a step of a {@linkcode WriteSteps} so a failure removes the
- * half-made note. Used by `POST /api/lore` and by the copilot's `create` targets.
+ * `~template` (keeping the note's type, see template_link.ts) and extra labels, each a step of a
+ * {@linkcode WriteSteps} so a failure removes the half-made note. Used by `POST /api/lore` and by
+ * the copilot's `create` targets.
  *
  * @module
  */
 import { rethrowMissingReference } from "./references.ts";
+import { KEEP_TYPE_STEP, linkTemplate } from "./template_link.ts";
 import type { WriteSteps } from "./write_steps.ts";
 import type { CoreBranch, CoreClient, CoreNote } from "../upstream/core.ts";
-import { LORE_TYPES } from "../routes/schemas.ts";
+import { DEFAULT_MIMES, LORE_TYPES, type NOTE_TYPES } from "../routes/schemas.ts";
 
 /** What a new lore note is made of. */
 export interface NewLoreNote {
   parentNoteId: string;
   title: string;
-  type: string;
+  type: (typeof NOTE_TYPES)[number];
+  /** Default: Core's default for the type. The note ends with this type and mime. */
   mime?: string;
   content: string;
   loreType?: string;
@@ -45,6 +48,7 @@ export async function createLoreNote(
     ((LORE_TYPES as readonly string[]).includes(input.loreType ?? "")
       ? `_template_${input.loreType}`
       : undefined);
+  const keep = { type: input.type, mime: input.mime ?? DEFAULT_MIMES[input.type] };
   const created = await w.step(
     "create the note",
     () =>
@@ -65,13 +69,10 @@ export async function createLoreNote(
     await w.step("add the #loreType label", label("loreType", input.loreType), "covered");
   }
   if (templateId) {
-    await w.step(
-      "link the template",
-      () =>
-        core.createAttribute({ noteId, type: "relation", name: "template", value: templateId })
-          .catch(rethrowMissingReference("templateId")),
-      "covered",
-    );
+    await linkTemplate(core, w, { noteId, templateId, keep, field: "templateId", undo: "covered" });
+  } else if (created.note.type !== keep.type || created.note.mime !== keep.mime) {
+    // the parent's `~child:template` gave the note a template, and its type, at creation
+    await w.step(KEEP_TYPE_STEP, () => core.patchNote(noteId, keep), "covered");
   }
   for (const [name, value] of Object.entries(input.labels ?? {})) {
     await w.step(`add the #${name} label`, label(name, value), "covered");

@@ -19,18 +19,27 @@ export function naturalCompare(a: string, b: string): number {
   return collator.compare(a, b);
 }
 
+/** What {@linkcode compareByTitle} orders. */
+export interface Titled {
+  title: string;
+  noteId: string;
+  /** A protected note's title is unknown (Core sends ciphertext; we show a placeholder). */
+  isProtected?: boolean;
+}
+
 /**
- * Orders by title, then by noteId so equal titles still have one stable order.
+ * Orders by title, then by noteId so equal titles still have one stable order. Protected notes
+ * come last, by noteId: their shown title is a placeholder, not a title to sort by.
  *
  * @example
  * ```ts
  * notes.sort(compareByTitle);
  * ```
  */
-export function compareByTitle(
-  a: { title: string; noteId: string },
-  b: { title: string; noteId: string },
-): number {
-  return collator.compare(a.title, b.title) ||
+export function compareByTitle(a: Titled, b: Titled): number {
+  const hiddenA = a.isProtected === true;
+  const hiddenB = b.isProtected === true;
+  if (hiddenA !== hiddenB) return hiddenA ? 1 : -1;
+  return (hiddenA ? 0 : collator.compare(a.title, b.title)) ||
     (a.noteId < b.noteId ? -1 : a.noteId > b.noteId ? 1 : 0);
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { hasLabel } from "./note_view.ts";
-import { sanitizeLoreHtml, sanitizePlayerHtml } from "../sanitize/html.ts";
+import { sanitizeLoreHtml, sanitizePlayerHtml, SANITIZER_VERSION } from "../sanitize/html.ts";
 import type { CoreNote } from "../upstream/core_schemas.ts";
 
 /** `gm` shows everything (sanitized); `player` also drops `.gm-only` parts and hidden notes. */
@@ -61,9 +61,9 @@ export function planPreview(
     case "text":
       return {
         kind: "content",
-        etag: blob && `"${mode}-${blob}"`,
+        etag: blob && `"${mode}-${SANITIZER_VERSION}-${blob}"`,
         blobId: blob,
-        cacheKey: blob && `${mode}:${blob}`,
+        cacheKey: blob && `${mode}:${blob}`, // per process: only one sanitizer version runs
         render: mode === "gm" ? sanitizeLoreHtml : sanitizePlayerHtml,
       };
     case "code":

@@ -118,15 +118,21 @@ export function sniffImageMime(head: Uint8Array): RasterMime | null {
   return null;
 }
 
+/** Signature, then IHDR: length, type, 13 bytes of data and its CRC. */
+const PNG_HEADER_BYTES = 8 + 4 + 4 + 13 + 4;
+/** Signature and logical screen descriptor. */
+const GIF_HEADER_BYTES = 6 + 7;
+
 function pngSize(b: Uint8Array) {
-  // IHDR must be the first chunk and is always 13 bytes long.
-  if (u32be(b, 8) !== 13 || !ascii(b, 12, "IHDR")) return null;
+  // IHDR must be the first chunk and is always 13 bytes long; a header cut short is no image.
+  if (b.length < PNG_HEADER_BYTES || u32be(b, 8) !== 13 || !ascii(b, 12, "IHDR")) return null;
   const width = u32be(b, 16);
   const height = u32be(b, 20);
   return width < 0 || height < 0 ? null : size(width, height);
 }
 
 function gifSize(b: Uint8Array) {
+  if (b.length < GIF_HEADER_BYTES) return null;
   const width = u16le(b, 6);
   const height = u16le(b, 8);
   return width < 0 || height < 0 ? null : size(width, height);
@@ -152,8 +158,8 @@ function jpegSize(b: Uint8Array) {
     const length = u16be(b, i); // includes the two length bytes
     if (length < 2) return null;
     if (isStartOfFrame(marker)) {
-      // length(2) precision(1) height(2) width(2) components(1)
-      if (length < 8) return null;
+      // length(2) precision(1) height(2) width(2) components(1); the whole segment must be there
+      if (length < 8 || i + length > b.length) return null;
       const height = u16be(b, i + 3);
       const width = u16be(b, i + 5);
       // Height 0 means "defined later by DNL", which a header cannot tell us.

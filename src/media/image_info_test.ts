@@ -233,8 +233,8 @@ Deno.test("image: a prefix that contains the header is enough", () => {
   const jpg = jpeg(800, 600);
   const sosAt = jpg.findLastIndex((_, i) => jpg[i] === 0xff && jpg[i + 1] === 0xda);
   assert.deepEqual(imageSize(jpg.subarray(0, sosAt)), { width: 800, height: 600 });
-  assert.deepEqual(imageSize(png(5, 6).subarray(0, 24)), { width: 5, height: 6 });
-  assert.deepEqual(imageSize(gif("89a", 5, 6).subarray(0, 10)), { width: 5, height: 6 });
+  assert.deepEqual(imageSize(png(5, 6).subarray(0, 33)), { width: 5, height: 6 });
+  assert.deepEqual(imageSize(gif("89a", 5, 6).subarray(0, 13)), { width: 5, height: 6 });
   assert.deepEqual(imageSize(webpVP8X(5, 6).subarray(0, 30)), { width: 5, height: 6 });
   assert.deepEqual(imageSize(webpVP8L(5, 6).subarray(0, 25)), { width: 5, height: 6 });
   assert.deepEqual(imageSize(webpVP8(5, 6).subarray(0, 30)), { width: 5, height: 6 });
@@ -284,9 +284,11 @@ Deno.test("image: non-images are not sniffed as raster images", () => {
 });
 
 Deno.test("image: truncated headers give null, never throw", () => {
+  // the whole header must be there, not just the size fields: PNG's IHDR with its CRC, GIF's
+  // logical screen descriptor, JPEG's whole SOF segment
   const headerEnd: Record<string, number> = {
-    png: 24,
-    gif89a: 10,
+    png: 33,
+    gif89a: 13,
     "webp vp8": 30,
     "webp vp8l": 25,
     "webp vp8x": 30,
@@ -304,10 +306,14 @@ Deno.test("image: truncated headers give null, never throw", () => {
   const sofAt = jpg.findIndex((_, i) =>
     [0xff, 0xc0, 0x00, 0x11, 0x08].every((v, k) => jpg[i + k] === v)
   );
-  for (let n = 0; n < sofAt + 9; n++) {
+  const sofEnd = sofAt + 2 + 0x11; // marker, then the 17-byte segment its length field names
+  for (let n = 0; n < sofEnd; n++) {
     assert.equal(imageSize(jpg.subarray(0, n)), null, `jpeg/${n}`);
   }
-  assert.deepEqual(imageSize(jpg.subarray(0, sofAt + 9)), { width: 10, height: 20 });
+  assert.deepEqual(imageSize(jpg.subarray(0, sofEnd)), { width: 10, height: 20 });
+  // a bare signature is sniffed as its type but has no size: never an image of "unknown" size
+  assert.equal(imageSize(bytes("GIF89a")), null);
+  assert.equal(imageSize(bytes([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), null);
   const av = avif(10, 20);
   const ispeAt = av.findIndex((_, i) => String.fromCharCode(...av.subarray(i, i + 4)) === "ispe");
   for (let n = 0; n < ispeAt + 16; n++) {

@@ -23,7 +23,8 @@ export interface ImageHead {
  * beyond the head is buffered, and cancelling the returned stream cancels the source (so a
  * client abort reaches an upstream body). When `signal` aborts before the head is complete, the
  * source is cancelled and the promise rejects with the signal's reason; a failing source rejects
- * with its error (and is cancelled too).
+ * with its error (and is cancelled too). `until`, when given, keeps reading past
+ * {@linkcode SNIFF_BYTES} until it holds for the head (or the stream ends).
  *
  * @example
  * ```ts
@@ -34,6 +35,7 @@ export interface ImageHead {
 export async function readImageHead(
   source: ReadableStream<Uint8Array>,
   signal?: AbortSignal,
+  until?: (head: Uint8Array) => boolean,
 ): Promise<ImageHead> {
   const reader = source.getReader();
   const stop = () => void reader.cancel(signal?.reason).catch(() => {});
@@ -43,7 +45,7 @@ export async function readImageHead(
   let ended = false;
   try {
     signal?.throwIfAborted();
-    while (length < SNIFF_BYTES) {
+    while (length < SNIFF_BYTES || (until && !until(concatBytes(chunks, length)))) {
       const r = await reader.read();
       signal?.throwIfAborted(); // a cancelled read looks like the end: it is not
       if (r.done) {

@@ -333,7 +333,8 @@ type SuggestionOutcome =
 async function unavailable(ctx: Ctx, e: unknown): Promise<SuggestionOutcome> {
   if (!(e instanceof ApiError)) throw e;
   await ctx.credentials.onError(e).catch(() => {});
-  ctx.log.log(e.code === "NOT_CONFIGURED" ? "debug" : "warn", "relationship suggestions skipped", {
+  const noCredentials = e.code === "NOT_CONFIGURED" || e.code === "NOT_AUTHENTICATED";
+  ctx.log.log(noCredentials ? "debug" : "warn", "relationship suggestions skipped", {
     requestId: ctx.requestId,
     reason: e.code,
   });

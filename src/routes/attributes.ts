@@ -1,7 +1,8 @@
 /**
  * Attributes of a note: create a label or relation, delete one by id. Names are checked here
- * because Core would silently rewrite a bad name (`lore-type` → `lore_type`), and a delete only
- * ever touches an attribute the note in the URL owns.
+ * because Core would silently rewrite a bad name (`lore-type` → `lore_type`), a `~template` keeps
+ * the note's type (Core would change an empty note's), and a delete only ever touches an
+ * attribute the note in the URL owns.
  *
  * @module
  */
@@ -9,9 +10,11 @@ import { z } from "zod";
 import { ApiError, invalidRequest, nullOn404, upstreamCode } from "../http/errors.ts";
 import { json, noContent } from "../http/response.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
+import { linkTemplate } from "../lore/template_link.ts";
+import { writeSteps } from "../lore/write_steps.ts";
 import { defineRoute, type Route } from "../router.ts";
-import type { CoreClient } from "../upstream/core.ts";
-import { attributeNameSchema, idParams, idSchema } from "./schemas.ts";
+import type { CoreAttribute, CoreClient } from "../upstream/core.ts";
+import { attributeIdSchema, attributeNameSchema, idParams, idSchema } from "./schemas.ts";
 
 /** A name as users write it (`#race`, `~relAlly`): the sigil of the attribute's type is dropped. */
 const nameWithSigil = (sigil: "#" | "~") =>
@@ -37,7 +40,7 @@ const createBody = z.discriminatedUnion("type", [
   }),
 ]);
 
-const deleteQuery = z.object({ attrId: idSchema });
+const deleteQuery = z.object({ attrId: attributeIdSchema });
 
 /** `POST /api/lore/:id/attributes` — one label or relation; 201 with Core's attribute. */
 export const createAttribute = defineRoute({
@@ -50,7 +53,8 @@ export const createAttribute = defineRoute({
   params: idParams,
   body: { kind: "json", schema: createBody },
   responses: {
-    201: "The created attribute (Core's attribute object)",
+    201: "The created attribute (Core's attribute object); a `~template` leaves the note's " +
+      "type and mime as they were",
     400: "Invalid body, a name Core would rewrite, a relation target that does not exist, " +
       "or a system note",
     404: "No such note",
@@ -60,6 +64,9 @@ export const createAttribute = defineRoute({
     refuseSystemNote(noteId, "changed");
     const core = await ctx.core({ detached: true });
     const { type, name, value, isInheritable, position } = ctx.body;
+    if (type === "relation" && name === "template") {
+      return json(await addTemplate(core, noteId, value, { isInheritable, position }), 201);
+    }
     try {
       const attribute = await core.createAttribute({
         noteId,
@@ -105,6 +112,27 @@ export const deleteAttribute = defineRoute({
     return noContent();
   },
 });
+
+/**
+ * `~template` keeps the note's type and mime ({@linkcode linkTemplate}); a missing note is 404,
+ * a missing template 400 naming `value`.
+ */
+async function addTemplate(
+  core: CoreClient,
+  noteId: string,
+  templateId: string,
+  extra: { isInheritable?: boolean; position?: number },
+): Promise<CoreAttribute> {
+  const note = await core.getNote(noteId);
+  return await linkTemplate(core, writeSteps(), {
+    noteId,
+    templateId,
+    ...extra,
+    keep: note,
+    field: "value",
+    undo: "remove",
+  });
+}
 
 /**
  * Core reports a missing owner as 400 PROPERTY_VALIDATION_ERROR and a missing relation target as

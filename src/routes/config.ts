@@ -116,7 +116,10 @@ async function probe<C>(
     c = await client();
   } catch (e) {
     await ctx.credentials.onError(e);
-    return down(e, !(e instanceof ApiError && e.code === "NOT_CONFIGURED"));
+    // no credentials for this caller (none configured, or not logged in): nothing to probe
+    const missing = e instanceof ApiError &&
+      (e.code === "NOT_CONFIGURED" || e.code === "NOT_AUTHENTICATED");
+    return down(e, !missing);
   }
   const started = performance.now();
   try {

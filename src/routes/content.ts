@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { json, noContent, sandboxedHtmlHeaders } from "../http/response.ts";
+import { guardedResponseBody, type StreamContext } from "../http/stream_guard.ts";
 import { contentBlobId, etagMatches, planPreview, PREVIEW_MODES } from "../lore/preview.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
 import { defineRoute, type Route } from "../router.ts";
@@ -27,7 +28,7 @@ export const getContent = defineRoute({
       "else `application/octet-stream`; `Content-Security-Policy: sandbox; default-src 'none'`",
     404: "No such note",
   },
-  handler: async (ctx) => rawContentResponse(await (await ctx.core()).content(ctx.params.id)),
+  handler: async (ctx) => rawContentResponse(ctx, await (await ctx.core()).content(ctx.params.id)),
 });
 
 /** `PUT /api/lore/:id/content` — replace a text-holding note's content; 204. */
@@ -158,7 +159,7 @@ export const getRevisionContent = defineRoute({
       if (!owned) throw revisionNotFound();
       throw (content as PromiseRejectedResult).reason;
     }
-    return rawContentResponse(content.value);
+    return rawContentResponse(ctx, content.value);
   },
 });
 
@@ -170,10 +171,12 @@ const RAW_MEDIA_TYPES: ReadonlySet<string> = new Set([
 
 /**
  * Core's content passed through unbuffered, as an inert document: text types keep their charset,
- * anything else (binaries, SVG, scripts) becomes `application/octet-stream`.
+ * anything else (binaries, SVG, scripts) becomes `application/octet-stream`. The body has the
+ * streamed-body deadlines: a stalled or endless one is cut off (the client sees it fail).
  */
-function rawContentResponse(upstream: Response): Response {
-  return new Response(upstream.body, {
+function rawContentResponse(ctx: StreamContext, upstream: Response): Response {
+  const body = upstream.body && guardedResponseBody(ctx, upstream.body, "Core");
+  return new Response(body, {
     headers: sandboxedHtmlHeaders(rawContentType(upstream.headers.get("content-type"))),
   });
 }

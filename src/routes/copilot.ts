@@ -59,8 +59,9 @@ const turnRoute = {
 
 const turnResponses = {
   400: "Invalid transcript or sessionId (nothing is sent to the Parser)",
+  401: "NOT_AUTHENTICATED: no Parser session or Core credentials, and logging in would give them",
   404: "No such note, or a `sessionId` the Parser does not know",
-  503: "NOT_CONFIGURED: no Parser session or no Core credentials",
+  503: "NOT_CONFIGURED: no Parser session or no Core credentials, and no login could give them",
 };
 
 /** `POST /api/lore/:id/copilot/chat` — one turn, answered as JSON. */

@@ -20,7 +20,13 @@ import { writeSteps } from "../lore/write_steps.ts";
 import { defineRoute, type Route } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
-import { attributeNameSchema, idParams, idSchema, NOTE_TYPES } from "./schemas.ts";
+import {
+  attributeNameSchema,
+  callerQuerySchema,
+  idParams,
+  idSchema,
+  NOTE_TYPES,
+} from "./schemas.ts";
 
 const RESERVED_ATTRIBUTES = new Set(["lore", "loreType", "template"]);
 
@@ -47,7 +53,7 @@ const patchBody = z.strictObject({
 }).refine((b) => Object.keys(b).length > 0, "give at least one of title, type, mime");
 
 const listQuery = z.object({
-  q: z.string().trim().min(1).max(2000).default("#lore"),
+  q: callerQuerySchema.default("#lore"),
   ancestorNoteId: idSchema.optional(),
 });
 
@@ -60,10 +66,15 @@ export const listLore = defineRoute({
   access: "private",
   tag: "lore",
   query: listQuery,
-  responses: { 200: "`{ results: Note[], count }` (Core note objects)" },
+  responses: {
+    200: "`{ results: Note[], count }` (Core note objects)",
+    400: "A query Core cannot run (e.g. an invalid regular expression after `%=`)",
+  },
   handler: async (ctx) => {
     const core = await ctx.core();
-    const results = await core.search(ctx.query.q, { ancestorNoteId: ctx.query.ancestorNoteId });
+    const results = await core.searchCallerQuery(ctx.query.q, {
+      ancestorNoteId: ctx.query.ancestorNoteId,
+    });
     return json({ results, count: results.length });
   },
 });

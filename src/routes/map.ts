@@ -56,13 +56,19 @@ export const uploadMap = defineRoute({
   responses: {
     201: "`{ noteId, imageNoteId, url, width, height }` (pixel size from the file header)",
     404: "No such map note (nothing created)",
+    408: "The client stopped sending for CLIENT_BODY_TIMEOUT_MS (the half-made note is removed)",
     413: "Over MAX_UPLOAD_BYTES (the half-made image note is removed)",
-    415: "Not an image type, or the bytes are not PNG/JPEG/GIF/WebP/AVIF (nothing created)",
+    415: "Not an image type, or not a PNG/JPEG/GIF/WebP/AVIF with a complete header giving its " +
+      "size (nothing created)",
     502: "PARTIAL_FAILURE: a step failed and could not be undone",
   },
   handler: async (ctx) => {
     const { id } = ctx.params;
-    const upload = await readImageUpload(ctx.req, ctx.config.MAX_UPLOAD_BYTES);
+    const upload = await readImageUpload(
+      ctx.req,
+      ctx.config.MAX_UPLOAD_BYTES,
+      ctx.config.CLIENT_BODY_TIMEOUT_MS,
+    );
     const core = await ctx.core({ detached: true }).catch(discarding(upload));
     const map = await core.getNote(id).catch(discarding(upload));
     const own = ownAttributes(map);
@@ -84,7 +90,7 @@ export const uploadMap = defineRoute({
       "covered",
     );
     for (const [name, value] of [["mapWidth", image.width], ["mapHeight", image.height]] as const) {
-      if (value === null || own.some((a) => a.type === "label" && a.name === name)) continue;
+      if (own.some((a) => a.type === "label" && a.name === name)) continue;
       await w.step(
         `add the #${name} label`,
         () => core.createAttribute({ noteId: id, type: "label", name, value: String(value) }),

@@ -1,15 +1,17 @@
 /**
- * Images: streaming an image note's bytes (verified raster types only), the editor's legacy image
- * URL, and uploading a new image note.
+ * Images: streaming an image note's or image attachment's bytes (verified raster types only), the
+ * editor's legacy image URL, and uploading a new image note.
  *
  * @module
  */
 import { z } from "zod";
 import { ApiError, invalidRequest } from "../http/errors.ts";
 import { json } from "../http/response.ts";
+import { guardedResponseBody } from "../http/stream_guard.ts";
 import { discarding, readImageUpload, uploadImage } from "../lore/image_upload.ts";
+import { etagMatches } from "../lore/preview.ts";
 import { writeSteps } from "../lore/write_steps.ts";
-import { verifiedRasterStream } from "../media/image_response.ts";
+import { declaredRasterMime, verifiedRasterStream } from "../media/image_response.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { idParams, idSchema } from "./schemas.ts";
 
@@ -35,11 +37,7 @@ export const getImage = defineRoute({
     const upstream = await (await ctx.core()).content(ctx.params.id, {
       ifNoneMatch: ifNoneMatch && ifNoneMatch.length <= 1024 ? ifNoneMatch : undefined,
     });
-    const headers = new Headers({
-      "cache-control": IMAGE_CACHE_CONTROL,
-      "x-content-type-options": "nosniff",
-      "content-security-policy": "default-src 'none'; sandbox",
-    });
+    const headers = imageHeaders();
     const etag = upstream.headers.get("etag");
     if (etag && /^(W\/)?"[\x21\x23-\x7e]{0,200}"$/.test(etag)) headers.set("etag", etag);
     if (upstream.status === 304) {
@@ -49,7 +47,49 @@ export const getImage = defineRoute({
     const image = await verifiedRasterStream(upstream, ctx.config.UPSTREAM_TIMEOUT_MS);
     if (!image) throw notRaster();
     headers.set("content-type", image.mime);
-    return new Response(image.stream, { headers });
+    return new Response(guardedResponseBody(ctx, image.stream, "Core"), { headers });
+  },
+});
+
+/** `GET /api/attachments/:attachmentId/image/:filename` — an image attachment's bytes, streamed. */
+export const getAttachmentImage = defineRoute({
+  method: "GET",
+  path: "/api/attachments/:attachmentId/image/:filename",
+  summary:
+    "Image attachment bytes (Core's pasted images), streamed; PNG/JPEG/GIF/WebP/AVIF only; " +
+    "file name ignored",
+  backend: "Core",
+  access: "private",
+  tag: "media",
+  params: z.object({ attachmentId: idSchema, filename: z.string().min(1).max(255) }),
+  responses: {
+    200: "The image; `Cache-Control: private, max-age=86400`, nosniff, sandbox CSP, " +
+      '`ETag: "attachment-<blobId>"`',
+    304: "`If-None-Match` matched (the bytes are not fetched)",
+    404: "No such attachment, or not a raster image (role other than `image`, SVG, or bytes " +
+      "that are not the declared type)",
+  },
+  handler: async (ctx) => {
+    const core = await ctx.core();
+    const att = await core.getAttachment(ctx.params.attachmentId);
+    // Core's metadata already rules out files and SVGs: their bytes are never fetched.
+    if (att.role !== "image" || !declaredRasterMime(att.mime)) throw notRasterAttachment();
+    const headers = imageHeaders();
+    // Content-addressed: the bytes, and so the sniffed type, are fixed by the blob.
+    const etag = att.blobId && /^[A-Za-z0-9_-]{1,64}$/.test(att.blobId)
+      ? `"attachment-${att.blobId}"`
+      : null;
+    if (etag) {
+      headers.set("etag", etag);
+      if (etagMatches(ctx.req.headers.get("if-none-match"), etag)) {
+        return new Response(null, { status: 304, headers });
+      }
+    }
+    const upstream = await core.attachmentContent(att.attachmentId);
+    const image = await verifiedRasterStream(upstream, ctx.config.UPSTREAM_TIMEOUT_MS);
+    if (!image) throw notRasterAttachment();
+    headers.set("content-type", image.mime);
+    return new Response(guardedResponseBody(ctx, image.stream, "Core"), { headers });
   },
 });
 
@@ -88,14 +128,20 @@ export const uploadImageRoute = defineRoute({
       "WebP or AVIF by content), at most MAX_UPLOAD_BYTES",
   },
   responses: {
-    201: "`{ url, noteId, mime, width, height }` (size from the file header, null if unknown)",
+    201: "`{ url, noteId, mime, width, height }` (pixel size from the file header)",
     400: "Empty body, or `parentNoteId` does not name a note (nothing created)",
+    408: "The client stopped sending for CLIENT_BODY_TIMEOUT_MS (the half-made note is removed)",
     413: "Over MAX_UPLOAD_BYTES (declared or while streaming; the half-made note is removed)",
-    415: "Not an image type, or the bytes are not PNG/JPEG/GIF/WebP/AVIF (nothing created)",
+    415: "Not an image type, or not a PNG/JPEG/GIF/WebP/AVIF with a complete header giving its " +
+      "size (nothing created)",
     502: "PARTIAL_FAILURE: the upload failed and the half-made note could not be removed",
   },
   handler: async (ctx) => {
-    const upload = await readImageUpload(ctx.req, ctx.config.MAX_UPLOAD_BYTES);
+    const upload = await readImageUpload(
+      ctx.req,
+      ctx.config.MAX_UPLOAD_BYTES,
+      ctx.config.CLIENT_BODY_TIMEOUT_MS,
+    );
     const core = await ctx.core({ detached: true }).catch(discarding(upload));
     const image = await uploadImage(core, writeSteps(), upload, {
       parentNoteId: ctx.query.parentNoteId ?? await ctx.loreRootId(),
@@ -114,9 +160,27 @@ export const uploadImageRoute = defineRoute({
   },
 });
 
+/** Headers of every private image answer (200 and 304). */
+function imageHeaders(): Headers {
+  return new Headers({
+    "cache-control": IMAGE_CACHE_CONTROL,
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "default-src 'none'; sandbox",
+  });
+}
+
 function notRaster(): ApiError {
   return new ApiError(404, "NOT_FOUND", "Note is not a raster image");
 }
 
+function notRasterAttachment(): ApiError {
+  return new ApiError(404, "NOT_FOUND", "Attachment is not a raster image");
+}
+
 /** The image routes. */
-export const mediaRoutes: Route[] = [getImage, redirectImage, uploadImageRoute];
+export const mediaRoutes: Route[] = [
+  getImage,
+  getAttachmentImage,
+  redirectImage,
+  uploadImageRoute,
+];

@@ -164,8 +164,8 @@ export function parserStreamRoute<P extends z.ZodType, S extends z.ZodType>(
 }
 
 /**
- * An SSE response for this request with the configured idle timeout; the end of the stream is
- * logged (how it ended), since the request log line is written when the head is sent.
+ * An SSE response for this request with the configured idle and total deadlines; the end of the
+ * stream is logged (how it ended), since the request log line is written when the head is sent.
  *
  * @example
  * ```ts
@@ -182,6 +182,7 @@ export function streamResponse(
   const started = performance.now();
   return sseResponse(produce, {
     idleMs: ctx.config.STREAM_IDLE_TIMEOUT_MS,
+    totalMs: ctx.config.SSE_TOTAL_TIMEOUT_MS,
     signal: ctx.signal,
     requestId: ctx.requestId,
     onEnd: (reason) =>

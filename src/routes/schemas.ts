@@ -4,8 +4,12 @@
  * @module
  */
 import { z } from "zod";
+import { callerQueryProblem } from "../core/caller_query.ts";
 
-/** Note, attribute, branch and revision ids: what Core generates, nothing that could be a path. */
+/**
+ * Note, revision and attachment ids: Core's random ids, its built-in notes' `_…` ids (and
+ * `root`); nothing that could be a path. Attribute ids need {@linkcode attributeIdSchema}.
+ */
 export const idSchema = z.string().regex(
   /^[A-Za-z0-9_]{1,128}$/,
   "must be 1-128 letters, digits or _",
@@ -13,6 +17,49 @@ export const idSchema = z.string().regex(
 
 /** `/…/:id` */
 export const idParams = z.object({ id: idSchema });
+
+/**
+ * Attribute ids: Core's random ids, and the fixed ids of its built-in notes' attributes,
+ * `<noteId>_<l|r><name>` (`_template_character_llabel:fullName`), which add `:`. Nothing that
+ * could change an upstream path.
+ *
+ * @example
+ * ```ts
+ * attributeIdSchema.parse("_template_character_llabel:fullName"); // ok
+ * attributeIdSchema.safeParse("../notes/x").success; // false
+ * ```
+ */
+export const attributeIdSchema = z.string().regex(
+  /^[A-Za-z0-9_:]{1,128}$/,
+  "must be 1-128 letters, digits, _ or :",
+);
+
+/**
+ * zod refinement for a search query in Core's own syntax, written by the caller: an issue at
+ * `path` when Core would fail on it instead of answering (see {@linkcode callerQueryProblem}).
+ *
+ * @example
+ * ```ts
+ * z.object({ q: z.string() }).superRefine((v, ctx) => refineCallerQuery(v.q, ctx, ["q"]));
+ * ```
+ */
+export function refineCallerQuery(q: string, ctx: z.RefinementCtx, path: string[] = []): void {
+  const problem = callerQueryProblem(q);
+  if (problem) ctx.addIssue({ code: "custom", path, message: problem });
+}
+
+/**
+ * A caller's Core search query: 1-2000 characters, refused when Core would fail on it.
+ *
+ * @example
+ * ```ts
+ * const listQuery = z.object({ q: callerQuerySchema.default("#lore") });
+ * callerQuerySchema.safeParse("note.content %= '['").success; // false
+ * ```
+ */
+export const callerQuerySchema = z.string().trim().min(1).max(2000).superRefine((q, ctx) =>
+  refineCallerQuery(q, ctx)
+);
 
 /** The 17 note types Core accepts (core-notes.md §2.0). */
 export const NOTE_TYPES = [
@@ -34,6 +81,34 @@ export const NOTE_TYPES = [
   "mindMap",
   "aiChat",
 ] as const;
+
+/**
+ * The mime Core gives a new note of each type when none is sent (services/note_types.ts).
+ *
+ * @example
+ * ```ts
+ * DEFAULT_MIMES.code; // "text/plain"
+ * ```
+ */
+export const DEFAULT_MIMES: Readonly<Record<(typeof NOTE_TYPES)[number], string>> = {
+  text: "text/html",
+  code: "text/plain",
+  render: "",
+  file: "application/octet-stream",
+  image: "",
+  search: "",
+  relationMap: "application/json",
+  book: "",
+  noteMap: "",
+  mermaid: "text/vnd.mermaid",
+  canvas: "application/json",
+  webView: "",
+  launcher: "",
+  doc: "",
+  contentWidget: "",
+  mindMap: "application/json",
+  aiChat: "application/json",
+};
 
 /** The 21 lore types that have templates in Core (`_template_<type>`). */
 export const LORE_TYPES = [

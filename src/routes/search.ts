@@ -18,7 +18,7 @@ import { type Ctx, defineRoute, type Route } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
 import { type ParserCall, parserJson } from "./parser_proxy.ts";
-import { idSchema, searchTerm } from "./schemas.ts";
+import { idSchema, refineCallerQuery, searchTerm } from "./schemas.ts";
 
 /** Seed limit of `/api/lore/mention-search`. */
 export const MENTION_LIMIT = 8;
@@ -262,16 +262,19 @@ export const search = defineRoute({
   query: z.object({
     q: z.string().trim().min(1).max(2000),
     mode: z.enum(["etapi", "rag"]).default("etapi"),
+  }).superRefine((v, ctx) => {
+    if (v.mode === "etapi") refineCallerQuery(v.q, ctx, ["q"]);
   }),
   responses: {
     200:
       '`{ mode: "etapi", results: NoteSummary[], count }`, or `{ mode: "rag", results: (NoteSummary & { score, excerpt })[], count }`: the Parser\'s 10 best notes, best first, each confirmed and summarised by Core (notes Core no longer has are left out)',
+    400: "`etapi`: a query Core cannot run (e.g. an invalid regular expression after `%=`)",
     503: "NOT_CONFIGURED: `rag` needs the Parser, which is not connected",
   },
   handler: async (ctx) => {
     const core = await ctx.core();
     if (ctx.query.mode === "etapi") {
-      const notes = await core.search(ctx.query.q);
+      const notes = await core.searchCallerQuery(ctx.query.q);
       return json({ mode: "etapi", results: notes.map(noteSummary), count: notes.length });
     }
     const { results: hits } = await parserJson(

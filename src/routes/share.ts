@@ -46,6 +46,11 @@ function rootInfo(note: CoreNote, isPublished: boolean): ShareRootInfo {
   return { noteId: note.noteId, title: note.title, shareAlias: ownShareAlias(note), isPublished };
 }
 
+/** Every owner of `#shareRoot` when there are several (then nothing is public), else empty. */
+function conflictOf({ owners, publishedIds }: ShareRoots): ShareRootInfo[] {
+  return owners.length > 1 ? owners.map((n) => rootInfo(n, publishedIds.has(n.noteId))) : [];
+}
+
 /** Clones under these do not keep a note alive: losing its last other branch deletes it. */
 const WEAK_PARENTS: ReadonlySet<string> = new Set([SHARE_NOTE_ID, "_lbBookmarks"]);
 
@@ -54,7 +59,7 @@ function shareBranchId(noteId: string): string {
   return `${SHARE_NOTE_ID}_${noteId}`;
 }
 
-/** `GET /api/share` — the effective share root and any other notes claiming to be one. */
+/** `GET /api/share` — the share root, or every note claiming to be one when they conflict. */
 export const getShare = defineRoute({
   method: "GET",
   path: "/api/share",
@@ -63,13 +68,16 @@ export const getShare = defineRoute({
   access: "private",
   tag: "share",
   responses: {
-    200: "`{ shareRoot: { noteId, title, shareAlias, isPublished } | null, otherRoots: string[] }`",
+    200: "`{ shareRoot: { noteId, title, shareAlias, isPublished } | null, otherRoots: string[], " +
+      "conflict: ShareRootInfo[] }`; several owners → `shareRoot` null, all of them in `conflict`",
   },
   handler: async (ctx) => {
-    const { root, others, publishedIds } = await findShareRoots(await ctx.core());
+    const roots = await findShareRoots(await ctx.core());
+    const { root, owners, publishedIds } = roots;
     return json({
       shareRoot: root ? rootInfo(root, publishedIds.has(root.noteId)) : null,
-      otherRoots: others.map((n) => n.noteId),
+      otherRoots: owners.filter((n) => n !== root).map((n) => n.noteId),
+      conflict: conflictOf(roots),
     });
   },
 });
@@ -128,9 +136,9 @@ async function makeShareRoot(core: CoreClient, w: WriteSteps, note: CoreNote): P
 }
 
 /**
- * Removes `#shareRoot` from every owner but `keepId`, and takes each out of `_share` — unless it
- * has no strong parent besides: deleting a note's last strong branch deletes the note (core-notes
- * §2.6), so such a branch is kept and reported instead.
+ * Removes `#shareRoot` from every owner but `keepId` (which also resolves a conflict), and takes
+ * each out of `_share` — unless it has no strong parent besides: deleting a note's last strong
+ * branch deletes the note (core-notes §2.6), so such a branch is kept and reported instead.
  */
 async function retireOtherRoots(
   core: CoreClient,
@@ -140,8 +148,7 @@ async function retireOtherRoots(
 ): Promise<{ unsharedNoteIds: string[]; keptBranches: string[] }> {
   const unsharedNoteIds: string[] = [];
   const keptBranches: string[] = [];
-  const owners = roots.root ? [roots.root, ...roots.others] : [];
-  for (const old of owners.filter((n) => n.noteId !== keepId)) {
+  for (const old of roots.owners.filter((n) => n.noteId !== keepId)) {
     for (const label of ownShareRootLabels(old)) {
       await w.step(
         `remove #shareRoot from ${old.noteId}`,
@@ -194,7 +201,8 @@ export const getShareTree = defineRoute({
   access: "private",
   tag: "share",
   responses: {
-    200: "`{ shareRootId: string | null, notes: ShareTreeEntry[], count }`, notes by title",
+    200: "`{ shareRootId: string | null, conflict: ShareRootInfo[], notes: ShareTreeEntry[], " +
+      "count }`, notes by title; a conflict shares nothing",
   },
   handler: async (ctx) => {
     const core = await ctx.core();
@@ -218,7 +226,12 @@ export const getShareTree = defineRoute({
       // Notes behind #shareCredentials stay true: they are public, behind HTTP Basic.
       isShared: snapshot !== null && snapshot.published && snapshot.view.isPublic(n.noteId),
     }));
-    return json({ shareRootId: roots.root?.noteId ?? null, notes, count: notes.length });
+    return json({
+      shareRootId: roots.root?.noteId ?? null,
+      conflict: conflictOf(roots),
+      notes,
+      count: notes.length,
+    });
   },
 });
 

@@ -40,7 +40,8 @@ export const readyz = defineRoute({
       };
     } catch (e) {
       const code = e && typeof e === "object" && "code" in e ? String(e.code) : "INTERNAL_ERROR";
-      core = code === "NOT_CONFIGURED"
+      // readiness is the service's, not a caller's: no credentials here is not a failure
+      core = code === "NOT_CONFIGURED" || code === "NOT_AUTHENTICATED"
         ? { ok: true, configured: false }
         : { ok: false, error: code };
     }

@@ -166,7 +166,8 @@ export function backlinkSearchQuery(noteId: string): string {
  * ```
  */
 export function backlinksFrom(results: readonly CoreNote[], noteId: string): Backlink[] {
-  return results.flatMap((n): Backlink[] => {
+  // sorted as notes, so protected ones (their title a placeholder) go last
+  return [...results].sort(compareByTitle).flatMap((n): Backlink[] => {
     if (n.noteId === noteId) return [];
     const links = ownAttributes(n).filter((a) => a.type === "relation" && a.value === noteId);
     if (!links.length) return [];
@@ -178,7 +179,7 @@ export function backlinksFrom(results: readonly CoreNote[], noteId: string): Bac
       relations: [...new Set(names)].sort(),
       viaContentLink: links.some((a) => AUTOMATIC_RELATIONS.has(a.name)),
     }];
-  }).sort(compareByTitle);
+  });
 }
 
 /**

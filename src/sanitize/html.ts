@@ -2,7 +2,8 @@
  * Allow-list sanitizers for lore HTML read from Core, which stores whatever it was given
  * (`<script>` included). See DESIGN.md §5 and core-notes.md §2.3 / §4.5.
  *
- * All parsing is done by sanitize-html (htmlparser2); this module only supplies the policy:
+ * The input is first parsed the way a browser parses it (browser_tree.ts): gm-only sections and
+ * whatever a rewriter removes go there. sanitize-html (htmlparser2) then applies the policy:
  * which tags and attributes survive, how image and link URLs are rewritten, and, for players,
  * which `gm-only` subtrees disappear. The exported functions are pure (the only module state is
  * a cache of options per rewriter and a flag scoped to one synchronous call).
@@ -15,6 +16,21 @@
 
 // @ts-types="@types/sanitize-html"
 import sanitizeHtml from "sanitize-html";
+import { attachmentImagePath } from "../media/attachment_image.ts";
+import {
+  type BrowserTree,
+  countElements,
+  type ElementView,
+  parseLikeBrowser,
+  removeElements,
+  serializeTree,
+  someElement,
+  startTags,
+  textChunks,
+  textWrittenWithin,
+} from "./browser_tree.ts";
+
+export type { ElementView } from "./browser_tree.ts";
 
 /**
  * How a sanitized document may point at images and notes; injected so the authenticated editor
@@ -44,7 +60,24 @@ export interface HtmlRewriter {
    * absent, valid note ids are kept (the public view drops them: they may name hidden notes).
    */
   dataNoteId?(noteId: string): string | null;
+  /**
+   * Consulted for every element of the browser's parse of the input, before anything else:
+   * true removes the element with everything inside it. The public view uses it for links and
+   * included notes whose text came from a note the visitor may not see.
+   */
+  removes?(element: ElementView): boolean;
 }
+
+/**
+ * Changes whenever the sanitizers' output for the same input changes; part of every ETag of
+ * sanitized HTML, so a browser or cache never keeps an answer an older version produced.
+ *
+ * @example
+ * ```ts
+ * const etag = `"gm-${SANITIZER_VERSION}-${blobId}"`;
+ * ```
+ */
+export const SANITIZER_VERSION = "browser-tree-1";
 
 // ---------------------------------------------------------------------------------------------
 // URL helpers
@@ -190,14 +223,17 @@ export function noteIdFromHref(href: string): string | null {
 
 /**
  * Rewriter for the authenticated API view. Images: only Core's stored forms and our own image
- * routes, normalised to `/api/lore/<id>/image`; everything else (remote trackers, `data:`,
- * attachments, protocol-relative) is dropped. Links: http, https, mailto and relative
- * (including `#root/...` and protocol-relative `//host`) are kept; any other or obfuscated
- * scheme loses its href.
+ * routes; image notes become `/api/lore/<id>/image`, image attachments (Core's pasted images,
+ * `api/attachments/<id>/image/<file>`) `/api/attachments/<id>/image/<URL-safe file>`;
+ * everything else (remote trackers, `data:`, protocol-relative) is dropped. Links: http, https,
+ * mailto and relative (including `#root/...` and protocol-relative `//host`) are kept; any other
+ * or obfuscated scheme loses its href.
  *
  * @example
  * ```ts
  * editorRewriter.image("api/images/AbC123/map.png"); // "/api/lore/AbC123/image"
+ * editorRewriter.image("api/attachments/AtT123/image/inline%20image");
+ * // "/api/attachments/AtT123/image/inline-image"
  * editorRewriter.image("https://tracker.example/p.gif"); // null
  * editorRewriter.link("JaVaScRiPt:alert(1)"); // null
  * ```
@@ -205,7 +241,12 @@ export function noteIdFromHref(href: string): string | null {
 export const editorRewriter: HtmlRewriter = Object.freeze({
   image(src: string): string | null {
     const id = noteIdFromImageSrc(src);
-    return id === null ? null : `/api/lore/${id}/image`;
+    if (id !== null) return `/api/lore/${id}/image`;
+    const attachmentId = attachmentIdFromImageSrc(src);
+    if (attachmentId === null) return null;
+    // The last segment is Core's encoded title: it names saved copies and is never looked up.
+    const file = src.trim().replace(/[?#][\s\S]*$/, "").split("/").pop()!;
+    return attachmentImagePath(attachmentId, file);
   },
   link(href: string): string | null {
     return safeLink(href);
@@ -289,7 +330,11 @@ function attr(attribs: Attributes, name: string): string | undefined {
 function isGmOnly(attribs: Attributes): boolean {
   const value = attr(attribs, "class");
   if (value === undefined) return false;
-  return value.split(/\s+/).some((token) => token.toLowerCase() === GM_ONLY_CLASS);
+  return hasGmOnlyToken(value.split(/\s+/));
+}
+
+function hasGmOnlyToken(classes: readonly string[]): boolean {
+  return classes.some((token) => token.toLowerCase() === GM_ONLY_CLASS);
 }
 
 function cleanClass(value: string | undefined): string | undefined {
@@ -307,9 +352,10 @@ function linkAttributes(attribs: Attributes, out: Attributes, rewriter: HtmlRewr
   const href = raw === undefined ? null : rewriter.link(raw);
   const safe = href === null ? null : safeLink(href);
   if (safe !== null) out.href = safe;
-  const title = attr(attribs, "title");
-  setIf(out, "title", title, true);
-  if (safe === null) return; // target/rel mean nothing without a destination
+  // title/target/rel mean nothing without a destination, and a dropped target's title could
+  // name the note it pointed at.
+  if (safe === null) return;
+  setIf(out, "title", attr(attribs, "title"), true);
   const rel = new Set((attr(attribs, "rel") ?? "").toLowerCase().split(/\s+/));
   if (attr(attribs, "target")?.trim().toLowerCase() === "_blank") {
     out.target = "_blank";
@@ -469,15 +515,67 @@ optionsFor(editorRewriter, false);
 optionsFor(keepUrls, false);
 
 function sanitize(html: string, rewriter: HtmlRewriter, player: boolean): string {
+  // Membership (which text lies inside a gm-only element, inside a link) is decided on the tree
+  // a browser builds; the allow-list then runs over that tree's serialization, from which the
+  // removed parts are already gone, so no parser disagreement can bring them back.
   const input = typeof html === "string" ? html : "";
+  const tree = parseLikeBrowser(input);
+  if (player && !everyGmOnlyTagParsed(input, tree)) return ""; // fail closed
+  const removes = rewriter.removes?.bind(rewriter);
+  const removed = player || removes
+    ? removeElements(tree, (el) => (player && hasGmOnlyToken(el.classes)) || !!removes?.(el))
+    : { texts: [], ranges: [] };
+  // Text the parser moved out of a removed element was written inside it: fail closed.
+  if (textWrittenWithin(tree, removed.ranges)) return "";
   const outer = removedElement; // in case a rewriter itself sanitizes
   removedElement = false;
+  let out: string;
   try {
-    const once = sanitizeHtml(input, optionsFor(rewriter, player));
-    return removedElement ? sanitizeHtml(once, optionsFor(keepUrls, player)) : once;
+    const once = sanitizeHtml(serializeTree(tree), optionsFor(rewriter, player));
+    out = removedElement ? sanitizeHtml(once, optionsFor(keepUrls, player)) : once;
   } finally {
     removedElement = outer;
   }
+  // The answer is the browser's own reading of the result, so what a client stores, compares
+  // or inserts is exactly the tree it will get (and sanitizing it again changes nothing).
+  const reparsed = parseLikeBrowser(out);
+  if (player && !passesReaderCheck(reparsed, removed.texts, textChunks(tree).join(""))) return "";
+  return serializeTree(reparsed);
+}
+
+/**
+ * True when every start tag written with a gm-only class became an element of the browser's
+ * tree. A tag the browser drops (`<tr class="gm-only">` outside a table) leaves the text the
+ * writer meant to hide unmarked; the writer's intent is then unknowable.
+ */
+function everyGmOnlyTagParsed(html: string, tree: BrowserTree): boolean {
+  if (!/gm-only/i.test(html)) return true;
+  const parsed = new Set<number | undefined>();
+  countElements(tree, (el) => hasGmOnlyToken(el.classes) && !!parsed.add(el.startOffset));
+  return startTags(html).every((tag) =>
+    !hasGmOnlyToken((tag.attr("class") ?? "").split(/\s+/)) || parsed.has(tag.startOffset)
+  );
+}
+
+const squash = (text: string) => text.replace(/\s+/g, " ").trim();
+
+/**
+ * The player view's last line of defence: the output, parsed again the browser's way, has no
+ * gm-only element and shows none of the removed text (unless the kept text has it too, i.e. the
+ * writer repeated it outside the secret part). Fails closed: the caller then shows nothing.
+ */
+function passesReaderCheck(
+  reparsed: BrowserTree,
+  removed: readonly string[],
+  kept: string,
+): boolean {
+  if (someElement(reparsed, (el) => hasGmOnlyToken(el.classes))) return false;
+  const shown = squash(textChunks(reparsed).join(""));
+  const keptText = squash(kept);
+  return removed.every((chunk) => {
+    const text = squash(chunk);
+    return text === "" || !shown.includes(text) || keptText.includes(text);
+  });
 }
 
 /**
@@ -507,16 +605,5 @@ export function sanitizeLoreHtml(html: string, rewriter: HtmlRewriter = editorRe
  * ```
  */
 export function sanitizePlayerHtml(html: string, rewriter: HtmlRewriter = editorRewriter): string {
-  return sanitize(cutAtRawTextTrap(html), rewriter, true);
-}
-
-/**
- * Raw-text elements (`xmp`, `plaintext`, `noembed`, `noframes`, `noscript`) make the HTML parser
- * read later markup as text; a malformed nesting can then re-emit a `gm-only` section as escaped
- * text. Editors never produce them, so the player view fails closed: nothing from the first such
- * tag on is shown.
- */
-function cutAtRawTextTrap(html: string): string {
-  const m = /<\/?\s*(?:xmp|plaintext|noembed|noframes|noscript)\b/i.exec(html);
-  return m ? html.slice(0, m.index) : html;
+  return sanitize(html, rewriter, true);
 }

@@ -39,7 +39,7 @@ Deno.test("img onerror: the broken image and its handler go, the text stays", ()
   check("<p>Map <img src=x onerror=alert(1)> here</p>", "<p>Map  here</p>");
   check(
     '<img src="api/images/AbC123/map.png" onerror="alert(1)" onload="alert(2)">',
-    '<img src="/api/lore/AbC123/image" />',
+    '<img src="/api/lore/AbC123/image">',
   );
 });
 
@@ -65,7 +65,7 @@ Deno.test("javascript: hrefs in every disguise lose the href, keep the text", ()
     "tel:+123",
   ];
   for (const href of vectors) {
-    check(`<p><a href="${href}" title="t">click</a> ok</p>`, '<p><a title="t">click</a> ok</p>');
+    check(`<p><a href="${href}" title="t">click</a> ok</p>`, "<p><a>click</a> ok</p>");
   }
 });
 
@@ -107,8 +107,8 @@ Deno.test("noscript whose attribute hides a closing tag cannot smuggle an image"
     assert.ok(!html.includes("<img"), html);
     assert.ok(!html.includes("onerror"), html);
   }
-  // the player view stops at raw-text elements (fail closed), the GM view drops just the element
-  check("<p>a</p><noscript><p>no js</p></noscript><p>b</p>", "<p>a</p><p>b</p>", "<p>a</p>");
+  // browsers run scripts, so <noscript> is raw text there: both views drop just the element
+  check("<p>a</p><noscript><p>no js</p></noscript><p>b</p>", "<p>a</p><p>b</p>");
 });
 
 Deno.test("style elements, @import and CSS in attributes are removed", () => {
@@ -138,9 +138,9 @@ Deno.test("only allow-listed style properties and value forms survive", () => {
   // Sizes only on img/table/td/col, only px or %.
   check(
     '<table style="width:100%"><tbody><tr><td style="width:25.5%;height:20px">c</td></tr>' +
-      '</tbody></table><div style="width:10px">d</div><td style="width:10em">e</td>',
+      '</tbody></table><div style="width:10px">d</div><table><tr><td style="width:10em">e</td>',
     '<table style="width:100%"><tbody><tr><td style="width:25.5%;height:20px">c</td></tr>' +
-      "</tbody></table><div>d</div><td>e</td>",
+      "</tbody></table><div>d</div><table><tbody><tr><td>e</td></tr></tbody></table>",
   );
 });
 
@@ -176,13 +176,52 @@ Deno.test("protocol-relative: allowed for links, never for images", () => {
   );
 });
 
-Deno.test("remote images (trackers) and attachment images are removed", () => {
+Deno.test("remote images (trackers) are removed, remote attachment-like URLs too", () => {
   check(
     '<p>A<img src="https://tracker.example/p.gif" width="1" height="1">B' +
       '<img src="http://tracker.example/api/attachments/x/image/p.gif">C' +
-      '<img src="api/attachments/AtT123/image/map.png">D</p>',
-    "<p>ABCD</p>",
+      '<img src="//tracker.example/api/attachments/AtT123/image/p.gif">D' +
+      '<img src="data:image/png;base64,iVBORw0KGgo=">E</p>',
+    "<p>ABCDE</p>",
   );
+});
+
+Deno.test("Core's image attachments point at our attachment route, file name made URL-safe", () => {
+  const route = "/api/attachments/AtT123abcDEF/image";
+  // as Core stores a pasted image (title encoded), with a leading /, with query and fragment
+  check(
+    '<p><img src="api/attachments/AtT123abcDEF/image/inline%20image" width="12" alt="x"></p>',
+    `<p><img src="${route}/inline-image" alt="x" width="12"></p>`,
+  );
+  check(
+    '<img src="/api/attachments/AtT123abcDEF/image/K%C3%BCste%20map.png?1712345#top">',
+    `<img src="${route}/K-ste-map.png">`,
+  );
+  check(
+    '<img src="api/attachments/AtT123abcDEF/image/%22%3E%3Cscript%3E.png">',
+    `<img src="${route}/script-.png">`,
+  );
+  check(`<img src="api/attachments/AtT123abcDEF/image/%%">`, `<img src="${route}/image">`);
+  // gm-only images go for players like any gm-only content
+  check(
+    '<p>A<span class="gm-only"><img src="api/attachments/AtT123abcDEF/image/s.png"></span></p>',
+    `<p>A<span class="gm-only"><img src="${route}/s.png"></span></p>`,
+    "<p>A</p>",
+  );
+  // not Core's form: another role, missing file, extra segments, dot segments, bad id
+  for (
+    const src of [
+      "api/attachments/AtT123abcDEF/download",
+      "api/attachments/AtT123abcDEF/file/x.pdf",
+      "api/attachments/AtT123abcDEF/image/",
+      "api/attachments/AtT123abcDEF/image/a/b.png",
+      "api/attachments/../notes/image/x.png",
+      "api/attachments/AtT-123/image/x.png",
+      "x/api/attachments/AtT123abcDEF/image/x.png",
+    ]
+  ) {
+    check(`<p>A<img src="${src}">B</p>`, "<p>AB</p>");
+  }
 });
 
 Deno.test("DOM clobbering: id and name never survive", () => {
@@ -190,7 +229,7 @@ Deno.test("DOM clobbering: id and name never survive", () => {
     '<div id="__proto__" class="box">a</div>' +
       '<img name="getElementById" src="/api/lore/AbC123/image">' +
       '<a id="x" name="y" href="/z">z</a><form name="cookie">f</form>',
-    '<div class="box">a</div><img src="/api/lore/AbC123/image" /><a href="/z">z</a>f',
+    '<div class="box">a</div><img src="/api/lore/AbC123/image"><a href="/z">z</a>f',
   );
 });
 
@@ -201,13 +240,14 @@ Deno.test("event handlers, srcset, formaction and xlink attributes are stripped"
       'loading="lazy" usemap="#m">' +
       '<a href="/ok" xlink:href="javascript:alert(1)" ping="//evil" ' +
       'formaction="javascript:1">a</a>',
-    '<p>p</p><img src="/api/lore/AbC123/image" /><a href="/ok">a</a>',
+    '<p>p</p><img src="/api/lore/AbC123/image"><a href="/ok">a</a>',
   );
 });
 
 Deno.test("comments and CDATA are dropped, including markup hidden inside them", () => {
   check("<p>a<!-- <img src=x onerror=alert(1)> -->b</p>", "<p>ab</p>");
-  check("<p>a<![CDATA[<img src=x onerror=alert(1)>]]>b</p>", "<p>ab</p>");
+  // outside SVG/MathML, `<![CDATA[` opens a bogus comment that ends at the first `>`
+  check("<p>a<![CDATA[<img src=x onerror=alert(1)>]]>b</p>", "<p>a]]&gt;b</p>");
   check("<!--><img src=x onerror=alert(1)>-->ok", "--&gt;ok");
 });
 
@@ -235,8 +275,8 @@ Deno.test("unknown elements lose the tag but keep their text; drop-list loses bo
   check(
     "<p>a<template><p>t</p></template><title>T</title><noembed>n</noembed><noframes>f</noframes>" +
       "<xmp><img src=x onerror=alert(1)></xmp>b</p>",
-    "<p>ab</p>",
-    "<p>a</p>",
+    // as browsers parse it: <xmp> closes the open <p>, and the stray </p> opens an empty one
+    "<p>a</p>b<p></p>",
   );
   check("<p>before</p><plaintext><p>all the rest</p>", "<p>before</p>");
 });
@@ -257,15 +297,15 @@ Deno.test("structure, tables and their attributes are kept per the allow-list", 
       "<sup>2</sup><mark>m</mark><small>s</small><del>d</del><ins>i</ins><kbd>k</kbd><br></p><hr>",
     '<h2 class="title">H</h2><blockquote><p>q</p></blockquote><pre><code>x &lt; y</code></pre>' +
       '<ol start="3" type="i"><li>one</li></ol><ol><li>two</li></ol>' +
-      '<table><caption>c</caption><colgroup><col style="width:30%" /></colgroup><thead>' +
+      '<table><caption>c</caption><colgroup><col style="width:30%"></colgroup><thead>' +
       '<tr><th colspan="2" scope="col">h</th></tr></thead><tbody><tr>' +
       '<td colspan="2">d</td></tr></tbody><tfoot><tr><td>f</td></tr></tfoot></table>' +
       '<details><summary>S</summary>D</details><abbr title="HyperText">HTML</abbr>' +
       '<dl><dt>t</dt><dd>d</dd></dl><figure class="image"><img src="/api/lore/AbC123/image" ' +
-      'alt="Map" title="The map" width="300" style="width:50%" /><figcaption>Map' +
+      'alt="Map" title="The map" width="300" style="width:50%"><figcaption>Map' +
       "</figcaption></figure><p><strong>b</strong><em>i</em><u>u</u><s>s</s><sub>1</sub>" +
-      "<sup>2</sup><mark>m</mark><small>s</small><del>d</del><ins>i</ins><kbd>k</kbd><br /></p>" +
-      "<hr />",
+      "<sup>2</sup><mark>m</mark><small>s</small><del>d</del><ins>i</ins><kbd>k</kbd><br></p>" +
+      "<hr>",
   );
 });
 
@@ -325,7 +365,7 @@ Deno.test("Core-stored image forms are rewritten to /api/lore/<id>/image", () =>
     " api/images/AbC123/map.png ",
   ];
   for (const src of forms) {
-    check(`<img src="${src}" alt="m">`, '<img src="/api/lore/AbC123/image" alt="m" />');
+    check(`<img src="${src}" alt="m">`, '<img src="/api/lore/AbC123/image" alt="m">');
   }
   for (const src of ["api/images/a.b/x.png", "api/images/AbC123/", "API/images/AbC123/x.png", ""]) {
     check(`<p>x<img src="${src}">y</p>`, "<p>xy</p>");
@@ -380,7 +420,7 @@ Deno.test("gm-only: nested at depth >= 4 inside allowed elements", () => {
     '<section><div><ul><li><p>Visible <em class="x gm-only">deep <b>secret</b> ' +
       '<img src="api/images/AbC123/x.png"></em> end</p></li></ul></div></section>',
     '<section><div><ul><li><p>Visible <em class="x gm-only">deep <b>secret</b> ' +
-      '<img src="/api/lore/AbC123/image" /></em> end</p></li></ul></div></section>',
+      '<img src="/api/lore/AbC123/image"></em> end</p></li></ul></div></section>',
     "<section><div><ul><li><p>Visible  end</p></li></ul></div></section>",
   );
 });
@@ -496,7 +536,7 @@ Deno.test("fuzz: only allowed tags, no handlers or scripts, no gm-only text for 
         const name = /^<\/?([^\s/>]*)/.exec(tag)![1];
         assert.ok(ALLOWED_IN_OUTPUT.has(name), `tag ${tag} from ${doc}`);
         assert.ok(!/\son\w*=|javascript:|\sid=|\sname=/i.test(tag), `attr ${tag} from ${doc}`);
-        if (name === "img") assert.match(tag, /^<img src="\/api\/lore\/AbC123\/image" \/>$/);
+        if (name === "img") assert.match(tag, /^<img src="\/api\/lore\/AbC123\/image">$/);
       }
     }
     assert.equal(lore(gm), gm, `lore not idempotent: ${doc}`);
@@ -541,14 +581,14 @@ Deno.test("an injected rewriter controls links and images (public site)", () => 
     sanitizePlayerHtml(html, rewriter),
     '<p><a href="/public/lore/Pub1" class="reference-link">Pub</a> <a>Hidden</a> ' +
       '<a href="https://wiki.example">ext</a> <a>js</a></p>' +
-      '<img src="/api/public/images/Pub1/image" />',
+      '<img src="/api/public/images/Pub1/image">',
   );
   assert.equal(
     sanitizeLoreHtml('<img src="api/images/Pub1/a.png">', rewriter),
-    '<img src="/api/public/images/Pub1/image" />',
+    '<img src="/api/public/images/Pub1/image">',
   );
   // The default rewriter is untouched by the custom one.
-  assert.equal(lore('<img src="api/images/Pub1/a.png">'), '<img src="/api/lore/Pub1/image" />');
+  assert.equal(lore('<img src="api/images/Pub1/a.png">'), '<img src="/api/lore/Pub1/image">');
 });
 
 Deno.test("a rewriter's output is checked again, so a buggy one cannot inject", () => {
@@ -565,7 +605,7 @@ Deno.test("a rewriter's output is checked again, so a buggy one cannot inject", 
       '<img src="a"><img src="b"><img src="c"><a href="a">1</a><a href="b">2</a><a href="c">3</a>',
       bad,
     ),
-    '<img src="/ok.png" /><a>1</a><a>2</a><a href="/ok">3</a>',
+    '<img src="/ok.png"><a>1</a><a>2</a><a href="/ok">3</a>',
   );
 });
 
@@ -632,7 +672,16 @@ Deno.test("editorRewriter", () => {
   assert.ok(Object.isFrozen(editorRewriter));
   assert.equal(editorRewriter.image("api/images/AbC123/m.png"), "/api/lore/AbC123/image");
   assert.equal(editorRewriter.image("https://tracker.example/p.gif"), null);
-  assert.equal(editorRewriter.image("api/attachments/AtT1/image/m.png"), null);
+  assert.equal(
+    editorRewriter.image("api/attachments/AtT1/image/m.png"),
+    "/api/attachments/AtT1/image/m.png",
+  );
+  assert.equal(
+    editorRewriter.image(" /api/attachments/AtT1/image/inline%20image?x "),
+    "/api/attachments/AtT1/image/inline-image",
+  );
+  assert.equal(editorRewriter.image("/api/lore/AbC123/image"), "/api/lore/AbC123/image");
+  assert.equal(editorRewriter.image("data:image/png;base64,AAAA"), null);
   assert.equal(editorRewriter.link("  https://example.com  "), "https://example.com");
   assert.equal(editorRewriter.link("#root/x/AbC123"), "#root/x/AbC123");
   assert.equal(editorRewriter.link("//example.com"), "//example.com");
@@ -644,20 +693,18 @@ Deno.test("editorRewriter", () => {
   }
 });
 
-Deno.test("speed: a 360 kB note sanitizes well under a second", () => {
+Deno.test("large: a 360 kB note keeps its structure and loses every gm-only part", () => {
   const block = '<p style="text-align:center">Lore <strong>text</strong> with ' +
     '<a class="reference-link" href="#root/a/AbC123">a link</a>.</p>' +
     '<figure class="image"><img src="api/images/AbC123/map.png" width="300"></figure>' +
     '<div class="gm-only"><p>secret</p></div><table><tbody><tr><td>a</td></tr></tbody></table>';
-  const html = block.repeat(1400);
-  const started = performance.now();
-  const out = sanitizePlayerHtml(html);
-  const elapsed = performance.now() - started;
+  const out = sanitizePlayerHtml(block.repeat(1400));
   assert.ok(!out.includes("secret"));
-  assert.ok(elapsed < 1000, `${elapsed} ms`);
+  assert.equal(out.match(/<figure class="image">/g)?.length, 1400);
+  assert.equal(out.match(/<td>a<\/td>/g)?.length, 1400);
 });
 
-Deno.test("player view fails closed at raw-text elements that could re-emit gm-only text", () => {
+Deno.test("raw-text elements cannot re-emit gm-only text as markup", () => {
   const trap =
     '<p>public</p><noscript><xmp></noscript><div class="gm-only">the spy is Maren</div></xmp>';
   const out = sanitizePlayerHtml(trap);

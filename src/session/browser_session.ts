@@ -133,7 +133,7 @@ export async function coreOffCookie(key: SealKey, on: boolean, secure: boolean):
  * ```
  */
 export function isHttps(req: Request, trustProxy: boolean): boolean {
-  if (new URL(req.url).protocol === "https:") return true;
+  if (req.url.startsWith("https:")) return true;
   if (!trustProxy) return false;
   return req.headers.get("x-forwarded-proto")?.split(",")[0].trim().toLowerCase() === "https";
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import { ApiError } from "../http/errors.ts";
+import { guardedResponseBody } from "../http/stream_guard.ts";
 import {
   AUTOMATIC_RELATIONS,
   coreUtcToIso,
@@ -283,6 +284,7 @@ export function publicShare(ctx: Ctx): PublicShare {
     isPublic: (id) => snap.view.isPublic(id),
     canSee: (id) => access.canSee(id),
     note: (id) => snap.byId.get(id),
+    lookup: (idOrAlias) => snap.lookup(idOrAlias),
     pagePath: (id) => `/public/lore/${encodeURIComponent(idFor(snap, id))}`,
     backendHosts,
   });
@@ -381,18 +383,21 @@ export function publicShare(ctx: Ctx): PublicShare {
         const scored = query.toLowerCase() === LORE_QUERY
           ? visible.filter((n) => hasLabel(n, "lore")).map((n) => ({ n, score: 1 }))
           : await textMatches(visible, query, (n) =>
-            publicSearchText(caches, src.core, src.identity, n), ctx.concurrency);
+            publicSearchText(
+              caches,
+              src.core,
+              src.identity,
+              n,
+              snap.version,
+              policy(snap, access),
+            ), ctx.concurrency);
         const results: PublicSearchHit[] = scored
-          .sort((a, b) =>
-            b.score - a.score || compareByTitle(a.n, b.n)
-          )
+          .sort((a, b) => b.score - a.score || compareByTitle(a.n, b.n))
           .map(({ n, score }) => ({
             id: idFor(snap, n.noteId),
             title: n.title,
             score,
-            path: snap.ancestorsOf(n.noteId).map((id) =>
-              snap.byId.get(id)!.title
-            ).join(" / "),
+            path: snap.ancestorsOf(n.noteId).map((id) => snap.byId.get(id)!.title).join(" / "),
           }));
         const normalized = query.toLowerCase() === LORE_QUERY
           ? LORE_QUERY
@@ -435,7 +440,7 @@ export function publicShare(ctx: Ctx): PublicShare {
         const image = await verifiedRasterStream(upstream, ctx.config.UPSTREAM_TIMEOUT_MS);
         if (!image) throw publicNotFound();
         headers.set("content-type", image.mime);
-        return new Response(cancelOnAbort(image.stream, signal), { headers });
+        return new Response(guardedResponseBody(ctx, image.stream, "Core"), { headers });
       }),
   };
 }
@@ -460,29 +465,6 @@ async function imageTarget(
   const att = await core.getAttachment(id);
   if (att.role !== "image" || !snap.view.isPublic(att.ownerId)) return null;
   return { kind: "attachment", ownerId: att.ownerId, blobId: att.blobId };
-}
-
-/** Cancels the (upstream) stream when `signal` aborts, as a client disconnect would. */
-function cancelOnAbort(
-  stream: ReadableStream<Uint8Array>,
-  signal: AbortSignal,
-): ReadableStream<Uint8Array> {
-  const reader = stream.getReader();
-  const stop = () => void reader.cancel(signal.reason).catch(() => {});
-  signal.addEventListener("abort", stop, { once: true });
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const r = await reader.read();
-      if (r.done) {
-        signal.removeEventListener("abort", stop);
-        controller.close();
-      } else controller.enqueue(r.value);
-    },
-    cancel(reason) {
-      signal.removeEventListener("abort", stop);
-      return reader.cancel(reason);
-    },
-  });
 }
 
 /**

@@ -8,6 +8,7 @@
 import { contentBlobId, escapeHtml } from "../lore/preview.ts";
 import {
   attachmentIdFromImageSrc,
+  type ElementView,
   type HtmlRewriter,
   noteIdFromHref,
   noteIdFromImageSrc,
@@ -15,6 +16,7 @@ import {
 } from "../sanitize/html.ts";
 import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
 import type { PublicCaches } from "./public_snapshot.ts";
+import { ownShareAlias } from "./tree_filter.ts";
 
 /** Note types whose content is HTML shown to visitors. */
 const HTML_TYPES: ReadonlySet<string> = new Set(["text", "book"]);
@@ -63,13 +65,14 @@ export async function publicContent(
 }
 
 /**
- * The words a visitor can read in the note (title excluded), normalised for matching: player
- * sanitizing (no `.gm-only` parts), tags dropped, entities decoded, lower case, no accents.
- * Cached by `blobId` like the content.
+ * The words a visitor can read in the note (title excluded), normalised for matching: the public
+ * view's HTML (no `.gm-only` parts, no text that came from a hidden note) with tags dropped,
+ * entities decoded, lower case, no accents. Cached by `blobId` within one snapshot `version`
+ * (what is hidden can change while the blob does not).
  *
  * @example
  * ```ts
- * (await publicSearchText(caches, core, identity, note)).includes("harbor");
+ * (await publicSearchText(caches, core, identity, note, snap.version, policy)).includes("harbor");
  * ```
  */
 export async function publicSearchText(
@@ -77,19 +80,23 @@ export async function publicSearchText(
   core: CoreClient,
   identity: string,
   note: Pick<CoreNote, "noteId" | "blobId" | "type">,
+  version: string,
+  policy: PublicLinkPolicy,
 ): Promise<string> {
   if (!hasHtmlContent(note)) return "";
-  const toText = async () => visibleText(await publicContent(caches, core, identity, note));
+  const toText = async () =>
+    visibleText(await publicContent(caches, core, identity, note), textOnly(policy));
   const blobId = note.blobId && BLOB_ID.test(note.blobId) ? note.blobId : null;
   if (blobId === null) return await toText();
-  return await caches.texts.getOrLoad(`${identity}:${blobId}`, toText);
+  return await caches.texts.getOrLoad(`${identity}:${version}:${blobId}`, toText);
 }
 
 // Text only: every image and every href goes, so nothing but prose is left to match against.
-const textOnly: HtmlRewriter = Object.freeze({
+const textOnly = (policy: PublicLinkPolicy): HtmlRewriter => ({
   image: () => null,
   link: () => null,
   dataNoteId: () => null,
+  removes: (el) => removedForPublic(policy, el),
 });
 
 const ENTITY = /&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|(amp|lt|gt|quot|apos|nbsp));/gi;
@@ -102,15 +109,18 @@ const NAMED: Readonly<Record<string, string>> = {
   nbsp: " ",
 };
 
-function visibleText(html: string): string {
-  const text = sanitizePlayerHtml(html, textOnly)
-    .replace(/<[^>]*>/g, " ")
-    .replace(ENTITY, (_, dec: string, hex: string, name: string) => {
-      if (name) return NAMED[name.toLowerCase()] ?? " ";
-      const code = dec ? Number(dec) : parseInt(hex, 16);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : " ";
-    });
-  return normalizeForSearch(text);
+function decodeEntities(text: string): string {
+  return text.replace(ENTITY, (_, dec: string, hex: string, name: string) => {
+    if (name) return NAMED[name.toLowerCase()] ?? " ";
+    const code = dec ? Number(dec) : parseInt(hex, 16);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : " ";
+  });
+}
+
+function visibleText(html: string, rewriter: HtmlRewriter): string {
+  return normalizeForSearch(
+    decodeEntities(sanitizePlayerHtml(html, rewriter).replace(/<[^>]*>/g, " ")),
+  );
 }
 
 /**
@@ -133,8 +143,10 @@ export interface PublicLinkPolicy {
   isPublic(noteId: string): boolean;
   /** Public AND this visitor may see it (its title or bytes may be shown). */
   canSee(noteId: string): boolean;
-  /** The note, for its type and title. */
+  /** Any note of the share snapshot, public or not, for its type, title and alias. */
   note(noteId: string): CoreNote | undefined;
+  /** A snapshot note named by id or by its own `#shareAlias`, public or not. */
+  lookup(idOrAlias: string): CoreNote | undefined;
   /** `/public/lore/<alias or id>` of a public note. */
   pagePath(noteId: string): string;
   /** Hosts of the private backends: links there are dropped (internal addresses). */
@@ -162,7 +174,8 @@ export function publicImagePath(id: string, title: string): string {
  *   `/api/public/images/…`; every other image (hidden notes, remote trackers, `data:`) is removed;
  * - links: to public notes → `/public/lore/<alias or id>`; to other notes → no href; absolute
  *   http(s)/mailto links elsewhere stay, except to the private backends; relative ones go;
- * - `data-note-id`: always dropped (it could name a hidden note).
+ * - `data-note-id`: always dropped (it could name a hidden note);
+ * - text that came from a note the public may not see goes: see {@linkcode removedForPublic}.
  *
  * @example
  * ```ts
@@ -190,7 +203,66 @@ export function publicRewriter(
       return externalLink(href, policy.backendHosts);
     },
     dataNoteId: () => null,
+    removes: (el) => removedForPublic(policy, el),
   };
+}
+
+/**
+ * Whether an element of a public note's HTML goes with all its text because that text may have
+ * come from a note the public may not see (Core writes a reference link's text as its target's
+ * title, and an included note's section carries the target's content):
+ * - an include-note `<section>` whose `data-note-id` is not a public note;
+ * - a link to a note that is not public when it is a reference link, a relative `<id>` or
+ *   `./<alias>` link as Core's share pages write them, a link whose target lies outside the
+ *   share (its title is unknown, so any text could be it), or a link whose text and the
+ *   target's title, alias or id contain one another (as strings or as sets of words).
+ *   Other text a writer typed stays, unlinked.
+ *
+ * @example
+ * ```ts
+ * removedForPublic(policy, linkToDraft); // true for `<a class="reference-link" href="#root/D">`
+ * ```
+ */
+export function removedForPublic(policy: PublicLinkPolicy, el: ElementView): boolean {
+  if (el.tagName === "section" && el.classes.includes("include-note")) {
+    const id = el.attr("data-note-id");
+    return id === undefined || !policy.isPublic(id);
+  }
+  if (el.tagName !== "a") return false;
+  const href = el.attr("href");
+  if (href === undefined) return false;
+  const linked = noteIdFromHref(href);
+  // Relative links to notes only come from Core's share pages, which write the target's title.
+  const copied = linked === null ? policy.lookup(relativeShareRef(href)) : undefined;
+  const targetId = linked ?? copied?.noteId;
+  if (targetId === undefined || policy.isPublic(targetId)) return false;
+  const target = policy.note(targetId);
+  if (target === undefined || copied || el.classes.includes("reference-link")) return true;
+  return mayName(el.text, [decodeEntities(target.title), ownShareAlias(target) ?? "", targetId]);
+}
+
+const wordsOf = (text: string) => normalizeForSearch(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+
+/** Text and a name overlap: one contains the other, as a string or as a set of words. */
+function mayName(rawText: string, names: readonly string[]): boolean {
+  const text = normalizeForSearch(decodeEntities(rawText));
+  if (text === "") return false;
+  const textWords = wordsOf(text);
+  return names.some((raw) => {
+    const name = normalizeForSearch(raw);
+    if (name === "") return false;
+    if (text.includes(name) || name.includes(text)) return true;
+    const nameWords = new Set(wordsOf(name));
+    return textWords.length > 0 &&
+      (textWords.every((w) => nameWords.has(w)) ||
+        [...nameWords].every((w) => textWords.includes(w)));
+  });
+}
+
+/** `./x`, `x` (Core's share links) → `x`; anything with a scheme, path or fragment → "". */
+function relativeShareRef(href: string): string {
+  const ref = href.trim().replace(/^\.\//, "").replace(/[?#][\s\S]*$/, "");
+  return /^[^/:\\]+$/.test(ref) ? ref : "";
 }
 
 function externalLink(href: string, backendHosts: ReadonlySet<string>): string | null {

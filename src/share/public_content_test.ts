@@ -28,8 +28,20 @@ const NOTES = new Map([
   ["aliased", note("aliased")],
   ["img", note("img", "image", "Sea Chart (v2).png")],
   ["lockedImg", note("lockedImg", "image")],
-  ["hidden", note("hidden")],
+  ["hidden", note("hidden", "text", "The Drowned &amp; Bell")],
   ["hiddenImg", note("hiddenImg", "image")],
+  ["aliasedHidden", {
+    ...note("aliasedHidden", "text", "Cult Ledger"),
+    attributes: [{
+      attributeId: "al1",
+      noteId: "aliasedHidden",
+      type: "label" as const,
+      name: "shareAlias",
+      value: "secret-ledger",
+      isInheritable: false,
+      position: 10,
+    }],
+  }],
 ]);
 const PUBLIC = new Set(["pub", "aliased", "img", "lockedImg"]);
 
@@ -37,6 +49,7 @@ const policy: PublicLinkPolicy = {
   isPublic: (id) => PUBLIC.has(id),
   canSee: (id) => PUBLIC.has(id) && id !== "lockedImg",
   note: (id) => NOTES.get(id),
+  lookup: (ref) => ref === "secret-ledger" ? NOTES.get("aliasedHidden") : NOTES.get(ref),
   pagePath: (id) => `/public/lore/${id === "aliased" ? "the-alias" : id}`,
   backendHosts: new Set(["core.internal:8080"]),
 };
@@ -103,7 +116,18 @@ Deno.test("renderPublicContent: player sanitizing with the rewriter; code escape
   );
   assert.equal(
     html,
-    '<p>Hi <a>there</a><img src="/api/public/images/img/Sea-Chart-v2-.png" /></p>',
+    '<p>Hi <a>there</a><img src="/api/public/images/img/Sea-Chart-v2-.png"></p>',
+  );
+  assert.equal(
+    renderPublicContent(
+      note("pub"),
+      '<p>See <a class="reference-link" href="#root/hidden">The Drowned &amp; Bell</a>, ' +
+        '<a href="#root/x/hidden">the bell</a> and <a href="#root/pub">pub</a>.</p>' +
+        '<section class="include-note" data-note-id="hidden">The Drowned Bell</section>' +
+        '<section class="include-note" data-note-id="pub">&nbsp;</section>',
+      rewriter,
+    ),
+    '<p>See ,  and <a href="/public/lore/pub">pub</a>.</p><section class="include-note">&nbsp;</section>',
   );
   assert.equal(
     renderPublicContent(note("c", "code"), "a < b && '\"'", rewriter),
@@ -125,4 +149,36 @@ Deno.test("publicImagePath and normalizeForSearch", () => {
   assert.equal(publicImagePath("Ab_1", "日本.png"), "/api/public/images/Ab_1/png");
   assert.equal(normalizeForSearch("  Ćafé\tNOIR\n "), "cafe noir");
   assert.equal(normalizeForSearch("ﬁsh"), "fish");
+});
+
+Deno.test("removedForPublic: text that may have come from a hidden note goes with its element", () => {
+  const html = (body: string) => renderPublicContent(note("pub"), `<p>${body}</p>`, rewriter);
+  const cases: [string, string][] = [
+    // Core writes a reference link's text as the target's title
+    ['<a class="reference-link" href="#root/a/hidden">anything</a>.', "<p>.</p>"],
+    // a typed text that is (part of) the hidden title, alias or id
+    ['<a href="#root/hidden">the drowned & bell</a>!', "<p>!</p>"],
+    ['<a href="#root/hidden">Drowned</a>!', "<p>!</p>"],
+    ['<a href="#root/aliasedHidden">see SECRET-LEDGER here</a>!', "<p>!</p>"],
+    ['<a href="#root/hidden">HIDDEN</a>!', "<p>!</p>"],
+    // a target outside the share: its title is unknown, so fail closed
+    ['<a href="#root/outside123">the old lighthouse</a>!', "<p>!</p>"],
+    // Core's share-page forms: relative id or alias
+    ['<a href="./secret-ledger">a ledger</a>!', "<p>!</p>"],
+    ['<a class="reference-link" href="hidden">x</a>!', "<p>!</p>"],
+    // text the writer typed, unrelated to the hidden note, stays without its link
+    ['<a href="#root/hidden">rumours</a>!', "<p><a>rumours</a>!</p>"],
+    ['<a href="#root/hidden" title="The Drowned Bell">rumours</a>!', "<p><a>rumours</a>!</p>"],
+    // public targets and ordinary links are untouched
+    [
+      '<a class="reference-link" href="#root/pub">pub</a>',
+      '<p><a href="/public/lore/pub" class="reference-link">pub</a></p>',
+    ],
+    ['<a href="#section-2">below</a>', "<p><a>below</a></p>"],
+    [
+      '<a href="https://example.org/">hidden</a>',
+      '<p><a href="https://example.org/">hidden</a></p>',
+    ],
+  ];
+  for (const [body, expected] of cases) assert.equal(html(body), expected, body);
 });

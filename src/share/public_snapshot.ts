@@ -12,7 +12,8 @@ import type { AppState } from "../app_state.ts";
 import type { Ctx } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { loadShareSnapshot } from "./snapshot.ts";
-import type { ShareView } from "./tree_filter.ts";
+import { SANITIZER_VERSION } from "../sanitize/html.ts";
+import { ownShareAlias, type ShareView } from "./tree_filter.ts";
 
 /** A published share tree, ready for visitors. */
 export interface PublicSnapshot {
@@ -29,6 +30,8 @@ export interface PublicSnapshot {
    * (empty for the root itself).
    */
   ancestorsOf(noteId: string): string[];
+  /** Any note of the subtree, public or not, by noteId or by its own `#shareAlias`. */
+  lookup(idOrAlias: string): CoreNote | undefined;
 }
 
 /** The snapshot and the Core client that loaded it (detached: shared work). */
@@ -72,10 +75,27 @@ export function publicCaches(ctx: Pick<Ctx, "state" | "config">): PublicCaches {
 }
 
 /**
+ * Forgets this app's public snapshots, for every public Core identity, after a write through this
+ * service: the next public request loads the share as Core now holds it, and a load still in
+ * flight is served to those already waiting but never cached. Content and search-text caches stay:
+ * they are keyed by content-addressed blob ids, so they cannot be stale. Other instances still
+ * serve their snapshots until `PUBLIC_CACHE_MS` runs out.
+ *
+ * @example
+ * ```ts
+ * await core.deleteAttribute(shareRootLabel.attributeId);
+ * invalidatePublicShare(ctx);
+ * ```
+ */
+export function invalidatePublicShare(ctx: Pick<Ctx, "state">): void {
+  cachesByApp.get(ctx.state)?.snapshots.clear();
+}
+
+/**
  * The public snapshot for this app's public Core identity: cached, single-flight, loaded with a
  * detached client so one visitor leaving cannot fail the load others wait for. `snapshot` is
- * null when no note owns `#shareRoot` or Core does not serve it (it is not under `_share`):
- * then nothing is public.
+ * null when no note owns `#shareRoot`, several do, or Core does not serve it (it is not under
+ * `_share`): then nothing is public.
  *
  * @example
  * ```ts
@@ -119,6 +139,7 @@ export function buildPublicSnapshot(
       }
     }
   }
+  let aliases: Map<string, CoreNote> | undefined; // built on first lookup
   const sorted = [...byId.values()].sort((a, b) => (a.noteId < b.noteId ? -1 : 1));
   return {
     rootId,
@@ -126,6 +147,15 @@ export function buildPublicSnapshot(
     view,
     version: digest(rootId, JSON.stringify(sorted)),
     hasCredentials: view.publicIds().some((id) => view.credentialGroups(id).length > 0),
+    lookup(idOrAlias) {
+      aliases ??= new Map(
+        [...byId.values()].flatMap((n) => {
+          const alias = ownShareAlias(n);
+          return alias === null ? [] : [[alias, n] as const];
+        }),
+      );
+      return aliases.get(idOrAlias) ?? byId.get(idOrAlias);
+    },
     ancestorsOf(noteId) {
       const out: string[] = [];
       for (let p = parentOf.get(noteId); p !== undefined; p = parentOf.get(p)) out.push(p);
@@ -157,5 +187,5 @@ export function digest(...parts: string[]): string {
  * ```
  */
 export function weakEtag(...parts: string[]): string {
-  return `W/"${digest(...parts)}"`;
+  return `W/"${digest(SANITIZER_VERSION, ...parts)}"`;
 }

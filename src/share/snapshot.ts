@@ -34,10 +34,14 @@ export function ownShareRootLabels(
 
 /** The notes that own `#shareRoot`, as found by {@linkcode findShareRoots}. */
 export interface ShareRoots {
-  /** The effective root: the first owner by title; null when no note owns the label. */
+  /**
+   * The share root: the one note owning the label. Null when none does, and also when several do:
+   * which one the GM meant is unknown (Core itself serves whichever label it loaded last), so
+   * nothing is public until `PUT /api/share` names one.
+   */
   root: CoreNote | null;
-  /** Every other owner, by title (a misconfiguration `PUT /api/share` repairs). */
-  others: CoreNote[];
+  /** Every owner, by title; more than one is a conflict. */
+  owners: CoreNote[];
   /** Owners that lie in Core's `_share` tree, i.e. that Core actually serves. */
   publishedIds: ReadonlySet<string>;
 }
@@ -50,7 +54,8 @@ export interface ShareRoots {
  *
  * @example
  * ```ts
- * const { root, others } = await findShareRoots(core);
+ * const { root, owners } = await findShareRoots(core);
+ * if (owners.length > 1) console.warn("several share roots: nothing is public");
  * ```
  */
 export async function findShareRoots(core: CoreClient): Promise<ShareRoots> {
@@ -59,15 +64,15 @@ export async function findShareRoots(core: CoreClient): Promise<ShareRoots> {
     core.search(query),
     core.search(query, { ancestorNoteId: SHARE_NOTE_ID }),
   ]);
-  const owners = new Map<string, CoreNote>();
+  const byId = new Map<string, CoreNote>();
   for (const note of [...anywhere, ...shared]) {
-    if (!owners.has(note.noteId) && ownShareRootLabels(note).length > 0) {
-      owners.set(note.noteId, note);
+    if (!byId.has(note.noteId) && ownShareRootLabels(note).length > 0) {
+      byId.set(note.noteId, note);
     }
   }
-  const [root = null, ...others] = [...owners.values()].sort(compareByTitle);
-  const publishedIds = new Set(shared.map((n) => n.noteId).filter((id) => owners.has(id)));
-  return { root, others, publishedIds };
+  const owners = [...byId.values()].sort(compareByTitle);
+  const publishedIds = new Set(shared.map((n) => n.noteId).filter((id) => byId.has(id)));
+  return { root: owners.length === 1 ? owners[0] : null, owners, publishedIds };
 }
 
 /** A loaded share configuration: the root, its whole subtree and the public view of it. */
@@ -84,7 +89,7 @@ export interface CoreShareSnapshot {
 /**
  * Loads the share snapshot: the root (by {@linkcode findShareRoots}, or the `roots` a caller
  * already found) and its whole subtree in ONE search. Archived notes are included because Core's
- * share serves them too. Null when no note owns `#shareRoot`.
+ * share serves them too. Null when there is no single share root (no owner, or a conflict).
  *
  * @example
  * ```ts

@@ -7,6 +7,7 @@ import {
   type ShareSnapshot,
   type ShareView,
 } from "./tree_filter.ts";
+import { prng } from "../../tests/helpers/prng.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Builders
@@ -484,7 +485,7 @@ Deno.test("basicAuthAllows: header parsing", () => {
 // ---------------------------------------------------------------------------------------------
 // Performance
 
-Deno.test("performance: thousands of notes build in a few ms", () => {
+Deno.test("large: thousands of notes with cycles and clones build the right view", () => {
   const n = 5000;
   const notes: ShareNote[] = [];
   let drafts = 0;
@@ -507,31 +508,12 @@ Deno.test("performance: thousands of notes build in a few ms", () => {
       attributes,
     });
   }
-  const snapshot = { rootId: "n0", notes };
-  buildShareView(snapshot); // warm-up
-  const runs = 5;
-  const t0 = performance.now();
-  let view: ShareView | undefined;
-  for (let i = 0; i < runs; i++) view = buildShareView(snapshot);
-  const ms = (performance.now() - t0) / runs;
-  assert.equal(view!.publicIds().length, n - drafts);
-  assert.ok(ms < 50, `build took ${ms.toFixed(2)} ms for ${n} notes`);
+  const view = buildShareView({ rootId: "n0", notes });
+  assert.equal(view.publicIds().length, n - drafts);
 });
 
 // ---------------------------------------------------------------------------------------------
 // Property-based tests against a naive reference
-
-/** mulberry32-style 32-bit PRNG: small, fast and fully determined by its seed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let z = state;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    return ((z ^ (z >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 type Rng = () => number;
 const int = (rng: Rng, n: number) => Math.floor(rng() * n);

@@ -23,6 +23,8 @@ import {
   coreSearchSchema,
 } from "./core_schemas.ts";
 import {
+  DEFAULT_MAX_BODY_BYTES,
+  MAX_ERROR_BODY_BYTES,
   readBodyText,
   readJsonBody,
   type UpstreamDeps,
@@ -88,6 +90,12 @@ export interface CoreClient {
     contentType: "text/plain" | "application/octet-stream",
   ): Promise<void>;
   search(query: string, opts?: CoreSearchOptions): Promise<CoreNote[]>;
+  /**
+   * {@linkcode CoreClient.search} for a query the caller wrote: the failures Core reports as a
+   * 500 although the query caused them are 400 `INVALID_REQUEST` (see
+   * {@linkcode callerQueryError}).
+   */
+  searchCallerQuery(query: string, opts?: CoreSearchOptions): Promise<CoreNote[]>;
   getAttribute(attributeId: string): Promise<CoreAttribute>;
   createAttribute(input: CreateAttributeInput): Promise<CoreAttribute>;
   deleteAttribute(attributeId: string): Promise<void>;
@@ -186,7 +194,40 @@ export function mapCoreError(status: number, bodyText: string, headers: Headers)
   return new ApiError(502, "UPSTREAM_ERROR", "Core failed to handle the request", details);
 }
 
-const MAX_JSON = 64 * 1024 * 1024;
+/** Core search failures a query causes, by the start of Core's message (its text stays here). */
+const QUERY_FAILURES: [RegExp, string][] = [
+  [/^Invalid regular expression/, "the regular expression after %= is invalid"],
+  [/^Invalid tokens: empty or whitespace-only/, "an empty quoted search term is not allowed"],
+];
+
+/**
+ * Core answers a search that fails on the query itself with `500 GENERIC` and the exception's
+ * text (services/search: a `%=` operand `new RegExp` cannot compile, an empty quoted full-text
+ * term). Those become 400 `INVALID_REQUEST` naming `query.q` with our own sentence; anything
+ * else is undefined (the usual mapping applies). Core's text is only matched, never passed on.
+ *
+ * @example
+ * ```ts
+ * callerQueryError(500, '{"status":500,"code":"GENERIC","message":"Invalid regular expression: /[/ms: Unterminated character class"}');
+ * // ApiError 400 INVALID_REQUEST "Core cannot run this search: the regular expression after %= is invalid"
+ * ```
+ */
+export function callerQueryError(status: number, bodyText: string): ApiError | undefined {
+  if (status !== 500) return undefined;
+  let message: string | undefined;
+  try {
+    const parsed = coreErrorSchema.safeParse(JSON.parse(bodyText));
+    if (parsed.success && parsed.data.code === "GENERIC") message = parsed.data.message;
+  } catch { /* not Core's JSON error: not a query failure */ }
+  const problem = QUERY_FAILURES.find(([re]) => re.test(message ?? ""))?.[1];
+  if (!problem) return undefined;
+  return new ApiError(400, "INVALID_REQUEST", `Core cannot run this search: ${problem}`, {
+    fields: [{ path: "query.q", message: problem }],
+    service: "core",
+    upstreamCode: "GENERIC",
+  });
+}
+
 const loginSchema = z.looseObject({ authToken: z.string().min(1) });
 
 /**
@@ -201,8 +242,14 @@ const loginSchema = z.looseObject({ authToken: z.string().min(1) });
  */
 export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): CoreClient {
   const auth: Record<string, string> = creds.token ? { authorization: creds.token } : {};
+  const maxBody = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
-  const call = async (req: UpstreamRequest, allow304 = false) => {
+  /** `explain` may claim an error answer before the usual mapping (it sees Core's text). */
+  const call = async (
+    req: UpstreamRequest,
+    allow304 = false,
+    explain?: (status: number, text: string) => ApiError | undefined,
+  ) => {
     const up = await upstreamFetch(deps, "Core", creds.baseUrl, {
       ...req,
       headers: { ...auth, ...(req.headers as Record<string, string> | undefined) },
@@ -210,16 +257,27 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
     if ((up.res.status >= 200 && up.res.status < 300) || (allow304 && up.res.status === 304)) {
       return up;
     }
-    const text = await readBodyText(up, deps, "Core", 64 * 1024).catch(() => "");
-    throw mapCoreError(up.res.status, text, up.res.headers);
+    const text = await readBodyText(up, deps, "Core", MAX_ERROR_BODY_BYTES).catch(() => "");
+    throw explain?.(up.res.status, text) ?? mapCoreError(up.res.status, text, up.res.headers);
   };
 
   const jsonCall = async <S extends z.ZodType>(
     schema: S,
     req: UpstreamRequest,
+    explain?: (status: number, text: string) => ApiError | undefined,
   ): Promise<z.output<S>> => {
-    return readJsonBody(await call(req), deps, "Core", schema, MAX_JSON);
+    return readJsonBody(await call(req, false, explain), deps, "Core", schema, maxBody);
   };
+
+  const searchCall = async (
+    query: string,
+    opts: CoreSearchOptions = {},
+    explain?: (status: number, text: string) => ApiError | undefined,
+  ) =>
+    (await jsonCall(coreSearchSchema, {
+      path: "/etapi/notes",
+      query: { search: query, ...opts },
+    }, explain)).results;
 
   const jsonBody = (body: unknown) => ({
     headers: { "content-type": "application/json" },
@@ -257,7 +315,7 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
       }, true),
     contentText: async (id) => {
       const up = await call({ path: p`/etapi/notes/${id}/content` });
-      return readBodyText(up, deps, "Core", MAX_JSON);
+      return readBodyText(up, deps, "Core", maxBody);
     },
     putContent: (id, body, contentType) =>
       noBody({
@@ -266,11 +324,8 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
         headers: { "content-type": contentType },
         body,
       }),
-    search: async (query, opts = {}) =>
-      (await jsonCall(coreSearchSchema, {
-        path: "/etapi/notes",
-        query: { search: query, ...opts },
-      })).results,
+    search: (query, opts) => searchCall(query, opts),
+    searchCallerQuery: (query, opts) => searchCall(query, opts, callerQueryError),
     getAttribute: (id) => jsonCall(coreAttributeSchema, { path: p`/etapi/attributes/${id}` }),
     createAttribute: (input) =>
       jsonCall(coreAttributeSchema, {

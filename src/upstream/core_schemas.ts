@@ -21,7 +21,24 @@ export const coreAttributeSchema = z.looseObject({
 /** An ETAPI attribute. */
 export type CoreAttribute = z.output<typeof coreAttributeSchema>;
 
-/** A note as ETAPI returns it. */
+/**
+ * The title shown for a protected note or revision. ETAPI never opens a protected session, so
+ * it sends a protected note's title as ciphertext (revisions already as this placeholder); the
+ * service never passes the ciphertext on. Core's share API uses the same words.
+ *
+ * @example
+ * ```ts
+ * coreNoteSchema.parse(protectedNoteJson).title; // "[protected]"
+ * ```
+ */
+export const PROTECTED_TITLE = "[protected]";
+
+/** Replaces the title of a protected entity with {@linkcode PROTECTED_TITLE}. */
+function hideProtectedTitle<T extends { isProtected: boolean; title: string }>(entity: T): T {
+  return entity.isProtected ? { ...entity, title: PROTECTED_TITLE } : entity;
+}
+
+/** A note as ETAPI returns it; a protected note's title is {@linkcode PROTECTED_TITLE}. */
 export const coreNoteSchema = z.looseObject({
   noteId: z.string(),
   isProtected: z.boolean(),
@@ -38,7 +55,7 @@ export const coreNoteSchema = z.looseObject({
   parentBranchIds: z.array(z.string()),
   childBranchIds: z.array(z.string()),
   attributes: z.array(coreAttributeSchema),
-});
+}).transform(hideProtectedTitle);
 /** An ETAPI note. */
 export type CoreNote = z.output<typeof coreNoteSchema>;
 
@@ -61,7 +78,7 @@ export const coreNoteWithBranchSchema = z.object({
   branch: coreBranchSchema,
 });
 
-/** A revision (list entries carry `contentLength`). */
+/** A revision (list entries carry `contentLength`); protected: {@linkcode PROTECTED_TITLE}. */
 export const coreRevisionSchema = z.looseObject({
   revisionId: z.string(),
   noteId: z.string(),
@@ -76,7 +93,7 @@ export const coreRevisionSchema = z.looseObject({
   utcDateCreated: z.string().optional(),
   utcDateModified: z.string().optional(),
   contentLength: z.number().optional(),
-});
+}).transform(hideProtectedTitle);
 /** An ETAPI revision. */
 export type CoreRevision = z.output<typeof coreRevisionSchema>;
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mapCoreError } from "./core.ts";
+import { callerQueryError, mapCoreError } from "./core.ts";
 
 const body = (status: number, code: string) =>
   JSON.stringify({ status, code, message: `Note 'x' secret detail` });
@@ -49,4 +49,27 @@ Deno.test("mapCoreError: 429 keeps a numeric Retry-After, else 60", () => {
 Deno.test("mapCoreError: a code that is not code-shaped is not echoed", () => {
   const e = mapCoreError(400, JSON.stringify({ code: "<img src=x>" }), new Headers());
   assert.equal(e.message, "Core rejected the request");
+});
+
+Deno.test("callerQueryError: only Core's query failures, as 400 without Core's text", () => {
+  const generic = (message: string) => JSON.stringify({ status: 500, code: "GENERIC", message });
+  const regex = callerQueryError(500, generic("Invalid regular expression: /[/ms: secret detail"));
+  assert.equal(regex?.status, 400);
+  assert.equal(regex?.code, "INVALID_REQUEST");
+  assert.ok(!JSON.stringify([regex?.message, regex?.details]).includes("secret detail"));
+  const blank = callerQueryError(
+    500,
+    generic("Invalid tokens: empty or whitespace-only tokens are not allowed"),
+  );
+  assert.match(blank?.message ?? "", /empty quoted search term/);
+  for (
+    const [status, body] of [
+      [500, generic("Can't find note path for note x")],
+      [500, "Invalid regular expression (not Core's JSON)"],
+      [400, generic("Invalid regular expression: /[/")],
+      [500, JSON.stringify({ code: "METRICS_ERROR", message: "Invalid regular expression" })],
+    ] as const
+  ) {
+    assert.equal(callerQueryError(status, body), undefined, body);
+  }
 });

@@ -19,7 +19,29 @@ export interface UpstreamDeps {
   signal?: AbortSignal;
   /** Called once per upstream call with its duration in ms. */
   onTiming?: (ms: number) => void;
+  /** Largest body read whole (JSON, content as text); default {@linkcode DEFAULT_MAX_BODY_BYTES}. */
+  maxBodyBytes?: number;
 }
+
+/**
+ * The cap on a body read whole when the deps name none (`MAX_UPSTREAM_BODY_BYTES`'s default).
+ *
+ * @example
+ * ```ts
+ * const maxBody = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+ * ```
+ */
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The cap on an error answer's body: only its code is ever looked at.
+ *
+ * @example
+ * ```ts
+ * const text = await readBodyText(up, deps, "Core", MAX_ERROR_BODY_BYTES).catch(() => "");
+ * ```
+ */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /** One upstream call. `path` must come from {@linkcode upstreamPath} (already encoded). */
 export interface UpstreamRequest {
@@ -123,7 +145,12 @@ export async function upstreamFetch(
         service: service.toLowerCase(),
       });
     }
-    void e; // the network error's text names the backend's address: never surface it
+    // the network error's text names the backend's address: it is only looked at, never surfaced
+    if (answeredBadly(e)) {
+      throw new ApiError(502, "UPSTREAM_ERROR", `${service} sent no valid response`, {
+        service: service.toLowerCase(),
+      });
+    }
     throw new ApiError(503, "UPSTREAM_UNAVAILABLE", `${service} is unreachable`, {
       service: service.toLowerCase(),
     });
@@ -131,8 +158,30 @@ export async function upstreamFetch(
 }
 
 /**
+ * Whether a failed fetch reached the backend: the connection was made, but what came back was no
+ * HTTP answer (garbage, a reset or a close before the head). Failing to connect (refused, DNS, a
+ * blocked port) says nothing was reached; so does an error that tells nothing (unreachable is
+ * the safe reading then).
+ */
+function answeredBadly(e: unknown): boolean {
+  const texts: string[] = [];
+  for (let c = e, depth = 0; c instanceof Error && depth < 4; c = c.cause, depth++) {
+    texts.push(c.message);
+  }
+  const text = texts.join(" | ");
+  if (/\(Connect\)|connect error|dns error|are blocked|Connection refused/i.test(text)) {
+    return false;
+  }
+  return /\(SendRequest\)|reset by peer|connection closed|invalid HTTP|broken pipe|parse/i.test(
+    text,
+  );
+}
+
+/**
  * Reads a body as text while the deadline still runs, mapping a stalled or aborted read the same
- * way as a failed call, and refusing bodies larger than `maxBytes`.
+ * way as a failed call, and refusing bodies larger than `maxBytes` (502): a declared length over
+ * it is refused unread, and an undeclared one is cancelled as soon as it passes the cap, so no
+ * more than the cap plus one chunk is ever held.
  *
  * @example
  * ```ts
@@ -145,24 +194,29 @@ export async function readBodyText(
   service: string,
   maxBytes: number,
 ): Promise<string> {
+  const oversized = () =>
+    new ApiError(502, "UPSTREAM_ERROR", `${service} sent an oversized response`, {
+      service: service.toLowerCase(),
+    });
+  const reader = up.res.body?.getReader();
   try {
-    const reader = up.res.body?.getReader();
     if (!reader) return "";
+    const declared = Number(up.res.headers.get("content-length") ?? NaN);
+    if (declared > maxBytes) throw oversized();
     const chunks: Uint8Array[] = [];
     let total = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel();
-        throw new ApiError(502, "UPSTREAM_ERROR", `${service} sent an oversized response`);
-      }
+      if (total > maxBytes) throw oversized();
       chunks.push(value);
     }
     const buf = concatBytes(chunks, total);
     return new TextDecoder().decode(buf);
   } catch (e) {
+    // whatever went wrong, the rest of the body is not wanted: release the connection now
+    void reader?.cancel().catch(() => {});
     if (e instanceof ApiError) throw e;
     if (deps.signal?.aborted) throw new ClientAbortError();
     if (up.timedOut()) {

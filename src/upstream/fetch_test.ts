@@ -153,3 +153,80 @@ Deno.test("upstreamFetch: an upload that keeps sending is not cut off by the dea
     },
   );
 });
+
+Deno.test("readBodyText: a declared oversized body is refused unread; an undeclared one at the cap", async () => {
+  let pulled = 0;
+  let cancelled = false;
+  await withBackend((req) => {
+    if (new URL(req.url).pathname === "/declared") {
+      return new Response("x".repeat(5000), { headers: { "content-length": "5000" } });
+    }
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (pulled++ < 10_000) c.enqueue(new Uint8Array(1024));
+        else c.close();
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    return new Response(body);
+  }, async (url) => {
+    const declared = await upstreamFetch({ fetch, timeoutMs: 1000 }, "Core", url, {
+      path: "/declared",
+    });
+    const e1 = await readBodyText(declared, {}, "Core", 100).catch((e) => e);
+    assert.equal(e1.status, 502);
+    assert.equal(e1.code, "UPSTREAM_ERROR");
+    const endless = await upstreamFetch({ fetch, timeoutMs: 5000 }, "Core", url, { path: "/" });
+    const e2 = await readBodyText(endless, {}, "Core", 4096).catch((e) => e);
+    assert.equal(e2.status, 502);
+    for (let i = 0; i < 100 && !cancelled; i++) await sleep(20);
+    assert.ok(cancelled, "the backend's body was cancelled, not read to the end");
+    assert.ok(pulled < 10_000);
+  });
+});
+
+/** A raw TCP backend that answers every request with `answer` (or resets when null). */
+async function withRawBackend(
+  answer: string | null,
+  fn: (url: string) => Promise<void>,
+) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const serving = (async () => {
+    for await (const conn of listener) {
+      await conn.read(new Uint8Array(64 * 1024)).catch(() => null);
+      if (answer !== null) await conn.write(new TextEncoder().encode(answer)).catch(() => 0);
+      conn.close();
+    }
+  })();
+  try {
+    await fn(`http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`);
+  } finally {
+    listener.close();
+    await serving.catch(() => {});
+  }
+}
+
+Deno.test("upstreamFetch: a backend that answers with no HTTP at all is a 502, not unreachable", async () => {
+  for (const answer of ["<html>not http\x00\xff</html>\r\n\r\n", null]) {
+    await withRawBackend(answer, async (url) => {
+      const err = await upstreamFetch({ fetch, timeoutMs: 2000 }, "Core", url, { path: "/x" })
+        .catch((e) => e);
+      assert.ok(err instanceof ApiError, String(err));
+      assert.equal(err.status, 502, JSON.stringify(answer));
+      assert.equal(err.code, "UPSTREAM_ERROR");
+      assert.ok(!err.message.includes("127.0.0.1") && !err.message.includes("html"));
+    });
+  }
+});
+
+Deno.test("upstreamFetch: a closed port is unreachable (503)", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const url = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+  listener.close();
+  const err = await upstreamFetch({ fetch, timeoutMs: 2000 }, "Parser", url, { path: "/" })
+    .catch((e) => e);
+  assert.equal(err.status, 503);
+  assert.equal(err.code, "UPSTREAM_UNAVAILABLE");
+});

@@ -9,6 +9,8 @@
 import { z } from "zod";
 import { ApiError, type ErrorCode } from "../http/errors.ts";
 import {
+  DEFAULT_MAX_BODY_BYTES,
+  MAX_ERROR_BODY_BYTES,
   readBodyText,
   readJsonBody,
   type UpstreamDeps,
@@ -201,8 +203,6 @@ export function mapParserError(status: number, bodyText: string, headers: Header
   }
 }
 
-const MAX_JSON = 16 * 1024 * 1024;
-
 /**
  * Creates a client bound to one Parser URL and (optionally) one bearer token.
  *
@@ -216,19 +216,20 @@ export function createParserClient(
   creds: { baseUrl: string; token?: string },
   deps: UpstreamDeps,
 ): ParserClient {
+  const maxBody = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const call = async (req: UpstreamRequest) => {
     const headers = new Headers(req.headers);
     if (creds.token) headers.set("authorization", `Bearer ${creds.token}`);
     const up = await upstreamFetch(deps, "Parser", creds.baseUrl, { ...req, headers });
     if (up.res.status >= 200 && up.res.status < 300) return up;
-    const text = await readBodyText(up, deps, "Parser", 64 * 1024).catch(() => "");
+    const text = await readBodyText(up, deps, "Parser", MAX_ERROR_BODY_BYTES).catch(() => "");
     throw mapParserError(up.res.status, text, up.res.headers);
   };
 
   const parse = <S extends z.ZodType>(
     schema: S,
     up: Awaited<ReturnType<typeof call>>,
-  ): Promise<z.output<S>> => readJsonBody(up, deps, "Parser", schema, MAX_JSON);
+  ): Promise<z.output<S>> => readJsonBody(up, deps, "Parser", schema, maxBody);
 
   const jsonReq = (
     method: string,

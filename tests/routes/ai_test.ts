@@ -301,7 +301,7 @@ Deno.test("a note's relationships: the Core part answers when the Parser cannot"
     assert.equal(noSession.status, 200);
     assert.equal(noSession.body.relations.length, 3);
     assert.equal(noSession.body.suggestions, null);
-    assert.equal(noSession.body.suggestionsError.error, "NOT_CONFIGURED");
+    assert.equal(noSession.body.suggestionsError.error, "NOT_AUTHENTICATED");
     assert.deepEqual(parserCalls(h, "/suggest/relationships"), []);
   }, { parser: true }));
 

@@ -224,3 +224,130 @@ Deno.test("DELETE attributes: attrId injection forms are 400 and nothing reaches
     assert.equal(sys.status, 400);
     assert.deepEqual(upstreamCalls(h), []);
   }));
+
+Deno.test("DELETE attributes: Core's built-in attribute ids (with ':') are ids, not bad input", () =>
+  withHarness(async (h) => {
+    // hidden_subtree.ts gives the templates' attributes ids like `_template_character_llabel:race`;
+    // a note using the template shows them inherited, so a client may well send one
+    const a = note(h, "Sera Quill");
+    h.core.store.createAttribute({
+      noteId: a,
+      type: "relation",
+      name: "template",
+      value: "_template_character",
+    });
+    const id = "_template_character_llabel:race";
+    assert.ok(h.core.store.attributesOf(a).some((x) => x.attributeId === id));
+    for (const query of [`?attrId=${id}`, `?attrId=${encodeURIComponent(id)}`]) {
+      h.core.clearRequests();
+      const r = await del(h, a, query);
+      assert.equal(r.status, 404, query);
+      assert.deepEqual([r.body?.error, r.body?.message], ["NOT_FOUND", "Attribute not found"]);
+      assert.deepEqual(upstreamCalls(h), [`GET /etapi/attributes/${encodeURIComponent(id)}`]);
+    }
+    assert.ok(h.core.store.getAttribute(id), "the template keeps its definition");
+    h.core.clearRequests();
+    for (const q of ["?attrId=a:b%2Fc", "?attrId=a:..", "?attrId=a%20b", "?attrId=a%25b"]) {
+      assert.equal((await del(h, a, q)).status, 400, q);
+    }
+    assert.deepEqual(upstreamCalls(h), []);
+  }));
+
+Deno.test("POST attributes: ~template keeps the note's type and mime (Core would change them)", () =>
+  withHarness(async (h) => {
+    // Core turns an empty code note given ~template=_template_spell into a text note
+    const s = h.core.store;
+    const spell = s.createNote({
+      parentNoteId: "root",
+      title: "Fireball",
+      type: "code",
+      mime: "application/javascript",
+      content: "",
+    }).note.noteId;
+    h.core.clearRequests();
+    const r = await post(h, spell, {
+      type: "relation",
+      name: "~template",
+      value: "_template_spell",
+    });
+    assert.equal(r.status, 201);
+    assert.deepEqual([r.body.noteId, r.body.name, r.body.value], [
+      spell,
+      "template",
+      "_template_spell",
+    ]);
+    const now = await h.requestJson<{ type: string; mime: string }>(`/api/lore/${spell}`);
+    assert.deepEqual([now.body.type, now.body.mime], ["code", "application/javascript"]);
+    assert.deepEqual(upstreamCalls(h), [
+      `GET /etapi/notes/${spell}`,
+      "POST /etapi/attributes",
+      `GET /etapi/notes/${spell}`,
+      `PATCH /etapi/notes/${spell}`,
+      `GET /etapi/notes/${spell}`,
+    ]);
+
+    // a note with content is left alone by Core: no PATCH
+    const written = s.createNote({
+      parentNoteId: "root",
+      title: "Frost Lance",
+      type: "code",
+      mime: "application/javascript",
+      content: "cast();",
+    }).note.noteId;
+    h.core.clearRequests();
+    assert.equal(
+      (await post(h, written, { type: "relation", name: "template", value: "_template_spell" }))
+        .status,
+      201,
+    );
+    assert.ok(!upstreamCalls(h).some((c) => c.startsWith("PATCH")));
+
+    // a missing template is a 400 on value; nothing is left on the note
+    const before = s.ownAttributes(written).length;
+    const gone = await post(h, written, {
+      type: "relation",
+      name: "template",
+      value: "noTemplate01",
+    });
+    assert.equal(gone.status, 400);
+    assert.deepEqual(gone.body.details?.fields, [{ path: "body.value", message: "not found" }]);
+    assert.equal(s.ownAttributes(written).length, before);
+    assert.equal(
+      (await post(h, "noSuchNote01", {
+        type: "relation",
+        name: "template",
+        value: "_template_spell",
+      })).status,
+      404,
+    );
+  }));
+
+Deno.test("POST attributes: ~template whose type cannot be put back is a PARTIAL_FAILURE", () =>
+  withHarness(async (h) => {
+    const s = h.core.store;
+    const spell = s.createNote({
+      parentNoteId: "root",
+      title: "Fireball",
+      type: "code",
+      mime: "application/javascript",
+      content: "",
+    }).note.noteId;
+    h.core.fault({ method: "PATCH", path: `/etapi/notes/${spell}`, status: 500 });
+    const r = await post(h, spell, {
+      type: "relation",
+      name: "template",
+      value: "_template_spell",
+    });
+    assert.equal(r.status, 502);
+    assert.equal(r.body.error, "PARTIAL_FAILURE");
+    assert.deepEqual(r.body.details, {
+      failedStep: "keep the note's type and mime",
+      cause: "UPSTREAM_ERROR",
+      completed: ["link the template"],
+      rolledBack: [],
+      leftBehind: ["link the template"],
+    });
+    // exactly as reported: the relation and Core's change of type are both still there
+    assert.ok(s.ownAttributes(spell).some((a) => a.name === "template"));
+    assert.equal(s.getNote(spell)!.type, "text");
+  }));

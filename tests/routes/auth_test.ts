@@ -238,14 +238,34 @@ Deno.test("session: a session the Parser no longer knows → 401 and cookies cle
     assert.ok(clears(res, "parser_token") && clears(res, "parser_url"));
   }));
 
-Deno.test("session: no cookies and no env Parser token → 503 NOT_CONFIGURED", () =>
+Deno.test("session: no cookies and no env Parser token → 401 NOT_AUTHENTICATED (log in)", () =>
   withParser(async (h) => {
     const res = await h.requestJson("/api/auth/session");
-    assert.equal(res.status, 503);
+    assert.equal(res.status, 401);
+    assert.equal(res.body.error, "NOT_AUTHENTICATED");
     assert.deepEqual(res.body.details, { service: "parser" });
   }));
 
-Deno.test("forged or edited cookies are ignored: env fallback or NOT_CONFIGURED", async () => {
+Deno.test("login required: no session is 401 NOT_AUTHENTICATED, not 503; nothing reaches a backend", () =>
+  withParser(async (h) => {
+    h.core.clearRequests();
+    for (const path of ["/api/lore", "/api/ai/gaps", "/api/config/models"]) {
+      const res = await h.requestJson(path);
+      assert.equal(res.status, 401, path);
+      assert.equal(res.body.error, "NOT_AUTHENTICATED", path);
+    }
+    assert.deepEqual(h.core.requests, []);
+    assert.deepEqual(h.parser!.requests, []);
+  }, { noCoreCredentials: true }));
+
+Deno.test("login impossible: without a Parser, no credentials stays 503 NOT_CONFIGURED", () =>
+  withHarness(async (h) => {
+    const res = await h.requestJson("/api/lore");
+    assert.equal(res.status, 503);
+    assert.equal(res.body.error, "NOT_CONFIGURED");
+  }, { noCoreCredentials: true }));
+
+Deno.test("forged or edited cookies are ignored: env fallback or NOT_AUTHENTICATED", async () => {
   const forgeries = async (h: Harness) => {
     const real = await login(h);
     const token = [...h.parser!.store.sessions.keys()][0];
@@ -267,7 +287,8 @@ Deno.test("forged or edited cookies are ignored: env fallback or NOT_CONFIGURED"
   await withParser(async (h) => {
     for (const cookie of await forgeries(h)) {
       const res = await h.requestJson("/api/lore", { headers: { cookie } });
-      assert.equal(res.status, 503, cookie);
+      assert.equal(res.status, 401, cookie);
+      assert.equal(res.body.error, "NOT_AUTHENTICATED", cookie);
       assert.deepEqual(res.body.details, { service: "core" });
     }
   }, { noCoreCredentials: true });
@@ -319,7 +340,7 @@ Deno.test("logout: Parser session ended, cookies cleared, effective on the very 
     assert.equal(h.parser!.store.sessions.size, 0);
     // the browser sends no cookie now
     const next = await h.requestJson("/api/lore");
-    assert.equal(next.status, 503);
+    assert.equal(next.status, 401);
     // and a replayed old cookie is dead too (the cached Core credentials were dropped)
     const replay = await h.requestJson("/api/lore", { headers: { cookie } });
     assert.equal(replay.status, 401);

@@ -112,7 +112,7 @@ Deno.test("disconnect parser: the session cookies are cleared; the next request 
     assert.deepEqual(r.body, { disconnected: ["parser"] });
     assert.deepEqual(browser.names(), []);
     const models = await browse(h, browser, "/api/config/models");
-    assert.equal(models.status, 503);
+    assert.equal(models.status, 401);
     assert.deepEqual(models.body.details, { service: "parser" });
   }, { parser: true }));
 
@@ -282,11 +282,11 @@ Deno.test("status: nothing configured at all still answers 200", () =>
 
 // ---- models -----------------------------------------------------------------------------------
 
-Deno.test("models: the Parser's list passes through; 503 without a Parser session", () =>
+Deno.test("models: the Parser's list passes through; 401 without a Parser session", () =>
   withHarness(async (h) => {
     const none = await h.requestJson("/api/config/models");
-    assert.equal(none.status, 503);
-    assert.equal(none.body.error, "NOT_CONFIGURED");
+    assert.equal(none.status, 401);
+    assert.equal(none.body.error, "NOT_AUTHENTICATED");
     assert.equal(h.parser!.requests.length, 0);
 
     const browser = await signedIn(h);
@@ -351,10 +351,10 @@ Deno.test("wipe: enabled and confirmed, the Parser deletes every #lore note", ()
     assert.equal(list.body.count, 0);
   }, { parser: { wipeEnabled: true }, env: { ENABLE_WIPE: "true" } }));
 
-Deno.test("wipe: a Parser that refuses (production) is 403; without a session 503", () =>
+Deno.test("wipe: a Parser that refuses (production) is 403; without a session 401", () =>
   withHarness(async (h) => {
     const none = await h.requestJson("/api/config/wipe", { method: "POST", json: CONFIRM });
-    assert.equal(none.status, 503);
+    assert.equal(none.status, 401);
     assert.deepEqual(none.body.details, { service: "parser" });
     const r = await browse(h, await signedIn(h), "/api/config/wipe", {
       method: "POST",

@@ -1,5 +1,6 @@
 /** Content, previews and revisions over HTTP through the real app against the Core double. */
 import assert from "node:assert/strict";
+import { SANITIZER_VERSION } from "../../src/sanitize/html.ts";
 import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
 import { W } from "../sims/world.ts";
 
@@ -233,7 +234,7 @@ Deno.test("preview: gm keeps GM-only sections, player drops them (nested and mul
     const blob = h.core.store.getNote(W.charMira)!.blobId;
     const gm = await get(h, `/api/lore/${W.charMira}/preview`);
     assert.equal(gm.status, 200);
-    assertPreviewHeaders(gm.headers, `"gm-${blob}"`);
+    assertPreviewHeaders(gm.headers, `"gm-${SANITIZER_VERSION}-${blob}"`);
     assert.match(gm.text, /Mira owes the/);
     assert.match(gm.text, /Her mother still lives beneath the reef/);
     assert.match(gm.text, /Raised by lighthouse keepers/);
@@ -242,7 +243,7 @@ Deno.test("preview: gm keeps GM-only sections, player drops them (nested and mul
 
     const player = await get(h, `/api/lore/${W.charMira}/preview?mode=player`);
     assert.equal(player.status, 200);
-    assertPreviewHeaders(player.headers, `"player-${blob}"`);
+    assertPreviewHeaders(player.headers, `"player-${SANITIZER_VERSION}-${blob}"`);
     assert.doesNotMatch(player.text, /Mira owes|Lantern Guild|mother still lives|gm-only/);
     assert.match(player.text, /She trusts/);
     assert.match(player.text, /<section class="backstory"><p>Raised by lighthouse keepers.<\/p>/);
@@ -510,4 +511,22 @@ Deno.test("GET revision content: bad ids are 400 with nothing sent upstream", ()
       assert.equal(r.body.error, "INVALID_REQUEST");
     }
     assert.deepEqual(upstreamCalls(h), []);
+  }));
+
+Deno.test("PUT content: UTF-8 only — another charset is 415 and Core is untouched", () =>
+  withHarness(async (h) => {
+    const before = h.core.store.getContent(W.charOskar);
+    h.core.clearRequests();
+    for (const charset of ["utf-7", "UTF-16", "iso-8859-1", '"utf-7"', ""]) {
+      const r = await putText(h, W.charOskar, "+ADw-p+AD4-x", `text/plain; charset=${charset}`);
+      assert.equal(r.status, 415, charset);
+      assert.equal(JSON.parse(r.text).error, "UNSUPPORTED_MEDIA_TYPE", charset);
+    }
+    assert.deepEqual(upstreamCalls(h), []);
+    assert.deepEqual(h.core.store.getContent(W.charOskar), before);
+    for (const charset of ["utf-8", "UTF-8", "utf8", '"UTF-8"']) {
+      const r = await putText(h, W.charOskar, "<p>é</p>", `text/plain; charset=${charset}`);
+      assert.equal(r.status, 204, charset);
+    }
+    assert.equal(h.core.store.getContent(W.charOskar), "<p>é</p>");
   }));

@@ -239,12 +239,12 @@ Deno.test("chat: a failing semantic index does not fail the turn; a broken answe
     assert.ok(!JSON.stringify(bad.body).includes("non-writable"), "the Parser's text stays out");
   }));
 
-Deno.test("chat/stream: Core not configured is a JSON 503 before anything is sent", () =>
+Deno.test("chat/stream: no Core credentials (not logged in) is a JSON 401 before anything is sent", () =>
   withHarness(async (h) => {
     for (const path of [chatPath(), streamPath()]) {
       const r = await h.requestJson(path, { method: "POST", json: ask("hi") });
-      assert.equal(r.status, 503);
-      assert.equal(r.body.error, "NOT_CONFIGURED");
+      assert.equal(r.status, 401);
+      assert.equal(r.body.error, "NOT_AUTHENTICATED");
       assert.deepEqual(r.body.details, { service: "core" });
     }
     assert.deepEqual(parserCalls(h), []);

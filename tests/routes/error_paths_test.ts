@@ -5,7 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { allRoutes } from "../../src/routes/index.ts";
-import { CHART_PNG } from "../sims/world.ts";
 import { login } from "../helpers/session.ts";
 import {
   assertNoSecrets,
@@ -13,71 +12,8 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../helpers/harness.ts";
-
-interface Sample {
-  method: string;
-  path: string;
-  init?: RequestInit & { json?: unknown };
-  /** Expected status when Core answers 404 to everything (default 404). */
-  on404?: number;
-}
-
-const png = (): RequestInit => ({
-  body: CHART_PNG as Uint8Array<ArrayBuffer>,
-  headers: { "content-type": "image/png", "x-host-filename": "m.png" },
-});
-
-/** One valid request per Core-backed route (ids need not exist: Core is faulted or absent). */
-const SAMPLES: Sample[] = [
-  { method: "GET", path: "/api/lore" },
-  { method: "POST", path: "/api/lore", init: { json: { title: "X" } }, on404: 400 },
-  { method: "GET", path: "/api/lore/abcdEFGH1234" },
-  { method: "PATCH", path: "/api/lore/abcdEFGH1234", init: { json: { title: "Y" } } },
-  { method: "DELETE", path: "/api/lore/abcdEFGH1234" },
-  {
-    method: "POST",
-    path: "/api/lore/abcdEFGH1234/attributes",
-    init: { json: { type: "label", name: "x", value: "y" } },
-  },
-  { method: "DELETE", path: "/api/lore/abcdEFGH1234/attributes?attrId=attr12345678", on404: 204 },
-  { method: "GET", path: "/api/lore/abcdEFGH1234/content" },
-  {
-    method: "PUT",
-    path: "/api/lore/abcdEFGH1234/content",
-    init: { body: "<p>x</p>", headers: { "content-type": "text/plain" } },
-  },
-  { method: "GET", path: "/api/lore/abcdEFGH1234/preview?mode=player" },
-  { method: "GET", path: "/api/lore/abcdEFGH1234/image" },
-  { method: "POST", path: "/api/lore/abcdEFGH1234/relationships" },
-  { method: "GET", path: "/api/lore/abcdEFGH1234/backlinks" },
-  { method: "GET", path: "/api/lore/abcdEFGH1234/breadcrumbs" },
-  { method: "GET", path: "/api/lore/abcdEFGH1234/revisions" },
-  { method: "GET", path: "/api/lore/abcdEFGH1234/revisions/rev123456789/content" },
-  { method: "GET", path: "/api/lore/abcdEFGH1234/map" },
-  { method: "POST", path: "/api/lore/abcdEFGH1234/map/upload", init: png() },
-  {
-    method: "POST",
-    path: "/api/lore/move",
-    init: { json: { noteId: "abcdEFGH1234", newParentId: "parentNote12", index: 0 } },
-  },
-  { method: "POST", path: "/api/lore/upload-image", init: png(), on404: 400 },
-  { method: "GET", path: "/api/lore/mention-search?q=ar" },
-  { method: "GET", path: "/api/lore/note-search?q=ar" },
-  { method: "POST", path: "/api/lore/autolink", init: { json: { text: "The Gull's Rest" } } },
-  { method: "GET", path: "/api/search?q=harbor&mode=etapi" },
-  { method: "GET", path: "/api/quests" },
-  { method: "GET", path: "/api/statblocks" },
-  { method: "GET", path: "/api/timeline" },
-  { method: "GET", path: "/api/share" },
-  { method: "PUT", path: "/api/share", init: { json: { noteId: "abcdEFGH1234" } } },
-  { method: "GET", path: "/api/share/tree" },
-  { method: "PUT", path: "/api/config/portal", init: { json: { loreRootNoteId: "abcdEFGH1234" } } },
-  {
-    method: "POST",
-    path: "/api/lore/abcdEFGH1234/copilot/apply",
-    init: { json: { proposal: { targets: [{ kind: "update", targetId: "abcdEFGH1234" }] } } },
-  },
-];
+// one valid request per Core-backed route, shared with the fault suite
+import { type CoreSample as Sample, samples as SAMPLES } from "./samples/core.ts";
 
 const pattern = (path: string) => new URLPattern({ pathname: path });
 

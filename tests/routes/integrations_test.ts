@@ -157,7 +157,7 @@ Deno.test("connect: rate-limited per client (11th attempt → 429)", () =>
     assert.match(res.headers.get("retry-after") ?? "", /^[1-9]\d*$/);
   }));
 
-Deno.test("integrations without any Parser credentials → 503 NOT_CONFIGURED parser", () =>
+Deno.test("integrations without a Parser session → 401 NOT_AUTHENTICATED parser", () =>
   withParser(async (h) => {
     for (
       const [path, method] of [["/api/integrations/codex/status", "GET"], [
@@ -166,7 +166,8 @@ Deno.test("integrations without any Parser credentials → 503 NOT_CONFIGURED pa
       ]]
     ) {
       const res = await h.requestJson(path, { method });
-      assert.equal(res.status, 503);
+      assert.equal(res.status, 401);
+      assert.equal(res.body.error, "NOT_AUTHENTICATED");
       assert.deepEqual(res.body.details, { service: "parser" });
     }
   }));

@@ -290,3 +290,60 @@ Deno.test("DELETE /api/lore/:id: 204, idempotent, system notes refused", () =>
     }
     assert.ok(h.core.store.getNote("_share"));
   }));
+
+Deno.test("POST /api/lore: the note keeps the requested type and mime once its template is linked", () =>
+  withHarness(async (h) => {
+    // Core turns an empty code note into its template's type when ~template is added
+    // (services/handlers.ts): code + _template_spell would answer 201 with a text note
+    const r = await createNote(h, {
+      title: "Fireball",
+      type: "code",
+      mime: "application/javascript",
+      loreType: "spell",
+    });
+    assert.equal(r.status, 201);
+    assert.deepEqual([r.body.note.type, r.body.note.mime], ["code", "application/javascript"]);
+    assert.ok(own(r.body.note).includes("relation:template=_template_spell"));
+    const stored = h.core.store.getNote(r.body.note.noteId)!;
+    assert.deepEqual([stored.type, stored.mime], ["code", "application/javascript"]);
+
+    // the timeline template is a book: an empty text timeline stays the text note asked for
+    const t = await createNote(h, { title: "Age of Tides", loreType: "timeline" });
+    assert.deepEqual([t.body.note.type, t.body.note.mime], ["text", "text/html"]);
+    // with content Core changes nothing, so nothing is patched
+    h.core.clearRequests();
+    const c = await createNote(h, { title: "Tides", loreType: "timeline", content: "<p>x</p>" });
+    assert.deepEqual([c.body.note.type, c.body.note.mime], ["text", "text/html"]);
+    assert.ok(!upstreamCalls(h).some((call) => call.startsWith("PATCH")));
+  }));
+
+Deno.test("POST /api/lore: putting the type back is part of the all-or-nothing create", () =>
+  withHarness(async (h) => {
+    const before = h.core.store.noteIds().length;
+    h.core.fault({ method: "PATCH", path: /^\/etapi\/notes\//, status: 500, times: 1 });
+    const r = await createNote(h, { title: "Fireball", type: "code", loreType: "spell" });
+    assert.equal(r.status, 502);
+    assert.equal(r.body.error, "UPSTREAM_ERROR");
+    assert.match(String(r.body.message), /keep the note's type and mime; nothing was changed/);
+    assert.deepEqual(r.body.details?.rolledBack, ["create the note"]);
+    assert.equal(h.core.store.noteIds().length, before);
+  }));
+
+Deno.test("POST /api/lore: a parent's ~child:template does not change the new note's type", () =>
+  withHarness(async (h) => {
+    // Core copies `child:` attributes to a new child at creation, template handling included
+    const s = h.core.store;
+    const spells =
+      s.createNote({ parentNoteId: "root", title: "Spells", type: "book", content: "" })
+        .note.noteId;
+    s.createAttribute({
+      noteId: spells,
+      type: "relation",
+      name: "child:template",
+      value: "_template_spell",
+    });
+    const r = await createNote(h, { title: "Cantrip", type: "code", parentNoteId: spells });
+    assert.equal(r.status, 201);
+    assert.deepEqual([r.body.note.type, r.body.note.mime], ["code", "text/plain"]);
+    assert.ok(own(r.body.note).includes("relation:template=_template_spell"));
+  }));

@@ -233,6 +233,9 @@ Deno.test("map upload: non-images are 415 with nothing sent upstream; bad ids 40
     assert.equal(disguised.body.error, "UNSUPPORTED_MEDIA_TYPE");
     const declared = await uploadMap(h, W.locChart, makePng(4, 4, () => [0, 0, 0]), "text/plain");
     assert.equal(declared.status, 415);
+    // a PNG signature without its header: the map's size could not be known
+    const bare = await uploadMap(h, W.locChart, makePng(4, 4, () => [0, 0, 0]).subarray(0, 8));
+    assert.equal(bare.status, 415);
     for (const id of ["a%2Fb", "..%2Fetc", "a'b"]) {
       const r = await uploadMap(h, id, makePng(4, 4, () => [0, 0, 0]));
       assert.equal(r.status, 400, id);

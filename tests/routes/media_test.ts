@@ -13,8 +13,8 @@ interface Uploaded {
   url: string;
   noteId: string;
   mime: string;
-  width: number | null;
-  height: number | null;
+  width: number;
+  height: number;
 }
 
 const LIMIT = 64 * 1024;
@@ -459,6 +459,31 @@ Deno.test("upload: SVG, HTML or PDF disguised as image/png is 415 and nothing re
     assert.equal(empty.status, 400);
     assert.equal(empty.body.error, "INVALID_REQUEST");
     assert.deepEqual(upstreamCalls(h), []);
+  }));
+
+Deno.test("upload: a bare signature or a header cut short is 415; an image needs its size", () =>
+  withHarness(async (h) => {
+    const png = makePng(3, 2, () => [0, 0, 0]);
+    const jpg = jpeg(8, 6);
+    const cut: [string, Uint8Array][] = [
+      ["GIF89a alone", new TextEncoder().encode("GIF89a")],
+      ["GIF89a without the whole screen descriptor", gif(5, 6).subarray(0, 12)],
+      ["the 8-byte PNG signature", png.subarray(0, 8)],
+      ["PNG cut inside IHDR", png.subarray(0, 30)],
+      ["JPEG without its frame header", jpg.subarray(0, 20)],
+      ["JPEG cut inside its frame header", jpg.subarray(0, 30)],
+    ];
+    h.core.clearRequests();
+    for (const [what, bytes] of cut) {
+      const r = await upload(h, bytes, { type: "application/octet-stream" });
+      assert.equal(r.status, 415, what);
+      assert.equal(r.body.error, "UNSUPPORTED_MEDIA_TYPE", what);
+    }
+    assert.deepEqual(upstreamCalls(h), [], "nothing was created");
+    // the smallest complete headers are enough
+    const whole = await upload(h, gif(5, 6), { type: "image/gif" });
+    assert.equal(whole.status, 201);
+    assert.deepEqual([whole.body.width, whole.body.height], [5, 6]);
   }));
 
 Deno.test("upload: file names are reduced to a safe basename with the sniffed extension", () =>

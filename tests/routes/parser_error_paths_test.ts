@@ -101,10 +101,10 @@ function expect(
   if (!s.streamsFirst) assert.equal(o.status, status, label(s));
 }
 
-Deno.test("no Parser session → 503 NOT_CONFIGURED and no call to the Parser", () =>
+Deno.test("no Parser session → 401 NOT_AUTHENTICATED (log in) and no call to the Parser", () =>
   eachSample({ parserSession: false }, () => {}, (s, o, h) => {
     if (s.degradesTo !== undefined) return assert.equal(o.status, s.degradesTo, label(s));
-    expect(s, o, 503, "NOT_CONFIGURED");
+    expect(s, o, 401, "NOT_AUTHENTICATED");
     assert.equal(h.parser!.requests.filter((r) => FEATURE_PATHS.test(r.path)).length, 0, label(s));
   }));
 

@@ -189,10 +189,11 @@ Deno.test("lore: a published note by id and by alias, player view with public li
     assert.ok(note.contentHtml.includes("Raised by lighthouse keepers"));
     assertNoneOf(GM_ONLY_MARKERS, note.contentHtml, "Mira");
     assert.ok(!note.contentHtml.includes("gm-only"));
-    // A link to a public note goes to its page (alias when it has one); one to a note outside
-    // the share keeps its text and loses its href; the portrait (shared) is served publicly.
+    // A link to a public note goes to its page (alias when it has one); a reference link to a
+    // note outside the share goes with its text (Core wrote the target's title there); the
+    // portrait (shared) is served publicly.
     assert.ok(note.contentHtml.includes('<a href="/public/lore/harbor-town"'));
-    assert.ok(note.contentHtml.includes('<a class="reference-link">Oskar Venn</a>'));
+    assert.ok(!note.contentHtml.includes("Oskar"));
     assert.ok(
       note.contentHtml.includes(`src="/api/public/images/${W.imgPortrait}/mira-portrait.png"`),
     );
@@ -337,19 +338,21 @@ Deno.test("lore: links and images to non-public notes lose their href / are remo
     assert.equal(
       html,
       [
-        `<p><a class="reference-link">Docks talk</a></p>`,
+        // a reference link's text is its target's title: it goes with the link
+        `<p></p>`,
         `<p><a href="/public/lore/harbor-town">the harbor</a></p>`,
         `<p><a>absolute core link</a></p>`,
         `<p><a>core share link</a></p>`,
         `<p><a>relative</a></p>`,
         `<p><a href="https://example.org/map" target="_blank" rel="noopener noreferrer">map</a></p>`,
-        `<p><img src="/api/public/images/${W.imgChart}/coast-chart.png" />`,
+        `<p><img src="/api/public/images/${W.imgChart}/coast-chart.png">`,
         "",
         "",
         "",
         // Another note's attachment is not this note's to show.
         `</p>`,
-        `<section class="include-note"><p>included</p></section>`,
+        // an included hidden note's section goes whole
+        "",
         "",
       ].join("\n"),
     );

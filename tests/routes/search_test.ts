@@ -551,3 +551,90 @@ Deno.test("mention-search: a failing Parser or none at all leaves Core's answer"
     assert.deepEqual(suggestCalls(h), [], "no Parser session: the Parser is not asked");
   }, { parser: true });
 });
+
+Deno.test("GET /api/lore and /api/search: a query Core would fail on is 400 and never sent", () =>
+  withHarness(async (h) => {
+    // Core answers these with 500 GENERIC (an uncompilable %= operand, a blank quoted term), or
+    // silently drops the whole condition (a quoted or unclosed parenthesis)
+    const bad: [string, RegExp][] = [
+      [
+        "note.content %= '['",
+        /regular expression after %= is invalid: "\[" \(Unterminated character class\)/,
+      ],
+      ["#loreType %= '('", /a quoted "\(" is read by Core as a parenthesis/],
+      ["#loreType %= '(a'", /regular expression after %= is invalid: "\(a" \(Unterminated group\)/],
+      ["#lore (#loreType = event", /a parenthesis is not closed/],
+      ["#lore note.title %= '[Z-a]'", /"\[z-a\]" \(Range out of order in character class\)/],
+      // unquoted, Core's lexer splits at "-": the operand it compiles is "[z"
+      ["#lore note.title %= [Z-a]", /"\[z" \(Unterminated character class\)/],
+      ['dragon "" #lore', /empty quoted search term/],
+    ];
+    h.core.clearRequests();
+    for (const [q, why] of bad) {
+      for (const path of ["/api/lore", "/api/search"]) {
+        const r = await get<unknown>(h, `${path}?q=${encodeURIComponent(q)}`);
+        assert.equal(r.status, 400, `${path} ${q}`);
+        assert.equal(r.body.error, "INVALID_REQUEST");
+        const fields = r.body.details?.fields as { path: string; message: string }[];
+        assert.deepEqual(fields.map((f) => f.path), ["query.q"]);
+        assert.match(fields[0].message, why);
+        assert.match(r.body.message, why);
+      }
+    }
+    assert.deepEqual(upstreamCalls(h), []);
+
+    // what Core can run passes unchanged (the regex operand as Core reads it: lowercased)
+    const ok = await get<{ results: { noteId: string }[] }>(
+      h,
+      `/api/lore?q=${encodeURIComponent("#loreType %= '^(EVENT|timeline)$'")}`,
+    );
+    assert.equal(ok.status, 200);
+    assert.deepEqual(
+      ok.body.results.map((n) => n.noteId).sort(),
+      [W.eventFlood, W.eventPact, W.timeline].sort(),
+    );
+    // a quoted "[" that is not a %= operand is just text; rag text is not Core syntax at all
+    assert.equal((await get(h, `/api/search?q=${encodeURIComponent("'['")}`)).status, 200);
+    const rag = await get(h, `/api/search?mode=rag&q=${encodeURIComponent('""')}`);
+    assert.equal(rag.body.error, "NOT_CONFIGURED");
+  }));
+
+Deno.test("GET /api/lore and /api/search: Core failing on the query is 400, not blamed on Core", () =>
+  withHarness(async (h) => {
+    // a failure our check cannot foresee (e.g. Core's JavaScript engine rejects a pattern this
+    // one accepts): Core's own 500 decides, and its text is never shown
+    const coreText = "Invalid regular expression: /(?<a>x)|(?<a>y)/: Duplicate capture group name";
+    h.core.fault({
+      path: "/etapi/notes",
+      status: 500,
+      body: JSON.stringify({ status: 500, code: "GENERIC", message: coreText }),
+      times: 2,
+    });
+    const q = encodeURIComponent("#lore note.title %= '(?<a>x)|(?<a>y)'");
+    for (const path of ["/api/lore", "/api/search"]) {
+      const r = await get<unknown>(h, `${path}?q=${q}`);
+      assert.equal(r.status, 400, path);
+      assert.deepEqual(
+        [r.body.error, r.body.message],
+        [
+          "INVALID_REQUEST",
+          "Core cannot run this search: the regular expression after %= is invalid",
+        ],
+      );
+      assert.deepEqual(r.body.details?.fields, [
+        { path: "query.q", message: "the regular expression after %= is invalid" },
+      ]);
+      assert.ok(!JSON.stringify(r.body).includes("Duplicate capture group"));
+    }
+    // any other Core failure is still Core's: 502, with none of its text
+    h.core.fault({
+      path: "/etapi/notes",
+      status: 500,
+      body: JSON.stringify({ status: 500, code: "GENERIC", message: "Can't find note path /srv" }),
+      times: 1,
+    });
+    const other = await get<unknown>(h, "/api/lore?q=%23lore");
+    assert.equal(other.status, 502);
+    assert.equal(other.body.error, "UPSTREAM_ERROR");
+    assert.ok(!JSON.stringify(other.body).includes("/srv"));
+  }));

@@ -12,6 +12,7 @@ interface RootInfo {
 interface ShareBody {
   shareRoot: RootInfo | null;
   otherRoots: string[];
+  conflict: RootInfo[];
 }
 interface PutBody {
   shareRoot: RootInfo | null;
@@ -29,6 +30,7 @@ interface TreeEntry {
 }
 interface TreeBody {
   shareRootId: string | null;
+  conflict: RootInfo[];
   notes: TreeEntry[];
   count: number;
 }
@@ -89,11 +91,11 @@ Deno.test("GET /api/share: the world's published root, found with two parallel s
     h.core.clearRequests();
     const r = await h.requestJson<ShareBody>("/api/share");
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body, { shareRoot: GUIDE_INFO, otherRoots: [] });
+    assert.deepEqual(r.body, { shareRoot: GUIDE_INFO, otherRoots: [], conflict: [] });
     assertCalls(h, ROOT_SEARCHES);
   }));
 
-Deno.test("GET /api/share: several owners → first by title; inherited labels do not count", () =>
+Deno.test("GET /api/share: several owners are a conflict, all listed; inherited labels do not count", () =>
   withHarness(async (h) => {
     const folder = addNote(h, "Atlas Folder");
     h.core.store.createAttribute({
@@ -112,9 +114,15 @@ Deno.test("GET /api/share: several owners → first by title; inherited labels d
     const child = addNote(h, "Aardvark Child", folder); // inherits #shareRoot, owns none
     const zed = addNote(h, "Zed's Notes", W.loreRoot, { shareRoot: "" });
     const r = await h.requestJson<ShareBody>("/api/share");
+    // no owner is picked (not even the published one): the GM has to choose
     assert.deepEqual(r.body, {
-      shareRoot: { noteId: folder, title: "Atlas Folder", shareAlias: "atlas", isPublished: false },
-      otherRoots: [W.guide, zed],
+      shareRoot: null,
+      otherRoots: [folder, W.guide, zed],
+      conflict: [
+        { noteId: folder, title: "Atlas Folder", shareAlias: "atlas", isPublished: false },
+        GUIDE_INFO,
+        { noteId: zed, title: "Zed's Notes", shareAlias: null, isPublished: false },
+      ],
     });
     assert.ok(!r.body.otherRoots.includes(child));
   }));
@@ -123,10 +131,12 @@ Deno.test("GET /api/share: a root that lives only under _share is found and publ
   withHarness(async (h) => {
     // Core's plain search skips notes whose only placement is the hidden _share tree
     const weak = addNote(h, "Almanac", "_share", { shareRoot: "", shareAlias: "almanac" });
+    h.core.store.deleteAttribute(shareRootLabelId(h, W.guide));
     const r = await h.requestJson<ShareBody>("/api/share");
     assert.deepEqual(r.body, {
       shareRoot: { noteId: weak, title: "Almanac", shareAlias: "almanac", isPublished: true },
-      otherRoots: [W.guide],
+      otherRoots: [],
+      conflict: [],
     });
   }));
 
@@ -134,10 +144,14 @@ Deno.test("GET /api/share: no owner → null; an unpublished root says so", () =
   withHarness(async (h) => {
     h.core.store.deleteBranch(`_share_${W.guide}`);
     let r = await h.requestJson<ShareBody>("/api/share");
-    assert.deepEqual(r.body, { shareRoot: { ...GUIDE_INFO, isPublished: false }, otherRoots: [] });
+    assert.deepEqual(r.body, {
+      shareRoot: { ...GUIDE_INFO, isPublished: false },
+      otherRoots: [],
+      conflict: [],
+    });
     h.core.store.deleteAttribute(shareRootLabelId(h, W.guide));
     r = await h.requestJson<ShareBody>("/api/share");
-    assert.deepEqual(r.body, { shareRoot: null, otherRoots: [] });
+    assert.deepEqual(r.body, { shareRoot: null, otherRoots: [], conflict: [] });
   }));
 
 // --- PUT /api/share -----------------------------------------------------------------------------
@@ -213,7 +227,7 @@ Deno.test("PUT /api/share: null unshares every root", () =>
     assert.deepEqual(parents(h, W.guide), [W.loreRoot]);
     assert.ok(!upstreamCalls(h).some((c) => c.startsWith("POST")));
     const after = await h.requestJson<ShareBody>("/api/share");
-    assert.deepEqual(after.body, { shareRoot: null, otherRoots: [] });
+    assert.deepEqual(after.body, { shareRoot: null, otherRoots: [], conflict: [] });
   }));
 
 Deno.test("PUT /api/share: a weak-only old root keeps its _share branch and is reported", () =>
@@ -335,6 +349,84 @@ Deno.test("PUT /api/share: an undo that fails too → 502 PARTIAL_FAILURE with e
     assertNoSecrets(h, JSON.stringify(r.body));
   }));
 
+Deno.test("PUT /api/share: a note of a conflict becomes the only root; the others are retired", () =>
+  withHarness(async (h) => {
+    // a second published owner, as Core's own UI or another tool could leave it
+    h.core.store.createBranch({ noteId: W.locChart, parentNoteId: "_share" });
+    const chartLabel = h.core.store.createAttribute({
+      noteId: W.locChart,
+      type: "label",
+      name: "shareRoot",
+      value: "",
+    });
+    const guideLabel = shareRootLabelId(h, W.guide);
+    assert.equal((await h.requestJson<ShareBody>("/api/share")).body.conflict.length, 2);
+    const r = await put(h, { noteId: W.locChart });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body, {
+      shareRoot: {
+        noteId: W.locChart,
+        title: "Chart of the Shattered Coast",
+        shareAlias: null,
+        isPublished: true,
+      },
+      unsharedNoteIds: [W.guide],
+      keptBranches: [],
+    });
+    // already placed and labelled: only the other owner is touched
+    assertCalls(h, [...ROOT_SEARCHES, `GET /etapi/notes/${W.locChart}`], [
+      `DELETE /etapi/attributes/${guideLabel}`,
+      `GET /etapi/branches/_share_${W.guide}`,
+      `DELETE /etapi/branches/_share_${W.guide}`,
+    ]);
+    assert.ok(
+      h.core.store.ownAttributes(W.locChart).some((a) => a.attributeId === chartLabel.attributeId),
+    );
+    assert.ok(!ownLabels(h, W.guide).includes("shareRoot"));
+    const after = await h.requestJson<ShareBody>("/api/share");
+    assert.deepEqual(after.body, {
+      shareRoot: r.body.shareRoot,
+      otherRoots: [],
+      conflict: [],
+    });
+  }));
+
+Deno.test("PUT /api/share: resolving a conflict that fails halfway reports exactly what Core holds", () =>
+  withHarness(async (h) => {
+    h.core.store.createBranch({ noteId: W.locChart, parentNoteId: "_share" });
+    h.core.store.createAttribute({
+      noteId: W.locChart,
+      type: "label",
+      name: "shareRoot",
+      value: "",
+    });
+    const zed = addNote(h, "Zed's Notes", W.loreRoot, { shareRoot: "" });
+    h.core.fault({
+      method: "DELETE",
+      path: `/etapi/attributes/${shareRootLabelId(h, zed)}`,
+      status: 500,
+    });
+    h.core.fault({ method: "POST", path: "/etapi/attributes", status: 500 }); // an undo fails too
+    const r = await put(h, { noteId: W.locChart });
+    assert.equal(r.status, 502);
+    assert.equal(r.body.error, "PARTIAL_FAILURE");
+    assert.deepEqual(r.body.details, {
+      failedStep: `remove #shareRoot from ${zed}`,
+      cause: "UPSTREAM_ERROR",
+      completed: [`remove #shareRoot from ${W.guide}`, `take ${W.guide} out of _share`],
+      rolledBack: [`take ${W.guide} out of _share`],
+      leftBehind: [`remove #shareRoot from ${W.guide}`],
+    });
+    // the report is what Core holds: the guide unlabelled but back under _share, two owners left
+    assert.ok(!ownLabels(h, W.guide).includes("shareRoot"));
+    assert.deepEqual(parents(h, W.guide), ["_share", W.loreRoot]);
+    h.core.clearFaults();
+    const now = await h.requestJson<ShareBody>("/api/share");
+    assert.deepEqual(now.body.shareRoot, null);
+    assert.deepEqual(now.body.otherRoots, [W.locChart, zed]);
+    assertNoSecrets(h, JSON.stringify(r.body));
+  }));
+
 // --- GET /api/share/tree ------------------------------------------------------------------------
 
 Deno.test("GET /api/share/tree: flags for every lore note and the share subtree, by title", () =>
@@ -343,6 +435,7 @@ Deno.test("GET /api/share/tree: flags for every lore note and the share subtree,
     const r = await h.requestJson<TreeBody>("/api/share/tree");
     assert.equal(r.status, 200);
     assert.equal(r.body.shareRootId, W.guide);
+    assert.deepEqual(r.body.conflict, []);
     assert.equal(r.body.count, r.body.notes.length);
     const byId = new Map(r.body.notes.map((n) => [n.noteId, n]));
     const flags = (id: string) => {
@@ -375,11 +468,13 @@ Deno.test("GET /api/share/tree: flags for every lore note and the share subtree,
     // 16 lore notes + 11 non-lore notes of the guide's subtree
     assert.equal(r.body.count, 27);
     assert.equal(r.body.notes[0].title, "Brannoch the Drowned");
-    const titles = r.body.notes.map((n) => n.title);
+    const titles = r.body.notes.filter((n) => !n.isProtected).map((n) => n.title);
     const sorted = [...titles].sort(
       new Intl.Collator("en", { sensitivity: "base", numeric: true }).compare,
     );
     assert.deepEqual(titles, sorted);
+    // a protected note's title is a placeholder: it sorts last
+    assert.equal(r.body.notes.at(-1)?.noteId, W.guideProtected);
     // one round for the root, one parallel round for lore + subtree: no per-note calls
     const calls = upstreamCalls(h);
     assert.equal(calls.length, 4);
@@ -403,6 +498,22 @@ Deno.test("GET /api/share/tree: an unpublished root shares nothing; no root → 
     r = await h.requestJson<TreeBody>("/api/share/tree");
     assert.equal(r.body.shareRootId, null);
     assert.equal(r.body.count, 16); // lore notes only
+    assert.ok(r.body.notes.every((n) => !n.isShared));
+    assertCalls(h, ROOT_SEARCHES, ["GET /etapi/notes?search=%23lore"]);
+  }));
+
+Deno.test("GET /api/share/tree: several owners → no root, the conflict listed, nothing shared", () =>
+  withHarness(async (h) => {
+    const zed = addNote(h, "Zed's Notes", W.loreRoot, { shareRoot: "", lore: "" });
+    h.core.clearRequests();
+    const r = await h.requestJson<TreeBody>("/api/share/tree");
+    assert.equal(r.status, 200);
+    assert.equal(r.body.shareRootId, null);
+    assert.deepEqual(r.body.conflict, [
+      GUIDE_INFO,
+      { noteId: zed, title: "Zed's Notes", shareAlias: null, isPublished: false },
+    ]);
+    assert.equal(r.body.count, 17); // the 16 lore notes and Zed's: no subtree is read
     assert.ok(r.body.notes.every((n) => !n.isShared));
     assertCalls(h, ROOT_SEARCHES, ["GET /etapi/notes?search=%23lore"]);
   }));

@@ -125,6 +125,13 @@ interface Reply {
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
+/**
+ * What Core shows instead of a protected note's or revision's title where it cannot decrypt it
+ * (no protected session): the share API (`SNote`) and revisions (`BRevision`). ETAPI notes
+ * carry the stored ciphertext instead.
+ */
+const PROTECTED_TITLE = "[protected]";
+
 function reply(
   status: number,
   body: string | Uint8Array | null,
@@ -441,8 +448,13 @@ function contentReply(
 // Mapping records to JSON
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * A revision's ETAPI JSON. Core builds revisions with `new BRevision(row)`, which without a
+ * protected session replaces a protected revision's (encrypted) title with "[protected]".
+ */
 function revisionPojo(store: CoreStore, r: RevisionRecord, withLength: boolean) {
   const pojo: Record<string, unknown> = { ...r };
+  if (r.isProtected) pojo.title = PROTECTED_TITLE;
   if (withLength) {
     const c = store.getRevisionContent(r.revisionId);
     pojo.contentLength = c === undefined ? 0 : contentBytes(c).length;
@@ -457,7 +469,8 @@ function attachmentPojo(store: CoreStore, a: AttachmentRecord, full: boolean) {
   return {
     ...rest,
     utcDateScheduledForErasureSince,
-    contentLength: c === undefined ? 0 : contentBytes(c).length,
+    // SQLite's LENGTH(blobs.content): bytes of a binary blob, characters of a text one
+    contentLength: c === undefined ? 0 : typeof c === "string" ? [...c].length : c.length,
   };
 }
 
@@ -1073,7 +1086,7 @@ export function createCoreHandler(
       const sv = store.share();
       return json(200, {
         noteId: note.noteId,
-        title: note.isProtected ? "[protected]" : note.title,
+        title: note.isProtected ? PROTECTED_TITLE : note.title,
         type: note.type,
         mime: note.mime,
         utcDateModified: note.utcDateModified,
@@ -1182,12 +1195,16 @@ export function createCoreHandler(
       throw e;
     }
     const paths = sharePaths(sv, ancestor);
+    const shareTitle = (id: string) => {
+      const note = store.getNote(id)!;
+      return note.isProtected ? PROTECTED_TITLE : note.title; // SNote's title
+    };
     return json(200, {
       results: hits.filter((h) => sv.notes.has(h.noteId)).map((h) => ({
         id: sv.shareIdOf(h.noteId),
-        title: store.getNote(h.noteId)!.title,
+        title: shareTitle(h.noteId),
         score: h.score,
-        path: (paths.get(h.noteId) ?? []).map((id) => store.getNote(id)!.title).join(" / "),
+        path: (paths.get(h.noteId) ?? []).map(shareTitle).join(" / "),
       })),
     });
   });
@@ -1280,7 +1297,7 @@ export function createCoreHandler(
   get("/etapi/attachments/:attachmentId/content", (c) => {
     const att = requireAttachment(c.params.attachmentId);
     const content = store.getAttachmentContent(att.attachmentId) ?? "";
-    return contentReply(content, att.mime, att.title, null);
+    return contentReply(content, att.mime, att.title, att.role); // formatDownloadTitle(…, role, …)
   });
   put("/etapi/attachments/:attachmentId/content", (c) => {
     requireAttachment(c.params.attachmentId);

@@ -15,6 +15,7 @@
  * ```
  * @module
  */
+import { Buffer } from "node:buffer";
 import { createHash, randomBytes } from "node:crypto";
 // @ts-types="@types/sanitize-html"
 import sanitizeHtml from "sanitize-html";
@@ -178,6 +179,16 @@ const STRING_MIMES = new Set([
   "image/svg+xml",
 ]);
 const CONTENT_SEARCH_TYPES = new Set(["text", "code", "mermaid", "canvas", "mindMap"]);
+/** Note types an empty note of which takes its new template's type (services/handlers.ts). */
+const TEMPLATE_TAKING_TYPES = new Set([
+  "text",
+  "code",
+  "mermaid",
+  "canvas",
+  "relationMap",
+  "mindMap",
+  "webView",
+]);
 const MAX_SEARCH_CONTENT = 2 * 1024 * 1024;
 
 // ---------------------------------------------------------------------------------------------
@@ -337,6 +348,27 @@ export function contentBytes(content: Content): Uint8Array {
 
 function contentString(content: Content): string {
   return typeof content === "string" ? content : TEXT_DECODER.decode(content);
+}
+
+// is-svg, roughly: an XML prolog, comments or an SVG doctype may precede the root element.
+const SVG_START =
+  /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*(?:<!doctype svg[^>]*>\s*)?<svg[\s>]/i;
+
+/**
+ * The extension Core's `image.getImageType` gives an image it saves: `svg` for SVG text, else
+ * the format's magic bytes (the raster types the proxy meets, plus BMP), else an optimistic
+ * `jpg`. Core stores the mime as `image/<ext>` (`image/jpg` for JPEG, `image/svg+xml` for SVG).
+ */
+function imageExtension(bytes: Uint8Array): string {
+  if (SVG_START.test(TEXT_DECODER.decode(bytes.subarray(0, 4096)))) return "svg";
+  const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to));
+  if (ascii(0, 8) === "\x89PNG\r\n\x1a\n") return "png";
+  if (ascii(0, 3) === "\xff\xd8\xff") return "jpg";
+  if (ascii(0, 6) === "GIF87a" || ascii(0, 6) === "GIF89a") return "gif";
+  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "webp";
+  if (ascii(4, 12) === "ftypavif" || ascii(4, 12) === "ftypavis") return "avif";
+  if (ascii(0, 2) === "BM") return "bmp";
+  return "jpg";
 }
 
 function sha256Base64(s: string): string {
@@ -890,6 +922,7 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
         /src="[^"]*\/api\/lore\/([A-Za-z0-9_]+)\/image(?:\?[^"]*)?"/g,
         'src="api/images/$1/image"',
       );
+      html = inlineImagesToAttachments(note.noteId, html);
       html = html.replace(/src="[^"]*\/api\/attachments\//g, 'src="api/attachments/');
       for (const m of html.matchAll(/src="[^"]*api\/images\/([a-zA-Z0-9_]+)\//g)) {
         found.push({ name: "imageLink", value: m[1] });
@@ -944,6 +977,39 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
       if (!kept.has(stale.attributeId)) attributes.delete(stale.attributeId);
     }
     touch();
+    return html;
+  }
+
+  /**
+   * downloadImages, for pasted images: every `<img>` whose src is `data:image/<letters>;base64,`
+   * becomes an image attachment (position 10, title `inline image.<ext>`), and the tag from
+   * `<img` to the end of its src becomes `<img src="api/attachments/<id>/image/inline%20image"`
+   * (the title when the src was written; attributes before src are lost). Core's regex keeps
+   * its offset into the now shorter HTML, so an image soon after a converted one is skipped
+   * until the next save. Core sets type, title and bytes a moment later (mime "unknown"
+   * meanwhile); here that has already happened, with the bytes as sent (Core's JPEG
+   * recompression keeps them whenever it would not make them smaller, as with small images).
+   */
+  function inlineImagesToAttachments(noteId: string, content: string): string {
+    const imageRe = /<img[^>]*?\ssrc=['"]([^'">]+)['"]/gi;
+    let html = content;
+    let m;
+    while ((m = imageRe.exec(html))) {
+      const inline = /^data:image\/[a-z]+;base64,/.exec(m[1]);
+      if (!inline) continue;
+      const bytes = new Uint8Array(Buffer.from(m[1].slice(inline[0].length), "base64"));
+      const ext = imageExtension(bytes);
+      const att = createAttachment({
+        ownerId: noteId,
+        role: "image",
+        mime: `image/${ext === "svg" ? "svg+xml" : ext}`,
+        title: `inline image.${ext}`,
+        content: bytes,
+      });
+      html = `${html.slice(0, m.index)}<img src="api/attachments/${att.attachmentId}/image/${
+        encodeURIComponent("inline image")
+      }"${html.slice(m.index + m[0].length)}`;
+    }
     return html;
   }
 
@@ -1274,7 +1340,50 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     };
     attributes.set(attributeId, attr);
     touch();
+    if (attr.type === "relation" && attr.name === "template") {
+      try {
+        applyNewTemplate(noteId, value);
+      } catch (e) {
+        attributes.delete(attributeId); // Core's request transaction rolls back
+        touch();
+        throw e;
+      }
+    }
     return attr;
+  }
+
+  /**
+   * Core's handler for a newly created `~template` relation (services/handlers.ts): a note of
+   * type text, code, mermaid, canvas, relationMap, mindMap or webView whose (string) content is
+   * empty or blank takes a string-typed template's content (when it has any), type and mime.
+   * So an empty code note linked to a text template becomes a text note. Core also copies the
+   * template's children into a note that has none; that is not modelled (it fails loudly).
+   */
+  function applyNewTemplate(noteId: string, templateId: string): void {
+    const copiesChildren = childBranchesOf(noteId).length === 0 &&
+      childBranchesOf(templateId).length > 0 && !subtreeDepths(templateId).has(noteId);
+    if (copiesChildren) {
+      throw new CoreError(
+        500,
+        "GENERIC",
+        "core sim: copying a template's children is not modelled",
+      );
+    }
+    const note = notes.get(noteId)!;
+    const template = notes.get(templateId)!;
+    const content = getContent(noteId);
+    if (
+      TEMPLATE_TAKING_TYPES.has(note.type) && typeof content === "string" &&
+      content.trim() === "" && isStringNote(template.type, template.mime)
+    ) {
+      const templateContent = getContent(templateId);
+      if (templateContent) writeNoteContent(note, templateContent);
+      note.type = template.type;
+      note.mime = template.mime;
+      note.dateModified = localNow();
+      note.utcDateModified = utcNow();
+      touch();
+    }
   }
 
   function patchAttribute(
@@ -1718,7 +1827,8 @@ export function lexSearch(query: string): LexResult {
       word = ch;
       continue;
     }
-    if (/\s/.test(ch)) {
+    if (ch === " ") {
+      // only a space ends a word: a tab or newline stays in it, as in Core's lexer
       finish();
       continue;
     }
@@ -1750,7 +1860,8 @@ type Exp =
   | { kind: "labelCmp"; name: string; op: string; value: string }
   | { kind: "relationWhere"; name: string; sub: Exp }
   | { kind: "prop"; prop: string; op: string; value: string }
-  | { kind: "childOf"; sub: Exp };
+  | { kind: "childOf"; sub: Exp }
+  | { kind: "content"; op: string; value: string };
 
 interface OrderDef {
   path: { kind: "label" | "prop"; name: string };
@@ -1766,6 +1877,10 @@ interface ParsedQuery {
 }
 
 const STRING_OPERATORS = new Set(["=", "!=", "*=*", "=*", "*="]);
+/** Operators of the modelled subset for labels and properties: the string ones and `%=`. */
+const MODELLED_OPERATORS = new Set([...STRING_OPERATORS, "%="]);
+/** Operators of the modelled subset for `note.content`. */
+const CONTENT_OPERATORS = new Set(["*=*", "=*", "*=", "%="]);
 const ALL_OPERATORS = new Set([...STRING_OPERATORS, ">", ">=", "<", "<=", "%=", "~=", "~*"]);
 const MATCH_PROPS = new Set(["noteid", "title", "type"]);
 const SORT_PROPS = new Set([
@@ -1798,22 +1913,32 @@ function isTok(t: SearchToken | Tree | undefined): t is SearchToken {
   return t !== undefined && !Array.isArray(t);
 }
 
+/**
+ * Core's handleParens: any token that is exactly "(" or ")" is a parenthesis, even quoted, and a
+ * ")" with no open "(" stays a plain token (a `%=` operand ")" then fails to compile). A "("
+ * left open makes Core drop the whole expression and answer the broad list (`#a %= '('`); a
+ * quoted ")" closes an open group, silently regrouping the query (`#b (#c = ')')`): refused.
+ */
 function groupParens(tokens: SearchToken[]): Tree {
   const root: Tree = [];
   const stack: Tree[] = [root];
   for (const t of tokens) {
-    if (!t.inQuotes && t.token === "(") {
+    const open = t.token === "(";
+    const close = t.token === ")" && stack.length > 1;
+    if ((open || close) && t.inQuotes) {
+      unsupported(`quoted "${t.token}" (Core reads it as a parenthesis)`);
+    }
+    if (open) {
       const group: Tree = [];
       stack[stack.length - 1].push(group);
       stack.push(group);
-    } else if (!t.inQuotes && t.token === ")") {
-      if (stack.length === 1) unsupported("unbalanced ')'");
+    } else if (close) {
       stack.pop();
     } else {
       stack[stack.length - 1].push(t);
     }
   }
-  if (stack.length !== 1) unsupported("unbalanced '('");
+  if (stack.length !== 1) unsupported(`unclosed "(" (Core drops the whole expression)`);
   return root;
 }
 
@@ -1870,9 +1995,20 @@ function parseSequence(tokens: Tree, level: number, out: ParsedQuery): Exp {
       i++;
       return { kind: "childOf", sub: parseProperty() };
     }
+    if (prop.token === "content") {
+      // Core takes the next word as it is here: no date constants, no `#`/`~` check
+      const operator = tokens[i + 1];
+      const value = tokens[i + 2];
+      if (!isTok(operator) || operator.inQuotes || !CONTENT_OPERATORS.has(operator.token)) {
+        unsupported(`note.content ${show(operator)}`);
+      }
+      if (!isTok(value)) unsupported(`note.content ${operator.token} ${show(value)}`);
+      i += 3;
+      return { kind: "content", op: operator.token, value: value.token };
+    }
     if (!MATCH_PROPS.has(prop.token)) unsupported(`note.${prop.token}`);
     const operator = tokens[i + 1];
-    if (!isTok(operator) || operator.inQuotes || !STRING_OPERATORS.has(operator.token)) {
+    if (!isTok(operator) || operator.inQuotes || !MODELLED_OPERATORS.has(operator.token)) {
       unsupported(`note.${prop.token} ${show(operator)}`);
     }
     const value = constant(tokens[i + 2], `note.${prop.token} ${operator.token}`);
@@ -1890,7 +2026,7 @@ function parseSequence(tokens: Tree, level: number, out: ParsedQuery): Exp {
     let exp: Exp;
     if (isLabel) {
       if (isTok(next) && !next.inQuotes && ALL_OPERATORS.has(next.token)) {
-        if (!STRING_OPERATORS.has(next.token)) unsupported(`${raw} ${next.token}`);
+        if (!MODELLED_OPERATORS.has(next.token)) unsupported(`${raw} ${next.token}`);
         const value = constant(tokens[i + 2], `${raw}${next.token}`);
         exp = { kind: "labelCmp", name, op: next.token, value };
         i += 3;
@@ -2011,6 +2147,19 @@ function parseOrderAndLimit(tokens: Tree, start: number, out: ParsedQuery): void
 
 // --- evaluation ----------------------------------------------------------------------------
 
+/**
+ * A `%=` operand compiled as Core does it (`new RegExp`, only once a value is tested): a pattern
+ * JavaScript rejects fails the whole search with 500 GENERIC and the SyntaxError's text, e.g.
+ * "Invalid regular expression: /[/: Unterminated character class".
+ */
+function searchRegex(source: string, flags: string): RegExp {
+  try {
+    return new RegExp(source, flags);
+  } catch (e) {
+    throw new CoreError(500, "GENERIC", e instanceof Error ? e.message : String(e));
+  }
+}
+
 function compareString(op: string, raw: string | undefined, comparedRaw: string): boolean {
   const compared = comparedRaw.toLowerCase();
   const val = raw?.toLowerCase();
@@ -2034,6 +2183,8 @@ function compareString(op: string, raw: string | undefined, comparedRaw: string)
       return !!val && val.startsWith(compared);
     case "*=":
       return !!val && val.endsWith(compared);
+    case "%=":
+      return !!val && searchRegex(compared, "").test(val);
     default:
       return false;
   }
@@ -2070,6 +2221,15 @@ function matches(exp: Exp, noteId: string, ctx: EvalCtx): boolean {
       return ctx.env.parentsOf(noteId).some((p) =>
         ctx.env.note(p) !== undefined && matches(exp.sub, p, ctx)
       );
+    case "content": {
+      // NoteContentFulltextExp: processed content (lowercased, tags stripped), regex flags "ms"
+      const text = searchableContent(noteId, ctx).trim();
+      if (!text) return false;
+      if (exp.op === "%=") return searchRegex(exp.value, "ms").test(text);
+      if (exp.op === "=*") return text.startsWith(exp.value);
+      if (exp.op === "*=") return text.endsWith(exp.value);
+      return text.includes(exp.value);
+    }
     case "prop": {
       const note = ctx.env.note(noteId)!;
       const value = exp.prop === "noteid"
@@ -2207,6 +2367,15 @@ function sortBy(ids: string[], defs: OrderDef[], ctx: EvalCtx): string[] {
 
 function runSearch(query: string, params: SearchParams, env: SearchEnv): SearchOutcome {
   const parsed = parseQuery(query);
+  // the content part of a full-text search refuses blank terms (validateFuzzySearchTokens) while
+  // the query is parsed, outside Core's parse-error handling: the whole request fails
+  if (!params.fastSearch && parsed.fulltext.some((t) => t.trim() === "")) {
+    throw new CoreError(
+      500,
+      "GENERIC",
+      "Invalid tokens: empty or whitespace-only tokens are not allowed",
+    );
+  }
   const cache = new Map<string, AttributeRecord[]>();
   const ctx: EvalCtx = {
     env,

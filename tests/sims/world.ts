@@ -41,18 +41,6 @@ export const LORE_TYPES = [
 /** One of {@link LORE_TYPES}. */
 export type LoreType = typeof LORE_TYPES[number];
 
-/** Template types whose template carries a marker label named like the type (core-notes §3). */
-export const MARKER_TYPES: readonly LoreType[] = [
-  "statblock",
-  "quest",
-  "organization",
-  "race",
-  "myth",
-  "cosmology",
-  "deity",
-  "religion",
-];
-
 /**
  * Stable ids of the sample world (12 characters of `[A-Za-z0-9]`).
  *
@@ -83,6 +71,7 @@ export const W = {
   statEel: "wStatEel0001",
   faction: "wFactLantern",
   attSigil: "wAttSigil001",
+  attLampSketch: "wAttLampSk01",
   revMiraOld: "wRevMira0001",
   revMiraNew: "wRevMira0002",
   guide: "wGuideRoot01",
@@ -200,6 +189,12 @@ export const CHART_PNG = makePng(
 export const PORTRAIT_PNG = makePng(16, 16, (x, y) => [120 + x * 8, 60 + y * 4, 50]);
 /** Guild sigil attachment, 8×8. */
 export const SIGIL_PNG = makePng(8, 8, (x, y) => (x + y) % 2 ? [250, 200, 60] : [40, 30, 20]);
+/** Lamp sketch pasted into the (unshared) lighthouse note, 12×12: a lit lamp on grey stone. */
+export const LAMP_SKETCH_PNG = makePng(
+  12,
+  12,
+  (x, y) => Math.hypot(x - 5.5, y - 4) < 3 ? [255, 214, 90] : [90 + y * 4, 90 + y * 4, 100],
+);
 
 // ---------------------------------------------------------------------------------------------
 // System notes
@@ -208,80 +203,138 @@ export const SIGIL_PNG = makePng(8, 8, (x, y) => (x + y) % 2 ? [250, 200, 60] : 
 const INSTALLED_AT = Date.parse("2026-01-05T08:00:00.000Z");
 const WORLD_START = Date.parse("2026-03-01T09:00:00.000Z");
 
-interface TemplateDef {
-  title: string;
-  icon: string;
-  book?: boolean;
-  promoted: [key: string, alias: string, kind: "text" | "number"][];
-}
-
-const TEMPLATES: Record<LoreType, TemplateDef> = {
-  character: {
-    title: "Character",
-    icon: "bx bx-user",
-    promoted: [["race", "Race", "text"], ["age", "Age", "number"], ["status", "Status", "text"]],
-  },
-  location: {
-    title: "Location",
-    icon: "bx bx-map-pin",
-    promoted: [["region", "Region", "text"], ["geolocation", "Map Coords", "text"]],
-  },
-  faction: { title: "Faction", icon: "bx bx-shield", promoted: [["leader", "Leader", "text"]] },
-  creature: {
-    title: "Creature",
-    icon: "bx bx-bug",
-    promoted: [["habitat", "Habitat", "text"], ["dangerLevel", "Danger Level", "number"]],
-  },
-  event: {
-    title: "Event",
-    icon: "bx bx-calendar-event",
-    promoted: [["inWorldDate", "In-World Date", "text"], ["outcome", "Outcome", "text"]],
-  },
-  timeline: {
-    title: "Timeline",
-    icon: "bx bx-time-five",
-    book: true,
-    promoted: [["calendarSystem", "Calendar System", "text"]],
-  },
-  manuscript: {
-    title: "Manuscript",
-    icon: "bx bx-book-open",
-    promoted: [["genre", "Genre", "text"]],
-  },
-  statblock: {
-    title: "Statblock",
-    icon: "bx bx-list-check",
-    promoted: [["crLevel", "CR", "number"], ["ac", "AC", "number"], ["hp", "HP", "number"]],
-  },
-  item: { title: "Item", icon: "bx bx-diamond", promoted: [["rarity", "Rarity", "text"]] },
-  spell: { title: "Spell", icon: "bx bx-meteor", promoted: [["school", "School", "text"]] },
-  building: {
-    title: "Building",
-    icon: "bx bx-building-house",
-    promoted: [["owner", "Owner", "text"]],
-  },
-  language: {
-    title: "Language",
-    icon: "bx bx-conversation",
-    promoted: [["script", "Script", "text"]],
-  },
-  session: { title: "Session", icon: "bx bx-dice-5", promoted: [["sessionDate", "Date", "text"]] },
-  quest: {
-    title: "Quest",
-    icon: "bx bx-flag",
-    promoted: [["questStatus", "Status", "text"], ["questGiver", "Quest Giver", "text"]],
-  },
-  scene: { title: "Scene", icon: "bx bx-movie-play", promoted: [["mood", "Mood", "text"]] },
-  organization: {
-    title: "Organization",
-    icon: "bx bx-sitemap",
-    promoted: [["seat", "Seat", "text"]],
-  },
-  race: { title: "Race", icon: "bx bx-dna", promoted: [["lifespan", "Lifespan", "text"]] },
-  myth: { title: "Myth", icon: "bx bx-book-bookmark", promoted: [["origin", "Origin", "text"]] },
-  cosmology: { title: "Cosmology", icon: "bx bx-planet", promoted: [["plane", "Plane", "text"]] },
-  deity: { title: "Deity", icon: "bx bx-sun", promoted: [["domain", "Domain", "text"]] },
-  religion: { title: "Religion", icon: "bx bx-church", promoted: [["clergy", "Clergy", "text"]] },
+/**
+ * The lore templates as Core's hidden subtree defines them: title, icon and the labels between
+ * `#template` and `#iconClass`, in order. `key:Alias` is a promoted single text `label:key`
+ * (`key:Alias:number` a number one); `#name` is a plain label (`#name=value` with a value).
+ * Commas separate entries, as no alias can hold one (it sits in a comma-separated definition).
+ */
+const LORE_TEMPLATES: Record<LoreType, [title: string, icon: string, labels: string]> = {
+  character: [
+    "Character",
+    "bx bx-user",
+    `fullName:Full Name, aliases:Aliases, age:Age:number, race:Race, gender:Gender,
+     affiliation:Affiliation, role:Role, status:Status, secrets:Secrets, goals:Goals`,
+  ],
+  location: [
+    "Location",
+    "bx bx-map-pin",
+    `locationType:Type, region:Region, population:Population:number, ruler:Ruler,
+     secrets:Secrets, geolocation:Map Coords`,
+  ],
+  faction: [
+    "Faction",
+    "bx bx-shield",
+    `factionType:Type, foundingDate:Founded, leader:Leader, goals:Goals, secrets:Secrets,
+     status:Status`,
+  ],
+  creature: [
+    "Creature",
+    "bx bx-bug",
+    `creatureType:Type, habitat:Habitat, diet:Diet, dangerLevel:Danger Level:number,
+     abilities:Abilities`,
+  ],
+  event: [
+    "Event",
+    "bx bx-calendar-event",
+    "inWorldDate:In-World Date, outcome:Outcome, consequences:Consequences, secrets:Secrets",
+  ],
+  timeline: [
+    "Timeline",
+    "bx bx-time-five",
+    "calendarSystem:Calendar System, #sorted, #sortBy=inWorldDate",
+  ],
+  manuscript: [
+    "Manuscript",
+    "bx bx-book-open",
+    "genre:Genre, manuscriptStatus:Status, wordCount:Word Count:number",
+  ],
+  statblock: [
+    "Statblock",
+    "bx bx-list-check",
+    `#statblock, crName:Name, challengeRating:CR, crLevel:CR (numeric):number,
+     creatureType:Type, size:Size, alignment:Alignment, ac:AC:number, hp:HP:number,
+     speed:Speed, str:STR:number, dex:DEX:number, con:CON:number, int:INT:number,
+     wis:WIS:number, cha:CHA:number, immunities:Immunities, resistances:Resistances,
+     vulnerabilities:Vulnerabilities, abilities:Special Abilities, actions:Actions,
+     legendaryActions:Legendary Actions`,
+  ],
+  item: [
+    "Item / Artifact",
+    "bx bx-diamond",
+    `itemType:Item Type, rarity:Rarity, creator:Creator, magicProperties:Magic Properties,
+     history:History`,
+  ],
+  spell: [
+    "Spell / Magic",
+    "bx bx-meteor",
+    `school:School, level:Level, castingTime:Casting Time, range:Range, components:Components,
+     duration:Duration`,
+  ],
+  building: [
+    "Building / Structure",
+    "bx bx-building-house",
+    "buildingType:Type, owner:Owner, purpose:Purpose, condition:Condition, secrets:Secrets",
+  ],
+  language: [
+    "Language / Script",
+    "bx bx-font-family",
+    `languageFamily:Language Family, speakers:Speakers, script:Script,
+     samplePhrase:Sample Phrase`,
+  ],
+  session: [
+    "Session",
+    "bx bx-game",
+    `sessionDate:Session Date, players:Players, sessionStatus:Status, recap:Recap,
+     hooks:Active Hooks, gmNotes:GM Notes`,
+  ],
+  quest: [
+    "Quest",
+    "bx bx-target-lock",
+    `questStatus:Status, questGiver:Quest Giver, reward:Reward, location:Location,
+     hooks:Hooks, consequences:Consequences, #quest`,
+  ],
+  scene: [
+    "Scene",
+    "bx bx-clapperboard",
+    "location:Location, participants:Participants, outcome:Outcome, gmNotes:GM Notes",
+  ],
+  organization: [
+    "Organization",
+    "bx bx-buildings",
+    `orgType:Type, leader:Leader, headquarters:Headquarters, membership:Membership,
+     purpose:Purpose, status:Status, #organization`,
+  ],
+  race: [
+    "Race / Species",
+    "bx bx-dna",
+    `homeland:Homeland, lifespan:Lifespan, traits:Traits, culture:Culture,
+     relations:Relations, #race`,
+  ],
+  myth: [
+    "Myth / Legend",
+    "bx bx-book-bookmark",
+    `mythType:Type, origin:Origin, truthStatus:Truth Status, relatedEntities:Related Entities,
+     #myth`,
+  ],
+  cosmology: [
+    "Cosmology",
+    "bx bx-planet",
+    `planes:Planes, cosmicForces:Cosmic Forces, afterlife:Afterlife,
+     creationMyth:Creation Myth, #cosmology`,
+  ],
+  deity: [
+    "Deity",
+    "bx bx-crown",
+    `domain:Domain, alignment:Alignment, symbol:Symbol, worshippers:Worshippers,
+     divineStatus:Status, #deity`,
+  ],
+  religion: [
+    "Religion",
+    "bx bx-church",
+    `deity:Primary Deity, tenets:Tenets, practices:Practices, holyText:Holy Text,
+     faithStatus:Status, #religion`,
+  ],
 };
 
 function system(
@@ -302,13 +355,42 @@ function label(store: CoreStore, noteId: string, name: string, value = "", isInh
   store.createAttribute({ noteId, type: "label", name, value, isInheritable });
 }
 
+/**
+ * A label of a built-in note, with the fixed id Core's hidden-subtree check gives it
+ * (services/hidden_subtree.ts): `<noteId>_<type letter><name>`, e.g.
+ * `_template_character_llabel:race` — the only attribute ids with a `:`.
+ */
+function builtInLabel(store: CoreStore, noteId: string, name: string, value = "") {
+  store.createAttribute({ attributeId: `${noteId}_l${name}`, noteId, type: "label", name, value });
+}
+
 function relation(store: CoreStore, noteId: string, name: string, target: string) {
   store.createAttribute({ noteId, type: "relation", name, value: target });
 }
 
 /**
+ * The `#iconClass` Core's hidden-subtree check adds last for an item's `icon`: `bx <icon>`, so
+ * icons already written as "bx bx-user" read "bx bx bx-user".
+ */
+function builtInIcon(store: CoreStore, noteId: string, icon: string) {
+  builtInLabel(store, noteId, "iconClass", `bx ${icon}`);
+}
+
+/** Labels of a {@link LORE_TEMPLATES} entry as `[name, value]`. */
+function templateLabels(labels: string): [name: string, value: string][] {
+  return labels.split(",").map((entry) => {
+    const [key, alias, kind = "text"] = entry.trim().split(":");
+    if (!key.startsWith("#")) return [`label:${key}`, `promoted,alias=${alias},single,${kind}`];
+    const [name, value = ""] = key.slice(1).split("=");
+    return [name, value];
+  });
+}
+
+/**
  * Adds what every Core has besides `root`: `_hidden`, `_share` ("Shared Notes") and
- * `_hidden/_templates/_templates_lore` with the 21 lore templates. Idempotent per store.
+ * `_hidden/_templates/_templates_lore` with the 21 lore templates, with Core's titles, types,
+ * attribute ids, values and positions and the branch positions among `_hidden`'s children
+ * (the other built-in notes are not modelled). Idempotent per store.
  *
  * @example
  * ```ts
@@ -323,27 +405,19 @@ export function seedSystemNotes(store: CoreStore): void {
     store.patchNote("root", { dateCreated: store.localNow(), utcDateCreated: store.utcNow() });
     // _hidden always sorts last under root
     system(store, "_hidden", "root", "Hidden Notes", "doc", 999_999_999);
-    label(store, "_hidden", "docName", "hidden");
-    label(store, "_hidden", "iconClass", "bx bx-hide");
-    system(store, "_share", "_hidden", "Shared Notes", "book");
-    label(store, "_share", "iconClass", "bx bx-share-alt");
-    system(store, "_templates", "_hidden", "Built-in Templates", "book");
-    label(store, "_templates", "iconClass", "bx bx-copy");
-    system(store, "_templates_lore", "_templates", "Lore Templates", "book");
+    builtInLabel(store, "_hidden", "docName", "hidden");
+    builtInIcon(store, "_hidden", "bx bx-hide");
+    system(store, "_share", "_hidden", "Shared Notes", "doc", 40);
+    builtInLabel(store, "_share", "docName", "share");
+    system(store, "_templates", "_hidden", "Built-in templates", "book", 130);
+    system(store, "_templates_lore", "_templates", "Lore Templates", "book", 100);
     for (const type of LORE_TYPES) {
-      const def = TEMPLATES[type];
+      const [title, icon, labels] = LORE_TEMPLATES[type];
       const id = templateId(type);
-      system(store, id, "_templates_lore", def.title, def.book ? "book" : "text");
-      label(store, id, "template");
-      label(store, id, "iconClass", def.icon);
-      for (const [key, alias, kind] of def.promoted) {
-        label(store, id, `label:${key}`, `promoted,alias=${alias},single,${kind}`);
-      }
-      if (MARKER_TYPES.includes(type)) label(store, id, type);
-      if (type === "timeline") {
-        label(store, id, "sorted");
-        label(store, id, "sortBy", "inWorldDate");
-      }
+      system(store, id, "_templates_lore", title, type === "timeline" ? "book" : "text");
+      builtInLabel(store, id, "template");
+      for (const [name, value] of templateLabels(labels)) builtInLabel(store, id, name, value);
+      builtInIcon(store, id, icon);
     }
   });
 }
@@ -393,7 +467,9 @@ const CONTENT: Record<string, string> = {
   [W.locHarbor]: `<p>Saltmarrow Harbor: tar, gulls and the Guild's lamps. Home port of ${
     link(P.mira, "Mira Tallowend")
   }.</p>`,
-  [W.locLighthouse]: `<p>Greyfin Lighthouse, dark since the flood.</p>`,
+  // pasted into Core's editor: an image attachment named by its title when pasted (core-notes §2.3)
+  [W.locLighthouse]: `<p>Greyfin Lighthouse, dark since the flood.</p>
+<p><img src="api/attachments/${W.attLampSketch}/image/inline%20image" width="12"></p>`,
   [W.locReef]: `<p>The Knucklebone Reef, where the charts disagree.</p>`,
   [W.timeline]: `<p>Dates follow the Saltmarrow harbour reckoning.</p>`,
   [W.eventFlood]: `<p>The sea rose for three nights and took the lower town.</p>`,
@@ -577,6 +653,14 @@ export function seedWorld(store: CoreStore): void {
       title: "lantern-sigil.png",
       content: SIGIL_PNG,
     });
+    store.createAttachment({
+      attachmentId: W.attLampSketch,
+      ownerId: W.locLighthouse,
+      role: "image",
+      mime: "image/png",
+      title: "inline image.png",
+      content: LAMP_SKETCH_PNG,
+    });
   });
   // links are scanned after every target exists, like a later PUT would do
   at(() => {
@@ -638,6 +722,8 @@ export const WORLD_SUMMARY: string = [
   `Hidden from players: ${W.guideDraft} (#draft), ${W.guideGmOnly} (#gmOnly), ${W.guideWip} ` +
   `(inheritable #draft), ${W.guideProtected} (protected); ${W.guideVault} needs ` +
   `${SHARE_CREDENTIALS.user}:${SHARE_CREDENTIALS.password}.`,
+  `Image attachments: ${W.attSigil} in ${W.faction} (shared), ${W.attLampSketch} pasted into ` +
+  `${W.locLighthouse} (private).`,
 ].join("\n");
 
 function depthOf(id: string): number {

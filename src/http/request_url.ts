@@ -1,0 +1,73 @@
+/**
+ * The request's URL as the client sent it, built only from a well-formed authority and the
+ * request target's own path and query.
+ *
+ * Deno 2.9 builds `req.url` by pasting the `Host` header, unchecked, in front of the request
+ * target: `Host: a b` makes `new URL(req.url)` throw, and `Host: h/api/lore/X/content?` moves the
+ * path the router would see. An absolute-form target (`GET http://h/p HTTP/1.1`) replaces both,
+ * also unchecked. So the authority is validated first, and the URL is only parsed once it cannot
+ * change where the target's path begins.
+ *
+ * @module
+ */
+import { invalidRequest } from "./errors.ts";
+
+/** A registered name (letters, digits, `.`, `-`, `_`, `~`) or a bracketed IPv6 literal, port. */
+const AUTHORITY = /^(?:[A-Za-z0-9._~-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::(\d{1,5}))?$/;
+
+/** `scheme://authority` then the target; the authority ends where a path or query begins. */
+const SPLIT = /^(https?):\/\/([^/?#]*)([\s\S]*)$/i;
+
+/**
+ * Whether a `Host` value (or a URL's authority) is a plain `host[:port]`: no user info, path,
+ * spaces or percent signs, a port of at most 65535, and a host the URL parser accepts.
+ *
+ * @example
+ * ```ts
+ * validAuthority("lore.example:8080"); // true
+ * validAuthority("a b/c@d"); // false
+ * ```
+ */
+export function validAuthority(authority: string): boolean {
+  const m = AUTHORITY.exec(authority);
+  if (!m || (m[1] !== undefined && Number(m[1]) > 65535)) return false;
+  return URL.canParse(`http://${authority}/`);
+}
+
+/**
+ * The request's URL; 400 `INVALID_REQUEST` when the `Host` header or the request target is
+ * malformed, or when the path holds `.`/`..` segments (also percent-encoded) or backslashes,
+ * which URL parsing would silently resolve into another path. The fragment, which clients must
+ * not send, is dropped.
+ *
+ * @example
+ * ```ts
+ * requestUrl(new Request("http://127.0.0.1:8080/api/lore?q=x")).pathname; // "/api/lore"
+ * ```
+ */
+export function requestUrl(req: Request): URL {
+  const host = req.headers.get("host");
+  if (host && !validAuthority(host)) {
+    throw invalidRequest("The Host header is not a valid host name with an optional port");
+  }
+  const m = SPLIT.exec(req.url);
+  if (!m || !validAuthority(m[2])) throw invalidRequest("The request target is not a valid URL");
+  const [, scheme, authority, rest] = m;
+  const target = rest.split("#")[0];
+  const q = target.indexOf("?");
+  const path = (q < 0 ? target : target.slice(0, q)) || "/";
+  const query = q < 0 ? "" : target.slice(q);
+  if (path.includes("\\") || path.split("/").some(isDotSegment)) {
+    throw invalidRequest("The request path may not contain . or .. segments or backslashes");
+  }
+  try {
+    return new URL(`${scheme.toLowerCase()}://${authority}${path}${query}`);
+  } catch {
+    throw invalidRequest("The request target is not a valid URL");
+  }
+}
+
+function isDotSegment(segment: string): boolean {
+  const s = segment.replace(/%2e/gi, ".");
+  return s === "." || s === "..";
+}

@@ -1,0 +1,171 @@
+/**
+ * Deadlines for every upstream body passed on to a client (raw content, images, SSE): bytes flow
+ * through unbuffered, and a stream that stalls (idle deadline) or runs too long (total deadline)
+ * is cut off. Cutting off cancels the upstream body, so its connection is released, and errors
+ * the client's stream, so the client sees a failed response rather than a clean but short one.
+ * SSE readers turn that error into their terminal `error` event instead.
+ *
+ * @module
+ */
+import type { Ctx } from "../router.ts";
+import { ApiError } from "./errors.ts";
+
+/** How a guarded stream ended (for the log). */
+export type StreamEnd =
+  | "complete"
+  | "idle-timeout"
+  | "total-timeout"
+  | "upstream-error"
+  | "client-closed";
+
+/**
+ * The 504 of a stream cut off by a deadline: `idle` (nothing arrived for `ms`) or `total` (it
+ * ran longer than `ms`).
+ *
+ * @example
+ * ```ts
+ * streamDeadlineError("idle", 60_000, "Parser").message; // "The stream stalled: nothing arrived for 60000 ms"
+ * ```
+ */
+export function streamDeadlineError(kind: "idle" | "total", ms: number, service: string): ApiError {
+  const message = kind === "idle"
+    ? `The stream stalled: nothing arrived for ${ms} ms`
+    : `The stream ran past its ${ms} ms limit`;
+  return new ApiError(504, "UPSTREAM_TIMEOUT", message, { service: service.toLowerCase() });
+}
+
+/** Options of {@linkcode guardedBody}. */
+export interface StreamGuardOptions {
+  /** No byte from upstream for this long (while the client waits for one) ends the stream. */
+  idleMs: number;
+  /** The stream may live this long at most, counted from `startedAt`. */
+  totalMs: number;
+  /** `performance.now()` when the response began; default: now. */
+  startedAt?: number;
+  /** The client's signal: when it aborts, the upstream body is cancelled. */
+  signal?: AbortSignal;
+  /** Backend name for error messages, e.g. "Core". */
+  service: string;
+  /** Called once, when the stream ends, with how it ended. */
+  onEnd?(end: StreamEnd): void;
+}
+
+/**
+ * Wraps an upstream body in idle and total deadlines. On a deadline or a broken upstream the
+ * returned stream errors with an {@linkcode ApiError} (504 `UPSTREAM_TIMEOUT`, 502
+ * `UPSTREAM_ERROR`) and the upstream body is cancelled; cancelling the returned stream (a client
+ * that leaves) or aborting `signal` cancels the upstream body too. Nothing is read ahead: a chunk
+ * is read from upstream only when the consumer asks for one.
+ *
+ * @example
+ * ```ts
+ * const body = guardedBody(upstream.body!, { idleMs: 60_000, totalMs: 300_000, service: "Core" });
+ * return new Response(body, { headers: { "content-type": "text/html" } });
+ * ```
+ */
+export function guardedBody(
+  source: ReadableStream<Uint8Array>,
+  opts: StreamGuardOptions,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  const remaining = opts.totalMs - (performance.now() - (opts.startedAt ?? performance.now()));
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let totalTimer: ReturnType<typeof setTimeout> | undefined;
+  let ended = false;
+
+  /** Ends once: timers off, upstream cancelled unless it completed, client stream errored. */
+  const end = (how: StreamEnd, error?: unknown) => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(idleTimer);
+    clearTimeout(totalTimer);
+    opts.signal?.removeEventListener("abort", onAbort);
+    if (how !== "complete") void reader.cancel(error).catch(() => {});
+    if (error !== undefined) {
+      try {
+        controller.error(error);
+      } catch { /* already closed or cancelled */ }
+    }
+    opts.onEnd?.(how);
+  };
+  const onAbort = () =>
+    end("client-closed", opts.signal?.reason ?? new DOMException("", "AbortError"));
+
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      if (opts.signal?.aborted) return onAbort();
+      opts.signal?.addEventListener("abort", onAbort, { once: true });
+      totalTimer = setTimeout(
+        () => end("total-timeout", streamDeadlineError("total", opts.totalMs, opts.service)),
+        Math.max(0, remaining),
+      );
+    },
+    async pull(c) {
+      if (ended) return;
+      idleTimer = setTimeout(
+        () => end("idle-timeout", streamDeadlineError("idle", opts.idleMs, opts.service)),
+        opts.idleMs,
+      );
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch {
+        // the upstream error's text may name the backend's address: never pass it on
+        end(
+          "upstream-error",
+          new ApiError(502, "UPSTREAM_ERROR", `${opts.service} broke off the stream`, {
+            service: opts.service.toLowerCase(),
+          }),
+        );
+        return;
+      } finally {
+        clearTimeout(idleTimer);
+      }
+      if (ended) return; // a deadline or the client ended it while we waited
+      if (next.done) {
+        end("complete");
+        c.close();
+      } else c.enqueue(next.value);
+    },
+    cancel() {
+      end("client-closed");
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** What {@linkcode guardedResponseBody} needs from a request's context. */
+export type StreamContext = Pick<Ctx, "config" | "signal" | "log" | "requestId" | "url">;
+
+/**
+ * {@linkcode guardedBody} for a backend body this request streams to its client (content,
+ * images): `STREAM_IDLE_TIMEOUT_MS` and `STREAM_TOTAL_TIMEOUT_MS`, the client's signal, and one
+ * `stream end` log line saying how it ended (the request line is written when the head is sent).
+ *
+ * @example
+ * ```ts
+ * return new Response(guardedResponseBody(ctx, upstream.body!, "Core"), { headers });
+ * ```
+ */
+export function guardedResponseBody(
+  ctx: StreamContext,
+  body: ReadableStream<Uint8Array>,
+  service: string,
+): ReadableStream<Uint8Array> {
+  const startedAt = performance.now();
+  return guardedBody(body, {
+    idleMs: ctx.config.STREAM_IDLE_TIMEOUT_MS,
+    totalMs: ctx.config.STREAM_TOTAL_TIMEOUT_MS,
+    startedAt,
+    signal: ctx.signal,
+    service,
+    onEnd: (how) =>
+      ctx.log.log(how === "complete" || how === "client-closed" ? "info" : "warn", "stream end", {
+        requestId: ctx.requestId,
+        route: ctx.url.pathname,
+        reason: how,
+        ms: Math.round(performance.now() - startedAt),
+      }),
+  });
+}

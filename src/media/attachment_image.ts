@@ -1,0 +1,43 @@
+/**
+ * URLs of image attachments on the authenticated API: where the editor and previews point an
+ * `<img>` that Core stores as `api/attachments/<id>/image/<file>`.
+ *
+ * @module
+ */
+
+/**
+ * A file name reduced to a URL- and filesystem-safe form: percent-decoded once (Core stores the
+ * title encoded, `inline%20image`), every run of characters other than letters, digits, `.` and
+ * `_` turned into `-`, at most 100 characters, no leading `-`/`.` or trailing `-`; `image` when
+ * nothing is left. Idempotent.
+ *
+ * @example
+ * ```ts
+ * urlSafeFileName("inline%20image"); // "inline-image"
+ * urlSafeFileName("../Küste map.png"); // "K-ste-map.png"
+ * urlSafeFileName("%%"); // "image"
+ * ```
+ */
+export function urlSafeFileName(name: string): string {
+  let decoded = name;
+  try {
+    decoded = decodeURIComponent(name);
+  } catch { /* a stray `%` is just a character here */ }
+  return decoded.replace(/[^A-Za-z0-9._]+/g, "-").slice(0, 100).replace(/^[-.]+|-+$/g, "") ||
+    "image";
+}
+
+/**
+ * Path of the authenticated image-attachment route; the file name only gives saved copies a name
+ * (the route ignores it).
+ *
+ * @example
+ * ```ts
+ * attachmentImagePath("AtT123abcDEF", "inline%20image"); // "/api/attachments/AtT123abcDEF/image/inline-image"
+ * ```
+ */
+export function attachmentImagePath(attachmentId: string, fileName: string): string {
+  return `/api/attachments/${encodeURIComponent(attachmentId)}/image/${
+    encodeURIComponent(urlSafeFileName(fileName))
+  }`;
+}

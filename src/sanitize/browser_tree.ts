@@ -1,0 +1,263 @@
+/**
+ * HTML as a browser sees it: a spec-compliant HTML5 parser (parse5) builds the tree a browser
+ * builds when the fragment is inserted into a `<div>` of a page body — mis-nesting, foster
+ * parenting, `template`, `select`, `object`, tables and foreign content included. Decisions about
+ * what a reader may see (GM-only sections, links whose text names a hidden note) are made on
+ * this tree, never on a lenient tokenizer's idea of where an element ends.
+ *
+ * @module
+ */
+import {
+  type DefaultTreeAdapterTypes as T,
+  parse,
+  parseFragment,
+  serialize,
+  type Token,
+  Tokenizer,
+} from "parse5";
+
+/** A parsed fragment; see {@linkcode parseLikeBrowser}. */
+export type BrowserTree = T.DocumentFragment;
+
+/** Read-only view of one element handed to removal predicates. */
+export interface ElementView {
+  /** Lower-case local name (`a`, `section`, `svg`, …). */
+  readonly tagName: string;
+  /** Attribute value, or undefined when absent. */
+  attr(name: string): string | undefined;
+  /** Class tokens, split on any whitespace, as written. */
+  readonly classes: readonly string[];
+  /** All text inside the element (template contents included), concatenated. */
+  readonly text: string;
+  /**
+   * Offset of the start tag in the source. Elements a parser re-creates (formatting elements
+   * reopened after mis-nesting) share their original's offset.
+   */
+  readonly startOffset: number | undefined;
+}
+
+/** A start tag as written in the source: name, attributes and offset. */
+export interface SourceTag {
+  readonly tagName: string;
+  attr(name: string): string | undefined;
+  readonly startOffset: number;
+}
+
+// The context element: a <div> in the body of a standards-mode document, which is where our
+// HTML ends up (the public page's <article>, or a client's innerHTML).
+const CONTEXT = (() => {
+  const doc = parse("<!DOCTYPE html><html><head></head><body><div></div></body></html>");
+  const html = doc.childNodes.find((n) => n.nodeName === "html") as T.Element;
+  const body = html.childNodes.find((n) => n.nodeName === "body") as T.Element;
+  return body.childNodes[0] as T.Element;
+})();
+
+/**
+ * Parses an HTML fragment exactly as a browser parses it inside a `<div>` (scripting enabled,
+ * as in every browser that renders our pages).
+ *
+ * @example
+ * ```ts
+ * const tree = parseLikeBrowser('<div class="gm-only"><object></div>secret</object></div>');
+ * // the text "secret" is inside the gm-only div, as in Chromium
+ * ```
+ */
+export function parseLikeBrowser(html: string): BrowserTree {
+  return parseFragment(CONTEXT, html, { scriptingEnabled: true, sourceCodeLocationInfo: true });
+}
+
+/**
+ * Every start tag the tokenizer finds reading the source as plain markup — including tags the
+ * tree builder later ignores (`<tr>` outside a table) and, erring on the side of more, tags that
+ * a raw-text element (`<script>`, `<xmp>`) would turn into text.
+ *
+ * @example
+ * ```ts
+ * startTags('<tr class="x">a').map((t) => t.tagName); // ["tr"]
+ * ```
+ */
+export function startTags(html: string): SourceTag[] {
+  const tags: SourceTag[] = [];
+  const ignore = () => {};
+  const tokenizer = new Tokenizer({ sourceCodeLocationInfo: true }, {
+    onStartTag(token: Token.TagToken) {
+      const attrs = token.attrs;
+      tags.push({
+        tagName: token.tagName,
+        attr: (name) => attrs.find((a) => a.name === name)?.value,
+        startOffset: token.location?.startOffset ?? -1,
+      });
+    },
+    onEndTag: ignore,
+    onComment: ignore,
+    onDoctype: ignore,
+    onEof: ignore,
+    onCharacter: ignore,
+    onNullCharacter: ignore,
+    onWhitespaceCharacter: ignore,
+  });
+  tokenizer.write(html, true);
+  return tags;
+}
+
+/**
+ * The tree serialized back to HTML.
+ *
+ * @example
+ * ```ts
+ * serializeTree(parseLikeBrowser("<p>a<p>b")); // "<p>a</p><p>b</p>"
+ * ```
+ */
+export function serializeTree(tree: BrowserTree): string {
+  return serialize(tree);
+}
+
+function isElement(node: T.Node): node is T.Element {
+  return "tagName" in node;
+}
+
+/** Children of an element, plus the contents of a `<template>`. */
+function childrenOf(node: T.ParentNode): T.ChildNode[] {
+  const content = (node as Partial<T.Template>).content;
+  return content ? [...node.childNodes, ...content.childNodes] : node.childNodes;
+}
+
+/**
+ * Every text node's value under `node`, in document order (template contents included).
+ *
+ * @example
+ * ```ts
+ * textChunks(parseLikeBrowser("<p>a<b>b</b></p>")); // ["a", "b"]
+ * ```
+ */
+export function textChunks(node: T.ParentNode): string[] {
+  const out: string[] = [];
+  const walk = (n: T.ParentNode) => {
+    for (const child of childrenOf(n)) {
+      if (child.nodeName === "#text") out.push((child as T.TextNode).value);
+      else if ("childNodes" in child) walk(child as T.ParentNode);
+    }
+  };
+  walk(node);
+  return out;
+}
+
+function viewOf(el: T.Element): ElementView {
+  let text: string | undefined;
+  let classes: string[] | undefined;
+  const attr = (name: string) => el.attrs.find((a) => a.name === name)?.value;
+  return {
+    tagName: el.tagName,
+    startOffset: el.sourceCodeLocation?.startTag?.startOffset ?? el.sourceCodeLocation?.startOffset,
+    attr,
+    get classes() {
+      return classes ??= (attr("class") ?? "").split(/\s+/).filter(Boolean);
+    },
+    get text() {
+      return text ??= textChunks(el).join("");
+    },
+  };
+}
+
+/** What {@linkcode removeElements} took out. */
+export interface Removal {
+  /** Text of the removed subtrees, one entry per text node. */
+  texts: string[];
+  /** Source ranges `[start, end)` of the removed elements (where the parser recorded them). */
+  ranges: (readonly [number, number])[];
+}
+
+/**
+ * Removes, in place, every element for which `doomed` is true together with everything inside
+ * it (a removed element's descendants are not visited).
+ *
+ * @example
+ * ```ts
+ * const tree = parseLikeBrowser('<p>Town<span class="gm-only"> (cult)</span></p>');
+ * removeElements(tree, (el) => el.classes.includes("gm-only")).texts; // [" (cult)"]
+ * serializeTree(tree); // "<p>Town</p>"
+ * ```
+ */
+export function removeElements(tree: BrowserTree, doomed: (el: ElementView) => boolean): Removal {
+  const removal: Removal = { texts: [], ranges: [] };
+  const walk = (parent: T.ParentNode) => {
+    const content = (parent as Partial<T.Template>).content;
+    if (content) walk(content);
+    parent.childNodes = parent.childNodes.filter((child) => {
+      if (!isElement(child)) return true;
+      if (doomed(viewOf(child))) {
+        removal.texts.push(...textChunks(child));
+        const at = child.sourceCodeLocation;
+        if (at) removal.ranges.push([at.startOffset, at.endOffset]);
+        return false;
+      }
+      walk(child);
+      return true;
+    });
+  };
+  walk(tree);
+  return removal;
+}
+
+/**
+ * Whether a non-blank text node of the tree was written (partly) inside one of the source ranges: text
+ * the parser moved out of a removed element (foster parenting out of a `<table>`), so it would
+ * show although the writer put it inside.
+ *
+ * @example
+ * ```ts
+ * const tree = parseLikeBrowser('<table class="gm-only">secret</table>');
+ * const { ranges } = removeElements(tree, (el) => el.tagName === "table");
+ * textWrittenWithin(tree, ranges); // true: "secret" was fostered out of the table
+ * ```
+ */
+export function textWrittenWithin(
+  tree: BrowserTree,
+  ranges: readonly (readonly [number, number])[],
+): boolean {
+  if (ranges.length === 0) return false;
+  // Overlap, not just the start: fostered text merges into a text node that began earlier.
+  const inside = (node: T.TextNode) => {
+    const at = node.sourceCodeLocation;
+    return !!at && node.value.trim() !== "" &&
+      ranges.some(([start, end]) => at.startOffset < end && at.endOffset > start);
+  };
+  const walk = (parent: T.ParentNode): boolean =>
+    childrenOf(parent).some((child) =>
+      child.nodeName === "#text" ? inside(child as T.TextNode) : isElement(child) && walk(child)
+    );
+  return walk(tree);
+}
+
+/**
+ * Whether any element of the tree satisfies `test` (template contents included).
+ *
+ * @example
+ * ```ts
+ * someElement(parseLikeBrowser("<p><b>x</b></p>"), (el) => el.tagName === "b"); // true
+ * ```
+ */
+export function someElement(tree: BrowserTree, test: (el: ElementView) => boolean): boolean {
+  return countElements(tree, test) > 0;
+}
+
+/**
+ * How many elements of the tree satisfy `test` (nested ones and template contents included).
+ *
+ * @example
+ * ```ts
+ * countElements(parseLikeBrowser("<p><b>x</b><b>y</b></p>"), (el) => el.tagName === "b"); // 2
+ * ```
+ */
+export function countElements(tree: BrowserTree, test: (el: ElementView) => boolean): number {
+  let count = 0;
+  const walk = (parent: T.ParentNode): void => {
+    for (const child of childrenOf(parent)) {
+      if (!isElement(child)) continue;
+      if (test(viewOf(child))) count++;
+      walk(child);
+    }
+  };
+  walk(tree);
+  return count;
+}

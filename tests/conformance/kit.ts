@@ -1,0 +1,449 @@
+/**
+ * The Core conformance suite's toolkit: the step and state types, a client for the service under
+ * test that reads every answer whole, checks that fail with one short sentence (it becomes the
+ * reason column of the report), the answer shapes the suite relies on (zod: the service's
+ * answers are a trust boundary here too) and the test image.
+ *
+ * @module
+ */
+import { isDeepStrictEqual } from "node:util";
+import { z } from "zod";
+import type { Method } from "../../src/router.ts";
+import type { DirectCore } from "./core_direct.ts";
+
+/** Optional parts of the suite that change state outside the scratch note. */
+export const FLAGS = ["share"] as const;
+
+/** One of {@linkcode FLAGS}. */
+export type Flag = typeof FLAGS[number];
+
+/** A note the suite created: its id and current title. */
+export interface NoteRef {
+  noteId: string;
+  title: string;
+}
+
+/** Everything a step can use; steps record what they create for later steps. */
+export interface SuiteState {
+  api: ServiceClient;
+  /** Core's ETAPI, for the few setups the service has no route for (a revision snapshot). */
+  core: DirectCore;
+  /** Random token in every title the suite writes, so its notes can be told from all others. */
+  tag: string;
+  /** The scratch note: the lore root of the service under test and parent of everything made. */
+  scratch: NoteRef;
+  flags: ReadonlySet<Flag>;
+  /** Values the service must never echo (Core's URL, host and token). */
+  secrets: readonly string[];
+  /** Notes created by earlier steps, by role ("A", "map", …). */
+  notes: Map<string, NoteRef>;
+  /** Other ids earlier steps produced (attribute ids, image note ids, …). */
+  facts: Map<string, string>;
+  /**
+   * Epoch ms before which the scratch note must not be deleted: Core's image service re-reads a
+   * note 5 s after a pasted image was stored in it, and Core's process dies if the note is gone.
+   */
+  keepUntil: number;
+  /** How long after pasting an image the scratch note is kept (see `keepUntil`). */
+  pasteSettleMs: number;
+}
+
+/** One step of the suite: which route it drives and what it proves. */
+export interface Step {
+  method: Method;
+  /** The route's path exactly as in the route table, e.g. `/api/lore/:id`. */
+  path: string;
+  /** What a pass shows, in a few words (the report's reason column). */
+  check: string;
+  /** Runs only when this flag is given (it changes state outside the scratch note). */
+  needs?: Flag;
+  /** Throws {@linkcode CheckFailed} (or {@linkcode Blocked}) when the service misbehaves. */
+  run(s: SuiteState): Promise<void>;
+}
+
+/**
+ * A check that did not hold; the message is the report's reason.
+ *
+ * @example
+ * ```ts
+ * throw new CheckFailed("the label does not read back");
+ * ```
+ */
+export class CheckFailed extends Error {
+  override name = "CheckFailed";
+}
+
+/**
+ * A step could not run because an earlier step did not produce what it needs.
+ *
+ * @example
+ * ```ts
+ * throw new Blocked('needs note "A", which an earlier step did not create');
+ * ```
+ */
+export class Blocked extends Error {
+  override name = "Blocked";
+}
+
+/**
+ * Fails the step unless `cond` holds.
+ *
+ * @example
+ * ```ts
+ * check(body.count === body.results.length, "count differs from the number of results");
+ * ```
+ */
+export function check(cond: unknown, message: string): asserts cond {
+  if (!cond) throw new CheckFailed(message);
+}
+
+/**
+ * Fails the step unless `actual` deep-equals `expected`, showing both.
+ *
+ * @example
+ * ```ts
+ * same(crumbs.map((c) => c.noteId), ["root", scratch, a], "breadcrumb ids");
+ * ```
+ */
+export function same(actual: unknown, expected: unknown, what: string): void {
+  if (!isDeepStrictEqual(actual, expected)) {
+    throw new CheckFailed(
+      `${what}: expected ${short(String(JSON.stringify(expected)))}, got ${
+        short(String(JSON.stringify(actual)))
+      }`,
+    );
+  }
+}
+
+/**
+ * A note an earlier step created, or {@linkcode Blocked}.
+ *
+ * @example
+ * ```ts
+ * const a = noteOf(s, "A");
+ * ```
+ */
+export function noteOf(s: SuiteState, role: string): NoteRef {
+  const n = s.notes.get(role);
+  if (!n) throw new Blocked(`needs note "${role}", which an earlier step did not create`);
+  return n;
+}
+
+/**
+ * A value an earlier step recorded, or {@linkcode Blocked}.
+ *
+ * @example
+ * ```ts
+ * const imageId = factOf(s, "image");
+ * ```
+ */
+export function factOf(s: SuiteState, key: string): string {
+  const v = s.facts.get(key);
+  if (v === undefined) throw new Blocked(`needs "${key}", which an earlier step did not record`);
+  return v;
+}
+
+/**
+ * Text on one line, cut to a length that fits a table cell.
+ *
+ * @example
+ * ```ts
+ * short("a\n  b", 10); // "a b"
+ * ```
+ */
+export function short(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service under test
+// ---------------------------------------------------------------------------------------------
+
+/** One answer of the service, its body read whole. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  bytes: Uint8Array;
+  text: string;
+}
+
+/** A request body: JSON, `text/plain`, or bytes (type from `headers`, default `image/png`). */
+export interface CallOptions {
+  json?: unknown;
+  text?: string;
+  bytes?: Uint8Array<ArrayBuffer>;
+  headers?: Record<string, string>;
+}
+
+/** Calls the service like a browser would (no cookies: the service uses its env credentials). */
+export interface ServiceClient {
+  call(method: string, path: string, opts?: CallOptions): Promise<Answer>;
+  /** A JSON answer with exactly `status`, parsed with `schema`. */
+  json<S extends z.ZodType>(
+    method: string,
+    path: string,
+    status: number,
+    schema: S,
+    opts?: CallOptions,
+  ): Promise<z.output<S>>;
+  /** An error answer with `status` and `code` in the shared error shape. */
+  error(
+    method: string,
+    path: string,
+    status: number,
+    code: string,
+    opts?: CallOptions,
+  ): Promise<ErrorBody>;
+}
+
+/** Per call, so a hanging service fails one step instead of the run. */
+const CALL_TIMEOUT_MS = 60_000;
+
+/**
+ * A client for the service at `baseUrl`.
+ *
+ * @example
+ * ```ts
+ * const api = serviceClient("http://127.0.0.1:8080");
+ * const { results } = await api.json("GET", "/api/lore", 200, listSchema);
+ * ```
+ */
+export function serviceClient(baseUrl: string): ServiceClient {
+  const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Answer> => {
+    const headers = new Headers(opts.headers);
+    let body: BodyInit | undefined;
+    if (opts.json !== undefined) {
+      if (!headers.has("content-type")) headers.set("content-type", "application/json");
+      body = JSON.stringify(opts.json);
+    } else if (opts.text !== undefined) {
+      if (!headers.has("content-type")) headers.set("content-type", "text/plain");
+      body = opts.text;
+    } else if (opts.bytes !== undefined) {
+      if (!headers.has("content-type")) headers.set("content-type", "image/png");
+      body = opts.bytes;
+    }
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers,
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+    });
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    return {
+      status: res.status,
+      headers: res.headers,
+      bytes,
+      text: new TextDecoder().decode(bytes),
+    };
+  };
+  const parsed = <S extends z.ZodType>(a: Answer, schema: S, what: string): z.output<S> => {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(a.text);
+    } catch {
+      throw new CheckFailed(`${what}: not JSON: ${short(a.text, 80)}`);
+    }
+    const r = schema.safeParse(raw);
+    if (!r.success) {
+      const i = r.error.issues[0];
+      throw new CheckFailed(`${what}: body ${i.path.join(".") || "(root)"}: ${i.message}`);
+    }
+    return r.data;
+  };
+  return {
+    call,
+    async json(method, path, status, schema, opts) {
+      const a = await call(method, path, opts);
+      expectStatus(a, status, `${method} ${path}`);
+      return parsed(a, schema, `${method} ${path}`);
+    },
+    async error(method, path, status, code, opts) {
+      const a = await call(method, path, opts);
+      expectStatus(a, status, `${method} ${path}`);
+      const body = parsed(a, errorBodySchema, `${method} ${path}`);
+      check(body.error === code, `${method} ${path}: error ${body.error}, expected ${code}`);
+      check(
+        a.headers.get("x-request-id") === body.requestId,
+        `${method} ${path}: requestId differs from the X-Request-Id header`,
+      );
+      return body;
+    },
+  };
+}
+
+/**
+ * Fails unless the answer has `status`; the reason quotes our error code when there is one.
+ *
+ * @example
+ * ```ts
+ * expectStatus(await s.api.call("DELETE", `/api/lore/${id}`), 204, "delete");
+ * ```
+ */
+export function expectStatus(a: Answer, status: number, what: string): void {
+  if (a.status === status) return;
+  const type = a.headers.get("content-type") ?? "";
+  // an image's bytes would garble the report: name what came instead
+  let detail = a.bytes.length === 0 || /^(?:text\/|application\/json)/.test(type)
+    ? short(a.text, 100)
+    : `${a.bytes.length} bytes of ${type || "no declared type"}`;
+  try {
+    const e = errorBodySchema.parse(JSON.parse(a.text));
+    detail = `${e.error}: ${e.message}`;
+  } catch {
+    // not our error shape: the raw start of the body says more
+  }
+  throw new CheckFailed(
+    `${what}: status ${a.status}, expected ${status}${detail ? ` (${detail})` : ""}`,
+  );
+}
+
+/**
+ * Fails if the text contains any of the secrets (Core's URL, host or token).
+ *
+ * @example
+ * ```ts
+ * noSecrets(s, answer.text, "status answer");
+ * ```
+ */
+export function noSecrets(s: SuiteState, text: string, what: string): void {
+  for (const secret of s.secrets) {
+    check(!text.includes(secret), `${what} reveals a Core address or token`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shapes of the service's answers the suite relies on (loose: extra fields are fine)
+// ---------------------------------------------------------------------------------------------
+
+/** Our error shape (extra keys are kept, so a check can see everything an error answer said). */
+export const errorBodySchema = z.looseObject({
+  error: z.string().regex(/^[A-Z_]+$/),
+  message: z.string().min(1),
+  requestId: z.string().min(1),
+  details: z.unknown().optional(),
+});
+
+/** An error answer. */
+export type ErrorBody = z.output<typeof errorBodySchema>;
+
+/** Core's attribute as the service passes it on. */
+export const attributeSchema = z.looseObject({
+  attributeId: z.string().min(1),
+  noteId: z.string().min(1),
+  type: z.enum(["label", "relation"]),
+  name: z.string(),
+  value: z.string(),
+  isInheritable: z.boolean(),
+});
+
+/** Core's note as the service passes it on. */
+export const noteSchema = z.looseObject({
+  noteId: z.string().min(1),
+  title: z.string(),
+  type: z.string(),
+  mime: z.string(),
+  isProtected: z.boolean(),
+  parentNoteIds: z.array(z.string()),
+  childNoteIds: z.array(z.string()),
+  attributes: z.array(attributeSchema),
+});
+
+/** A Core note. */
+export type NoteBody = z.output<typeof noteSchema>;
+
+/** `GET /api/lore`. */
+export const loreListSchema = z.object({ results: z.array(noteSchema), count: z.number().int() });
+
+/** `GET /api/lore/:id`. */
+export const loreNoteSchema = noteSchema.extend({
+  loreType: z.string().nullable(),
+  resolvedRelations: z.array(z.looseObject({
+    attributeId: z.string(),
+    name: z.string(),
+    targetNoteId: z.string(),
+    targetTitle: z.string(),
+    loreType: z.string().nullable(),
+  })),
+  portraitImageNoteId: z.string().nullable(),
+  themeSongUrl: z.string().nullable(),
+});
+
+/** `POST /api/lore`. */
+export const createdSchema = z.object({
+  note: noteSchema,
+  branch: z.looseObject({ branchId: z.string(), noteId: z.string(), parentNoteId: z.string() }),
+});
+
+/**
+ * The note's own attributes as `type:name=value` strings (inherited ones belong to others).
+ *
+ * @example
+ * ```ts
+ * ownAttrs(note).includes("label:loreType=character");
+ * ```
+ */
+export function ownAttrs(note: NoteBody): string[] {
+  return note.attributes.filter((a) => a.noteId === note.noteId)
+    .map((a) => `${a.type}:${a.name}=${a.value}`);
+}
+
+/**
+ * Reads a note through `GET /api/lore/:id`.
+ *
+ * @example
+ * ```ts
+ * const note = await readLore(s, a.noteId);
+ * ```
+ */
+export function readLore(s: SuiteState, noteId: string) {
+  return s.api.json("GET", `/api/lore/${noteId}`, 200, loreNoteSchema);
+}
+
+/**
+ * Creates a lore note through `POST /api/lore`, checks the answer and records it under `role`.
+ * `parent` is sent as `parentNoteId`; null sends none, and the note must then land under
+ * `defaultParentId` (the lore root; the scratch note unless a step changed it).
+ *
+ * @example
+ * ```ts
+ * await createLore(s, "B", { title: `Brindle ${s.tag}`, loreType: "location" });
+ * ```
+ */
+export async function createLore(
+  s: SuiteState,
+  role: string,
+  body: Record<string, unknown> & { title: string },
+  parent: NoteRef | null = s.scratch,
+  defaultParentId: string = s.scratch.noteId,
+): Promise<NoteBody> {
+  const created = await s.api.json("POST", "/api/lore", 201, createdSchema, {
+    json: parent ? { parentNoteId: parent.noteId, ...body } : body,
+  });
+  const { note } = created;
+  s.notes.set(role, { noteId: note.noteId, title: note.title });
+  same(note.title, body.title, `title of new note "${role}"`);
+  const parentId = parent?.noteId ?? defaultParentId;
+  same(note.parentNoteIds, [parentId], `parents of new note "${role}"`);
+  same(created.branch.parentNoteId, parentId, `branch parent of new note "${role}"`);
+  return note;
+}
+
+/** A 3×2 RGB PNG (86 bytes) in base64: small, valid, and its size is checkable. */
+export const TEST_PNG_BASE64 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAHUlEQVR4nGPQiFqQErVgQdQCBo1VC1JWLViwagEA" +
+  "UpQJJXbZKKMAAAAASUVORK5CYII=";
+
+/** {@linkcode TEST_PNG_BASE64} as bytes. */
+export const TEST_PNG: Uint8Array<ArrayBuffer> = Uint8Array.from(
+  atob(TEST_PNG_BASE64),
+  (c) => c.charCodeAt(0),
+);
+
+/** A 1×1 JPEG (134 bytes) in base64: Core stores pasted JPEGs as `image/jpg`. */
+export const TEST_JPEG_BASE64 = "/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP" + "/".repeat(86) +
+  "wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=";
+
+/** Width and height of {@linkcode TEST_PNG}. */
+export const TEST_PNG_SIZE = { width: 3, height: 2 } as const;

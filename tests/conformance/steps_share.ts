@@ -1,0 +1,639 @@
+/**
+ * Conformance steps: share settings, the public share API and the public site. Without `--share`
+ * only what changes nothing outside the scratch note runs: reads, refusals, and proof that the
+ * suite's unpublished notes stay invisible. With `--share` the suite's "Guide" note becomes the
+ * share root (the run records the previous one and puts it back afterwards); then the published
+ * note links to and includes hidden notes, which visitors must never see named, and a second
+ * `#shareRoot` set in Core behind the service's back makes a conflict that shares nothing until
+ * `PUT /api/share` names the intended root.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { labelDirectly } from "./core_direct.ts";
+import {
+  type Answer,
+  attributeSchema,
+  check,
+  createLore,
+  expectStatus,
+  factOf,
+  noteOf,
+  ownAttrs,
+  readLore,
+  same,
+  type Step,
+  type SuiteState,
+  TEST_PNG,
+} from "./kit.ts";
+
+const MISSING_ID = "zzConformanceMissing4";
+
+const rootInfoSchema = z.object({
+  noteId: z.string(),
+  title: z.string(),
+  shareAlias: z.string().nullable(),
+  isPublished: z.boolean(),
+});
+
+const shareSchema = z.looseObject({ shareRoot: rootInfoSchema.nullable() });
+
+const conflictSchema = z.looseObject({
+  shareRoot: rootInfoSchema.nullable(),
+  conflict: z.array(rootInfoSchema),
+});
+
+const putShareSchema = z.looseObject({
+  shareRoot: rootInfoSchema.nullable(),
+  unsharedNoteIds: z.array(z.string()),
+});
+
+const treeSchema = z.object({
+  shareRootId: z.string().nullable(),
+  conflict: z.array(rootInfoSchema),
+  notes: z.array(z.object({
+    noteId: z.string(),
+    title: z.string(),
+    isDraft: z.boolean(),
+    isGmOnly: z.boolean(),
+    shareAlias: z.string().nullable(),
+    isProtected: z.boolean(),
+    isShared: z.boolean(),
+  })),
+  count: z.number().int(),
+});
+
+const publicNoteSchema = z.object({
+  noteId: z.string(),
+  title: z.string(),
+  loreType: z.string().nullable(),
+  contentHtml: z.string(),
+  attributes: z.array(z.object({ name: z.string(), value: z.string() })),
+  resolvedRelations: z.array(z.object({
+    name: z.string(),
+    targetNoteId: z.string(),
+    targetTitle: z.string(),
+    loreType: z.string().nullable(),
+  })),
+  portraitImageNoteId: z.string().nullable(),
+  themeSongUrl: z.string().nullable(),
+  dateModified: z.string().nullable(),
+});
+
+const publicSearchSchema = z.object({
+  results: z.array(z.object({
+    id: z.string(),
+    title: z.string(),
+    score: z.number(),
+    path: z.string(),
+  })),
+});
+
+function alias(s: SuiteState): string {
+  return `harbor-${s.tag}`;
+}
+
+/** Titles of the notes visitors must never see. */
+function hiddenTitles(s: SuiteState): string[] {
+  return ["draft", "secret", "B"].map((r) => noteOf(s, r).title);
+}
+
+/** The alias the draft gets before the published note links to it. */
+function draftAlias(s: SuiteState): string {
+  return `draft-${s.tag}`;
+}
+
+/** GM-only text added to the published note with the links to hidden notes. */
+const ADDED_GM_TEXT = "Wreckers hide below the pier.";
+
+/** GM-only text in the published note: its own since creation, and the added part. */
+const GM_TEXTS = ["Smugglers meet at midnight.", ADDED_GM_TEXT];
+
+/** Text the published note links with, unrelated to the draft it links to: it stays, unlinked. */
+const UNRELATED_LINK_TEXT = "old roads";
+
+/**
+ * What the published note gets to test that hidden notes stay unnamed: a reference link to the
+ * draft (Core writes the target's title as its text), a typed link whose text is the draft's
+ * title, one with unrelated text, an include of the GM-only note and a GM-only part.
+ */
+function hiddenLinks(s: SuiteState): string {
+  const draft = noteOf(s, "draft");
+  const secret = noteOf(s, "secret");
+  const path = `#root/${s.scratch.noteId}/${noteOf(s, "guide").noteId}/${draft.noteId}`;
+  return `<p>Ask about <a class="reference-link" href="#root/${draft.noteId}">${draft.title}</a>` +
+    `, <a href="${path}">${draft.title}</a> and the <a href="${path}">${UNRELATED_LINK_TEXT}</a>.` +
+    `</p><section class="include-note" data-note-id="${secret.noteId}">${secret.title}</section>` +
+    `<div class="gm-only"><p>${ADDED_GM_TEXT}</p></div>`;
+}
+
+/** Fails if the text names a hidden note (title, alias, id) or shows GM-only text. */
+function expectNoHiddenNames(s: SuiteState, text: string, what: string): void {
+  const names = [
+    ...hiddenTitles(s),
+    draftAlias(s),
+    noteOf(s, "draft").noteId,
+    noteOf(s, "secret").noteId,
+    ...GM_TEXTS,
+  ];
+  for (const name of names) check(!text.includes(name), `${what} shows "${name}"`);
+}
+
+/** Fails unless the unrelated link text is there, as text and no longer a link. */
+function expectUnrelatedTextUnlinked(html: string, what: string): void {
+  check(html.includes(UNRELATED_LINK_TEXT), `${what} lost the text "${UNRELATED_LINK_TEXT}"`);
+  check(
+    !new RegExp(`<a\\b[^>]*\\shref=[^>]*>\\s*${UNRELATED_LINK_TEXT}`, "i").test(html),
+    `${what} still links "${UNRELATED_LINK_TEXT}" to the hidden note`,
+  );
+}
+
+/** `GET /api/share`'s answer for the Guide note as the one published root. */
+function guideAsRoot(s: SuiteState) {
+  const guide = noteOf(s, "guide");
+  return { noteId: guide.noteId, title: guide.title, shareAlias: null, isPublished: true };
+}
+
+/** `[noteId, isPublished]` pairs by id: owners in conflict come in no particular order. */
+function byNoteId(pairs: [string, boolean][]): [string, boolean][] {
+  return [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+}
+
+// What visitors get of the suite's notes while none of them is shared: nothing. Checked before
+// publishing, and again while two notes claim to be the share root.
+
+async function expectPublicNoteAbsent(s: SuiteState): Promise<void> {
+  await s.api.error("GET", `/api/public/lore/${noteOf(s, "pub").noteId}`, 404, "NOT_FOUND");
+  await s.api.error("GET", `/api/public/lore/${alias(s)}`, 404, "NOT_FOUND");
+}
+
+async function expectNothingFound(s: SuiteState): Promise<void> {
+  const body = await s.api.json("GET", `/api/public/search?q=${s.tag}`, 200, publicSearchSchema);
+  same(body.results, [], "results for the suite's term");
+}
+
+async function expectImageAbsent(s: SuiteState): Promise<void> {
+  await s.api.error("GET", `/api/public/images/${factOf(s, "image")}/crest.png`, 404, "NOT_FOUND");
+}
+
+async function expectPageAbsent(s: SuiteState): Promise<void> {
+  const page = html(await s.api.call("GET", `/public/lore/${alias(s)}`), 404, "page");
+  check(!page.includes(s.tag), "the 404 page names the suite's note");
+}
+
+async function tree(s: SuiteState) {
+  const body = await s.api.json("GET", "/api/share/tree", 200, treeSchema);
+  same(body.count, body.notes.length, "count");
+  return { ...body, byId: new Map(body.notes.map((n) => [n.noteId, n])) };
+}
+
+function html(a: Answer, status: number, what: string): string {
+  expectStatus(a, status, what);
+  check(a.headers.get("content-type")?.startsWith("text/html"), `${what} is not HTML`);
+  return a.text;
+}
+
+/** The steps of this module, in run order. */
+export const shareSteps: Step[] = [
+  {
+    method: "POST",
+    path: "/api/lore/:id/attributes",
+    check: "relations of the public note: one to a visible note, one to a GM-only note",
+    run: async (s) => {
+      const pub = noteOf(s, "pub");
+      for (const [name, role] of [["relAlly", "guide"], ["relEnemy", "secret"]]) {
+        await s.api.json("POST", `/api/lore/${pub.noteId}/attributes`, 201, attributeSchema, {
+          json: { type: "relation", name, value: noteOf(s, role).noteId },
+        });
+      }
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/share",
+    check: "current share root (any), none of the suite's notes a root",
+    run: async (s) => {
+      const body = await s.api.json("GET", "/api/share", 200, shareSchema);
+      const mine = new Set([...s.notes.values()].map((n) => n.noteId));
+      check(!body.shareRoot || !mine.has(body.shareRoot.noteId), "a suite note is the share root");
+      s.facts.set("shareBefore", JSON.stringify(body));
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/share/tree",
+    check: "suite notes listed with draft, GM-only and alias flags, none shared yet",
+    run: async (s) => {
+      const { byId } = await tree(s);
+      const flags = (role: string) => {
+        const n = byId.get(noteOf(s, role).noteId);
+        check(n, `note "${role}" is not in the share tree`);
+        return [n.isDraft, n.isGmOnly, n.shareAlias, n.isProtected, n.isShared];
+      };
+      same(flags("draft"), [true, false, null, false, false], "flags of the draft");
+      same(flags("secret"), [false, true, null, false, false], "flags of the GM-only note");
+      same(flags("pub"), [false, false, alias(s), false, false], "flags of the aliased note");
+    },
+  },
+  {
+    method: "PUT",
+    path: "/api/share",
+    check: "refusals change nothing: system note 400, unknown note 404, bad body 400",
+    run: async (s) => {
+      await s.api.error("PUT", "/api/share", 400, "INVALID_REQUEST", { json: { noteId: "root" } });
+      await s.api.error("PUT", "/api/share", 404, "NOT_FOUND", { json: { noteId: MISSING_ID } });
+      await s.api.error("PUT", "/api/share", 400, "INVALID_REQUEST", { json: { note: "x" } });
+      const now = await s.api.json("GET", "/api/share", 200, shareSchema);
+      same(JSON.stringify(now), factOf(s, "shareBefore"), "share settings after the refusals");
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/public/lore/:id",
+    check: "an unpublished note is 404 by id and by alias",
+    run: expectPublicNoteAbsent,
+  },
+  {
+    method: "GET",
+    path: "/api/public/search",
+    check: "unpublished notes are never found; empty q 400",
+    run: async (s) => {
+      await expectNothingFound(s);
+      await s.api.error("GET", "/api/public/search?q=", 400, "INVALID_REQUEST");
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/public/images/:id/:filename",
+    check: "an unpublished image is 404",
+    run: expectImageAbsent,
+  },
+  {
+    method: "GET",
+    path: "/public/lore/:id",
+    check: "an unpublished note is a 404 page",
+    run: expectPageAbsent,
+  },
+  {
+    method: "GET",
+    path: "/",
+    check: "home page (404 without a share root, 401 behind a password) shows no suite note",
+    run: async (s) => {
+      const a = await s.api.call("GET", "/");
+      const page = html(a, [401, 404].includes(a.status) ? a.status : 200, "home page");
+      check(!page.includes(s.tag), "the home page shows an unpublished suite note");
+    },
+  },
+  {
+    method: "PUT",
+    path: "/api/share",
+    needs: "share",
+    check: "the Guide note becomes the one share root, published",
+    run: async (s) => {
+      const guide = noteOf(s, "guide");
+      const body = await s.api.json("PUT", "/api/share", 200, putShareSchema, {
+        json: { noteId: guide.noteId },
+      });
+      same(body.shareRoot, guideAsRoot(s), "shareRoot");
+      const now = await s.api.json("GET", "/api/share", 200, shareSchema);
+      same(now.shareRoot?.noteId, guide.noteId, "share root read back");
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/share",
+    needs: "share",
+    check: "the new root, published, no other roots",
+    run: async (s) => {
+      const body = await s.api.json("GET", "/api/share", 200, shareSchema);
+      same(body.shareRoot, guideAsRoot(s), "shareRoot");
+      same(body.otherRoots ?? [], [], "otherRoots");
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/share/tree",
+    needs: "share",
+    check: "root, public note and image shared; draft, GM-only and outside notes not",
+    run: async (s) => {
+      const t = await tree(s);
+      same(t.shareRootId, noteOf(s, "guide").noteId, "shareRootId");
+      const shared = (id: string) => t.byId.get(id)?.isShared;
+      for (const role of ["guide", "pub"]) {
+        same(shared(noteOf(s, role).noteId), true, `"${role}" shared`);
+      }
+      same(shared(factOf(s, "image")), true, "the image shared");
+      for (const role of ["draft", "secret", "B"]) {
+        same(shared(noteOf(s, role).noteId), false, `"${role}" shared`);
+      }
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/public/lore/:id",
+    needs: "share",
+    check: "by id and alias: player HTML, visible relations only; hidden notes 404; ETag 304",
+    run: async (s) => {
+      const pub = noteOf(s, "pub");
+      const guide = noteOf(s, "guide");
+      const a = await s.api.call("GET", `/api/public/lore/${alias(s)}`);
+      expectStatus(a, 200, "public note by alias");
+      const note = publicNoteSchema.parse(JSON.parse(a.text));
+      same(
+        [note.noteId, note.title, note.loreType],
+        [pub.noteId, pub.title, "location"],
+        "public note",
+      );
+      check(
+        note.contentHtml.includes("Harbor welcomes sailors."),
+        "the visible content is missing",
+      );
+      check(!note.contentHtml.includes("Smugglers"), "the GM-only section is public");
+      same(note.resolvedRelations.map((r) => [r.name, r.targetNoteId, r.targetTitle]), [[
+        "relAlly",
+        guide.noteId,
+        guide.title,
+      ]], "public relations");
+      check(!a.text.includes(noteOf(s, "secret").noteId), "the answer names the GM-only note");
+      const byId = await s.api.json("GET", `/api/public/lore/${pub.noteId}`, 200, publicNoteSchema);
+      same(byId.noteId, pub.noteId, "public note by id");
+      for (const role of ["draft", "secret", "B"]) {
+        await s.api.error("GET", `/api/public/lore/${noteOf(s, role).noteId}`, 404, "NOT_FOUND");
+      }
+      const etag = a.headers.get("etag");
+      check(etag, "the public note has no ETag");
+      const again = await s.api.call("GET", `/api/public/lore/${alias(s)}`, {
+        headers: { "if-none-match": etag },
+      });
+      same(again.status, 304, "revalidated public note");
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/public/search",
+    needs: "share",
+    check: "published notes found (alias as id, path from the root); hidden ones never",
+    run: async (s) => {
+      const guide = noteOf(s, "guide");
+      const body = await s.api.json(
+        "GET",
+        `/api/public/search?q=${s.tag}`,
+        200,
+        publicSearchSchema,
+      );
+      const hit = body.results.find((r) => r.id === alias(s));
+      same(
+        hit && [hit.title, hit.path],
+        [noteOf(s, "pub").title, guide.title],
+        "hit for the public note",
+      );
+      for (const title of hiddenTitles(s)) {
+        check(!body.results.some((r) => r.title === title), `"${title}" is found publicly`);
+      }
+      const lore = await s.api.json("GET", "/api/public/search?q=%23lore", 200, publicSearchSchema);
+      check(lore.results.some((r) => r.id === alias(s)), "q=#lore does not list the public note");
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/public/images/:id/:filename",
+    needs: "share",
+    check: "the published image's bytes, public 1-day cache",
+    run: async (s) => {
+      const a = await s.api.call("GET", `/api/public/images/${factOf(s, "image")}/any-name.png`);
+      expectStatus(a, 200, "public image");
+      same(a.headers.get("content-type"), "image/png", "content type");
+      check(
+        a.bytes.length === TEST_PNG.length && a.bytes.every((b, i) => b === TEST_PNG[i]),
+        "wrong image bytes",
+      );
+      same(a.headers.get("cache-control"), "public, max-age=86400", "cache-control");
+    },
+  },
+  {
+    method: "GET",
+    path: "/",
+    needs: "share",
+    check: "home page: the root's content and the public note; hidden notes absent",
+    run: async (s) => {
+      const page = html(await s.api.call("GET", "/"), 200, "home page");
+      for (const text of [noteOf(s, "guide").title, "Welcome, players.", noteOf(s, "pub").title]) {
+        check(page.includes(text), `the home page lacks "${text}"`);
+      }
+      for (const title of hiddenTitles(s)) {
+        check(!page.includes(title), `the home page shows "${title}"`);
+      }
+      const results = html(await s.api.call("GET", `/?q=${s.tag}`), 200, "search page");
+      check(results.includes(noteOf(s, "pub").title), "the search page lacks the public note");
+    },
+  },
+  {
+    method: "GET",
+    path: "/public/lore/:id",
+    needs: "share",
+    check: "page of the public note by alias; a draft is a 404 page",
+    run: async (s) => {
+      const page = html(await s.api.call("GET", `/public/lore/${alias(s)}`), 200, "note page");
+      check(page.includes(noteOf(s, "pub").title), "the page lacks the title");
+      check(page.includes("Harbor welcomes sailors."), "the page lacks the content");
+      check(!page.includes("Smugglers"), "the page shows the GM-only section");
+      const draft = html(
+        await s.api.call("GET", `/public/lore/${noteOf(s, "draft").noteId}`),
+        404,
+        "draft page",
+      );
+      check(!draft.includes(noteOf(s, "draft").title), "the 404 page names the draft");
+    },
+  },
+  {
+    method: "PUT",
+    path: "/api/lore/:id/content",
+    needs: "share",
+    check: "the public note links to the draft, includes the GM-only note, has GM text",
+    run: async (s) => {
+      const pub = noteOf(s, "pub");
+      const draft = noteOf(s, "draft");
+      await s.api.json("POST", `/api/lore/${draft.noteId}/attributes`, 201, attributeSchema, {
+        json: { type: "label", name: "shareAlias", value: draftAlias(s) },
+      });
+      const current = await s.api.call("GET", `/api/lore/${pub.noteId}/content`);
+      expectStatus(current, 200, "content of the public note");
+      const put = await s.api.call("PUT", `/api/lore/${pub.noteId}/content`, {
+        text: current.text + hiddenLinks(s),
+      });
+      same(put.status, 204, "content PUT");
+      // Core's link scan ran on the PUT: the links and the include became relations
+      const own = ownAttrs(await readLore(s, pub.noteId));
+      for (
+        const want of [
+          `relation:internalLink=${draft.noteId}`,
+          `relation:includeNoteLink=${noteOf(s, "secret").noteId}`,
+        ]
+      ) check(own.includes(want), `Core's link scan made no ${want.slice("relation:".length)}`);
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/public/lore/:id",
+    needs: "share",
+    check: "no hidden title, alias, id or GM text; unrelated link text kept unlinked",
+    run: async (s) => {
+      const a = await s.api.call("GET", `/api/public/lore/${alias(s)}`);
+      expectStatus(a, 200, "public note");
+      const note = publicNoteSchema.parse(JSON.parse(a.text));
+      check(note.contentHtml.includes("Harbor welcomes sailors."), "the visible content is gone");
+      expectNoHiddenNames(s, a.text, "the public note");
+      expectUnrelatedTextUnlinked(note.contentHtml, "the public note");
+      await s.api.error("GET", `/api/public/lore/${draftAlias(s)}`, 404, "NOT_FOUND");
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/public/search",
+    needs: "share",
+    check: "a hidden note's title, alias or id, or GM text, finds nothing",
+    run: async (s) => {
+      const draft = noteOf(s, "draft");
+      const secret = noteOf(s, "secret");
+      const terms = [draft.title, secret.title, draftAlias(s), draft.noteId, secret.noteId];
+      for (const q of [...terms, ...GM_TEXTS]) {
+        const body = await s.api.json(
+          "GET",
+          `/api/public/search?q=${encodeURIComponent(q)}`,
+          200,
+          publicSearchSchema,
+        );
+        same(body.results, [], `public results for "${q}"`);
+      }
+    },
+  },
+  {
+    method: "GET",
+    path: "/public/lore/:id",
+    needs: "share",
+    check: "the page shows no hidden title, alias, id or GM text; unrelated text unlinked",
+    run: async (s) => {
+      const page = html(await s.api.call("GET", `/public/lore/${alias(s)}`), 200, "note page");
+      check(page.includes("Harbor welcomes sailors."), "the page lacks the content");
+      expectNoHiddenNames(s, page, "the note page");
+      expectUnrelatedTextUnlinked(page, "the note page");
+    },
+  },
+  {
+    method: "GET",
+    path: "/",
+    needs: "share",
+    check: "the home page shows no hidden title, alias, id or GM text",
+    run: async (s) => {
+      expectNoHiddenNames(s, html(await s.api.call("GET", "/"), 200, "home page"), "the home page");
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/share",
+    needs: "share",
+    check: "a second #shareRoot set in Core: a conflict listing both, no root",
+    run: async (s) => {
+      const rival = await createLore(s, "rival", { title: `Rival Root ${s.tag}` });
+      await labelDirectly(s.core, rival.noteId, "shareRoot");
+      const body = await s.api.json("GET", "/api/share", 200, conflictSchema);
+      same(body.shareRoot, null, "shareRoot during the conflict");
+      same(
+        byNoteId(body.conflict.map((o): [string, boolean] => [o.noteId, o.isPublished])),
+        byNoteId([[noteOf(s, "guide").noteId, true], [rival.noteId, false]]),
+        "notes in conflict [noteId, isPublished]",
+      );
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/share/tree",
+    needs: "share",
+    check: "during the conflict: no root, both owners listed, nothing shared",
+    run: async (s) => {
+      const t = await tree(s);
+      same(t.shareRootId, null, "shareRootId");
+      same(
+        t.conflict.map((o) => o.noteId).sort(),
+        [noteOf(s, "guide").noteId, noteOf(s, "rival").noteId].sort(),
+        "notes in conflict",
+      );
+      const shared = t.notes.filter((n) => n.isShared).map((n) => n.noteId);
+      same(shared, [], "notes shared during the conflict");
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/public/lore/:id",
+    needs: "share",
+    check: "during the conflict: the published note is 404 by id and by alias",
+    run: expectPublicNoteAbsent,
+  },
+  {
+    method: "GET",
+    path: "/api/public/search",
+    needs: "share",
+    check: "during the conflict: the published notes are not found",
+    run: expectNothingFound,
+  },
+  {
+    method: "GET",
+    path: "/api/public/images/:id/:filename",
+    needs: "share",
+    check: "during the conflict: the published image is 404",
+    run: expectImageAbsent,
+  },
+  {
+    method: "GET",
+    path: "/public/lore/:id",
+    needs: "share",
+    check: "during the conflict: the published note is a 404 page",
+    run: expectPageAbsent,
+  },
+  {
+    method: "GET",
+    path: "/",
+    needs: "share",
+    check: "during the conflict: the home page is a 404 naming no suite note",
+    run: async (s) => {
+      const page = html(await s.api.call("GET", "/"), 404, "home page");
+      check(!page.includes(s.tag), "the 404 home page names a suite note");
+    },
+  },
+  {
+    method: "PUT",
+    path: "/api/share",
+    needs: "share",
+    check: "naming the intended root ends the conflict: the other owner loses #shareRoot",
+    run: async (s) => {
+      const rival = noteOf(s, "rival");
+      const body = await s.api.json("PUT", "/api/share", 200, putShareSchema, {
+        json: { noteId: noteOf(s, "guide").noteId },
+      });
+      same(body.shareRoot, guideAsRoot(s), "shareRoot");
+      check(body.unsharedNoteIds.includes(rival.noteId), "the other owner is not reported");
+      const now = await s.api.json("GET", "/api/share", 200, conflictSchema);
+      same([now.shareRoot, now.conflict], [guideAsRoot(s), []], "share settings after the PUT");
+      check(
+        !ownAttrs(await readLore(s, rival.noteId)).includes("label:shareRoot="),
+        "the other owner still has #shareRoot",
+      );
+      await s.api.json("GET", `/api/public/lore/${alias(s)}`, 200, publicNoteSchema);
+    },
+  },
+  {
+    method: "PUT",
+    path: "/api/share",
+    needs: "share",
+    check: "null unshares: no root, the note is public no more",
+    run: async (s) => {
+      const guide = noteOf(s, "guide");
+      const body = await s.api.json("PUT", "/api/share", 200, putShareSchema, {
+        json: { noteId: null },
+      });
+      same(body.shareRoot, null, "shareRoot");
+      check(body.unsharedNoteIds.includes(guide.noteId), "the Guide note is not reported unshared");
+      await s.api.error("GET", `/api/public/lore/${alias(s)}`, 404, "NOT_FOUND");
+    },
+  },
+];

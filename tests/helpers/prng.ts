@@ -1,0 +1,38 @@
+/**
+ * Seeded randomness for property tests: the same seed gives the same cases on every machine.
+ *
+ * @module
+ */
+
+/**
+ * A mulberry32 pseudo-random generator: numbers in [0, 1), fully determined by `seed`.
+ *
+ * @example
+ * ```ts
+ * const rng = prng(42);
+ * const coin = rng() < 0.5;
+ * ```
+ */
+export function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let z = state;
+    z = Math.imul(z ^ (z >>> 15), z | 1);
+    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
+    return ((z ^ (z >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/**
+ * The seed of a property test: `PROPERTY_SEED` when set (to replay a failure), else `fallback`.
+ *
+ * @example
+ * ```ts
+ * const seed = propertySeed(20261123);
+ * ```
+ */
+export function propertySeed(fallback: number): number {
+  const fromEnv = Deno.env.get("PROPERTY_SEED");
+  return fromEnv ? Number(fromEnv) >>> 0 : fallback;
+}

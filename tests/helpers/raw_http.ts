@@ -1,0 +1,123 @@
+/**
+ * Raw HTTP/1.1 over TCP, for tests that send what `fetch` never would: malformed request lines,
+ * `Host` headers and framing, partial heads, bodies shorter than their `Content-Length`.
+ *
+ * @module
+ */
+
+/** What came back on one connection. */
+export interface RawExchange {
+  /** Every byte the server sent, decoded as Latin-1 (one character per byte). */
+  text: string;
+  /** The status of the first response, or null when none came. */
+  status: number | null;
+  /** The first response's headers (lower-case names) and body. */
+  headers: Headers;
+  body: string;
+  /** True when the server closed the connection; false when the hang guard had to. */
+  closedByServer: boolean;
+}
+
+/** Options of {@linkcode rawExchange}. */
+export interface RawOptions {
+  /** Stop waiting (and close) after this long: a generous guard, never a speed assertion. */
+  hangGuardMs?: number;
+  /** Bytes sent later, once the first part has gone out (e.g. the rest of a request head). */
+  then?: { afterMs: number; bytes: string | Uint8Array };
+}
+
+/**
+ * Opens a connection to `url`'s host and port, sends `request` (a string is sent as Latin-1, so
+ * every character is one byte) and reads until the server closes the connection or the hang
+ * guard runs out.
+ *
+ * @example
+ * ```ts
+ * const r = await rawExchange(h.url, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+ * r.status; // 200
+ * ```
+ */
+export async function rawExchange(
+  url: string,
+  request: string | Uint8Array,
+  opts: RawOptions = {},
+): Promise<RawExchange> {
+  const { hostname, port } = new URL(url);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  let guardFired = false;
+  const guard = setTimeout(() => {
+    guardFired = true;
+    conn.close();
+  }, opts.hangGuardMs ?? 30_000);
+  const chunks: Uint8Array[] = [];
+  let later: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await writeAll(conn, bytes(request)).catch(() => {});
+    const then = opts.then;
+    if (then) {
+      later = setTimeout(() => writeAll(conn, bytes(then.bytes)).catch(() => {}), then.afterMs);
+    }
+    const buf = new Uint8Array(64 * 1024);
+    for (;;) {
+      const n = await conn.read(buf).catch(() => null);
+      if (n === null) break;
+      chunks.push(buf.slice(0, n));
+    }
+  } finally {
+    clearTimeout(guard);
+    clearTimeout(later);
+    if (!guardFired) {
+      try {
+        conn.close();
+      } catch { /* closed by the guard meanwhile */ }
+    }
+  }
+  const text = chunks.map(latin1).join("");
+  return { text, closedByServer: !guardFired, ...parseResponse(text) };
+}
+
+/**
+ * The first final response in `text` (after any `100 Continue`): status, headers and body (by
+ * `Content-Length`, else the rest).
+ *
+ * @example
+ * ```ts
+ * parseResponse("HTTP/1.1 204 No Content\r\n\r\n").status; // 204
+ * ```
+ */
+export function parseResponse(text: string): Pick<RawExchange, "status" | "headers" | "body"> {
+  const interim = /^HTTP\/1\.[01] 1\d\d[^\r\n]*\r\n(?:[^\r\n]+\r\n)*\r\n/.exec(text);
+  if (interim) return parseResponse(text.slice(interim[0].length));
+  const m = /^HTTP\/1\.[01] (\d{3})[^\r\n]*\r\n/.exec(text);
+  const headers = new Headers();
+  if (!m) return { status: null, headers, body: "" };
+  const end = text.indexOf("\r\n\r\n");
+  const head = text.slice(m[0].length, end < 0 ? text.length : end);
+  for (const line of head.split("\r\n")) {
+    const i = line.indexOf(":");
+    if (i > 0) headers.append(line.slice(0, i).trim(), line.slice(i + 1).trim());
+  }
+  const rest = end < 0 ? "" : text.slice(end + 4);
+  const length = Number(headers.get("content-length") ?? NaN);
+  return {
+    status: Number(m[1]),
+    headers,
+    body: Number.isInteger(length) ? rest.slice(0, length) : rest,
+  };
+}
+
+function latin1(chunk: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < chunk.length; i += 8192) {
+    out += String.fromCharCode(...chunk.subarray(i, i + 8192));
+  }
+  return out;
+}
+
+function bytes(data: string | Uint8Array): Uint8Array {
+  return typeof data === "string" ? Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff) : data;
+}
+
+async function writeAll(conn: Deno.Conn, data: Uint8Array): Promise<void> {
+  for (let off = 0; off < data.length;) off += await conn.write(data.subarray(off));
+}
