@@ -1,8 +1,8 @@
 /**
  * The application: one function from `Request` to `Response`. Everything cross-cutting happens
  * here, once, around the route table: request ids, CSRF, input validation, body limits,
- * credentials, error mapping, dropping the public share snapshot after a write to Core, and the
- * request log line.
+ * credentials, AI routes' deadlines and kept answers, error mapping, dropping the public share
+ * snapshot after a write to Core, and the request log line.
  *
  * @module
  */
@@ -33,7 +33,9 @@ import { allRoutes } from "./routes/index.ts";
 import { invalidatePublicShare } from "./share/public_snapshot.ts";
 import { type CoreClient, createCoreClient } from "./upstream/core.ts";
 import { createParserClient, type ParserClient } from "./upstream/parser.ts";
+import type { AiWork } from "./upstream/ai_calls.ts";
 import { ClientAbortError } from "./upstream/fetch.ts";
+import { answerAiRoute } from "./http/ai_route.ts";
 
 /** What an app needs from the outside world; everything but `config` has a default. */
 export interface AppDeps {
@@ -101,7 +103,7 @@ export function createApp(deps: AppDeps): App {
       pattern = route.path;
       checkCrossSite(req, url, route.access, config.TRUST_PROXY);
       creds = credentials.forRequest(req, { onTiming });
-      const ctx = await buildContext(
+      const { ctx, inWork } = await buildContext(
         route,
         match.params,
         req,
@@ -112,7 +114,10 @@ export function createApp(deps: AppDeps): App {
         info,
         () => wroteCore = true,
       );
-      res = await route.handler(ctx);
+      const ai = route.ai;
+      res = ai
+        ? await answerAiRoute(ctx, ai, (work) => route.handler(inWork(work)))
+        : await route.handler(ctx);
       if (req.method === "HEAD") {
         await res.body?.cancel(); // a streamed upstream body must be released, not left to GC
         res = new Response(null, res);
@@ -159,7 +164,7 @@ export function createApp(deps: AppDeps): App {
     onTiming: (ms: number) => void,
     info: ClientInfo,
     onCoreWrite: () => void,
-  ): Promise<Ctx> {
+  ): Promise<{ ctx: Ctx; inWork(work: AiWork): Ctx }> {
     const params = route.params ? validate(route.params, rawParams, "path") : rawParams;
     const query = route.query
       ? validate(route.query, Object.fromEntries(url.searchParams), "query")
@@ -187,49 +192,67 @@ export function createApp(deps: AppDeps): App {
       checkDeclaredLength(req, config.MAX_UPLOAD_BYTES);
     }
 
-    const upstream = (detached: boolean, timeoutMs = config.UPSTREAM_TIMEOUT_MS) => ({
-      fetch: fetchFn,
-      timeoutMs: Math.min(timeoutMs, config.UPSTREAM_TIMEOUT_MS),
-      maxBodyBytes: config.MAX_UPSTREAM_BODY_BYTES,
-      signal: detached ? undefined : req.signal,
-      onTiming,
-    });
-    const coreClient = async (detached: boolean): Promise<CoreClient> =>
-      createCoreClient(await creds.core(), {
-        ...upstream(detached),
-        fetch: watchWrites(fetchFn, onCoreWrite),
+    /**
+     * The context, for the request itself or for AI work (`Route.ai`): work runs detached from
+     * the client, so its backend calls follow the work's signal instead of the request's.
+     */
+    const contextFor = (work?: AiWork): Ctx => {
+      const upstream = (detached: boolean, timeoutMs = config.UPSTREAM_TIMEOUT_MS) => ({
+        fetch: fetchFn,
+        timeoutMs,
+        maxBodyBytes: config.MAX_UPSTREAM_BODY_BYTES,
+        signal: work?.signal ?? (detached ? undefined : req.signal),
+        onTiming,
       });
-    const parserClient = async (detached: boolean, timeoutMs?: number): Promise<ParserClient> =>
-      createParserClient(await creds.parser(), upstream(detached, timeoutMs));
+      const coreClient = async (detached: boolean): Promise<CoreClient> =>
+        createCoreClient(await creds.core(), {
+          ...upstream(detached),
+          fetch: watchWrites(fetchFn, onCoreWrite),
+        });
+      const parserClient = async (
+        opts: { detached?: boolean; timeoutMs?: number; ai?: boolean } = {},
+      ): Promise<ParserClient> =>
+        createParserClient(
+          await creds.parser(),
+          upstream(
+            opts.detached ?? false,
+            opts.ai
+              ? config.AI_TOTAL_TIMEOUT_MS
+              : Math.min(opts.timeoutMs ?? config.UPSTREAM_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS),
+          ),
+        );
 
-    return {
-      req,
-      url,
-      requestId,
-      signal: req.signal,
-      params,
-      query,
-      body,
-      config,
-      log,
-      state,
-      concurrency: config.UPSTREAM_CONCURRENCY,
-      loreRootId: async () => (await state.portal.get()).loreRootNoteId,
-      core: (opts) => coreClient(opts?.detached ?? false),
-      coreIdentity: async () => credentialIdentity(await creds.core()),
-      publicCore: async (opts) => {
-        const c = await publicCoreSource.credentials(upstream(true));
-        return {
-          core: createCoreClient(c, upstream(opts?.detached ?? false)),
-          identity: c.identity,
-        };
-      },
-      parser: (opts) => parserClient(opts?.detached ?? false, opts?.timeoutMs),
-      parserAt: (baseUrl) => createParserClient({ baseUrl }, upstream(true)),
-      coreAt: (baseUrl) => createCoreClient({ baseUrl, token: "" }, upstream(true)),
-      credentials: creds,
-      clientKey: () => clientKey(req, info, config.TRUST_PROXY),
+      return {
+        req,
+        url,
+        requestId,
+        signal: work?.signal ?? req.signal,
+        params,
+        query,
+        body,
+        config,
+        log,
+        state,
+        concurrency: config.UPSTREAM_CONCURRENCY,
+        loreRootId: async () => (await state.portal.get()).loreRootNoteId,
+        core: (opts) => coreClient(opts?.detached ?? false),
+        coreIdentity: async () => credentialIdentity(await creds.core()),
+        publicCore: async (opts) => {
+          const c = await publicCoreSource.credentials(upstream(true));
+          return {
+            core: createCoreClient(c, upstream(opts?.detached ?? false)),
+            identity: c.identity,
+          };
+        },
+        parser: parserClient,
+        progress: work?.progress ?? (() => {}),
+        parserAt: (baseUrl) => createParserClient({ baseUrl }, upstream(true)),
+        coreAt: (baseUrl) => createCoreClient({ baseUrl, token: "" }, upstream(true)),
+        credentials: creds,
+        clientKey: () => clientKey(req, info, config.TRUST_PROXY),
+      };
     };
+    return { ctx: contextFor(), inWork: contextFor };
   }
 
   return { handle, routes, state, log };

@@ -6,7 +6,9 @@
  */
 import { createTtlCache, type TtlCache } from "./cache/ttl_cache.ts";
 import type { Config } from "./config.ts";
+import type { KeptAnswer } from "./http/ai_route.ts";
 import type { Logger } from "./http/log.ts";
+import { type AiCalls, createAiCalls } from "./upstream/ai_calls.ts";
 import { createPortalConfig, type PortalConfig } from "./portal_config.ts";
 import { createRateLimiter, type RateLimiter } from "./session/rate_limit.ts";
 import type { AutolinkMatcher } from "./lore/autolink.ts";
@@ -24,7 +26,12 @@ export interface AppState {
   routes: readonly Route[];
   /** The portal config (lore root note id) in `DATA_DIR/portal.json`. */
   portal: PortalConfig;
+  /** AI calls running past their client's deadline, and answers kept for a retry. */
+  aiCalls: AiCalls<KeptAnswer>;
 }
+
+/** Most AI calls and kept answers one instance holds (the Parser's rate limits keep it far lower). */
+const MAX_AI_CALLS = 500;
 
 /**
  * Creates the state for one app.
@@ -55,5 +62,12 @@ export function createAppState(
     }),
     autolink: createTtlCache({ ttlMs: config.AUTOLINK_CACHE_MS, maxEntries: 256, now }),
     preview: createTtlCache({ ttlMs: 24 * 3600_000, maxEntries: 1000, now }),
+    aiCalls: createAiCalls({
+      totalMs: config.AI_TOTAL_TIMEOUT_MS,
+      ttlMs: config.AI_RESULT_TTL_MS,
+      maxEntries: MAX_AI_CALLS,
+      now,
+      onKept: (resultKey, ok) => log.log("info", "ai answer kept for a retry", { resultKey, ok }),
+    }),
   };
 }

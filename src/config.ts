@@ -63,6 +63,9 @@ export const envSchema = z.object({
   MAX_CONTENT_BYTES: intIn(1024, 256 * 1024 * 1024, 5 * 1024 * 1024),
   MAX_UPLOAD_BYTES: intIn(1024, 1024 * 1024 * 1024, 20 * 1024 * 1024),
   UPSTREAM_TIMEOUT_MS: intIn(100, 600_000, 15_000),
+  AI_TIMEOUT_MS: intIn(100, 3_600_000, 180_000),
+  AI_TOTAL_TIMEOUT_MS: intIn(100, 3_600_000, 600_000),
+  AI_RESULT_TTL_MS: intIn(0, 86_400_000, 900_000),
   STREAM_IDLE_TIMEOUT_MS: intIn(100, 600_000, 60_000),
   STREAM_TOTAL_TIMEOUT_MS: intIn(100, 3_600_000, 300_000),
   SSE_TOTAL_TIMEOUT_MS: intIn(100, 3_600_000, 900_000),
@@ -102,6 +105,14 @@ export const envSchema = z.object({
         message: "must be at least STREAM_IDLE_TIMEOUT_MS",
       });
     }
+  }
+  // an AI call runs on after its client stopped waiting: never for less than that wait
+  if (env.AI_TOTAL_TIMEOUT_MS < env.AI_TIMEOUT_MS) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["AI_TOTAL_TIMEOUT_MS"],
+      message: "must be at least AI_TIMEOUT_MS",
+    });
   }
   if (!!env.PARSER_URL !== !!env.PARSER_TOKEN && env.PARSER_TOKEN) {
     ctx.addIssue({

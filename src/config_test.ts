@@ -59,3 +59,17 @@ Deno.test("config: slow-client deadlines have defaults and bounds", () => {
     assert.throws(() => loadConfig({ [name]: "soon" }), new RegExp(name));
   }
 });
+
+Deno.test("config: AI deadlines have defaults; the total may not be shorter than the wait", () => {
+  const c = loadConfig({});
+  assert.deepEqual(
+    [c.AI_TIMEOUT_MS, c.AI_TOTAL_TIMEOUT_MS, c.AI_RESULT_TTL_MS],
+    [180_000, 600_000, 900_000],
+  );
+  assert.equal(loadConfig({ AI_RESULT_TTL_MS: "0" }).AI_RESULT_TTL_MS, 0);
+  assert.throws(
+    () => loadConfig({ AI_TIMEOUT_MS: "300000", AI_TOTAL_TIMEOUT_MS: "200000" }),
+    /AI_TOTAL_TIMEOUT_MS: must be at least AI_TIMEOUT_MS/,
+  );
+  assert.throws(() => loadConfig({ AI_TIMEOUT_MS: "50" }), /AI_TIMEOUT_MS/);
+});

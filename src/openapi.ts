@@ -13,6 +13,11 @@ const toSchema = (s: z.ZodType) =>
     unknown
   >;
 
+/** What every AI route may answer (http/ai_route.ts). */
+const AI_DEADLINE = "`UPSTREAM_TIMEOUT`: no progress for `AI_TIMEOUT_MS`; the Parser keeps " +
+  "working and `details` (`retry`, `resultKey`, `keptSeconds`, `historyPath`) say how to get the " +
+  "answer: repeat the same request";
+
 /**
  * Builds an OpenAPI 3.1 document from the table.
  *
@@ -52,9 +57,11 @@ export function openApiDocument(routes: readonly Route[]): {
       security: r.access === "public" ? [] : [{ cookieSession: [] }],
       parameters,
       responses: Object.fromEntries(
-        Object.entries(r.responses).map(([code, description]) => [code, { description }]),
+        Object.entries({ ...(r.ai ? { 504: AI_DEADLINE } : {}), ...r.responses })
+          .map(([code, description]) => [code, { description }]),
       ),
     };
+    if (r.ai) op["x-ai-work"] = r.ai;
     if (r.body?.kind === "json") {
       op.requestBody = {
         required: true,

@@ -58,9 +58,16 @@ export interface Ctx<P = unknown, Q = unknown, B = unknown> {
   /**
    * Parser client for this caller (session, zero-login or environment credentials).
    * `timeoutMs` gives its calls a shorter deadline than `UPSTREAM_TIMEOUT_MS` (a latency budget:
-   * the call is cancelled, not just abandoned, when it runs out).
+   * the call is cancelled, not just abandoned, when it runs out). `ai`: the calls run a model (or
+   * a long write) and get `AI_TOTAL_TIMEOUT_MS` instead; on an {@linkcode Route.ai} route the
+   * client waits for them only as its AI deadline allows.
    */
-  parser(opts?: { detached?: boolean; timeoutMs?: number }): Promise<ParserClient>;
+  parser(opts?: { detached?: boolean; timeoutMs?: number; ai?: boolean }): Promise<ParserClient>;
+  /**
+   * The upstream is still working (an SSE event or keepalive arrived): on an AI route the
+   * client's AI deadline starts again. Does nothing elsewhere.
+   */
+  progress(): void;
   /** An unauthenticated Parser client for an allow-listed base URL (sign-in, sign-up). */
   parserAt(baseUrl: string): ParserClient;
   /** A Core client without a token for an allow-listed base URL (password login only). */
@@ -94,9 +101,22 @@ export interface Route<
   body?: B;
   /** Documented responses: status → description. */
   responses: Record<number, string>;
+  /**
+   * AI work (the Parser runs a model, or writes for minutes): the handler runs detached from the
+   * client, the client waits while it makes progress (`AI_TIMEOUT_MS` without any is a 504 that
+   * says how to get the result), and an answer nobody waited for is kept for a retry of the same
+   * request (http/ai_route.ts).
+   */
+  ai?: AiRoute;
   handler(
     ctx: Ctx<z.output<P>, z.output<Q>, BodyValue<B>>,
   ): Promise<Response> | Response;
+}
+
+/** What an AI route declares about itself. */
+export interface AiRoute {
+  /** Where the work's outcome is listed besides the retry (e.g. the brain-dump history). */
+  historyPath?: string;
 }
 
 /** The value of `ctx.body` for a body spec. */

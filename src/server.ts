@@ -1,7 +1,8 @@
 /**
  * Serving an app over HTTP: `Deno.serve` on a private loopback port behind the slow-client relay
  * (http/connection_deadlines.ts), which owns the public address. On stop, new connections are
- * refused and in-flight requests get `SHUTDOWN_GRACE_MS` to finish.
+ * refused, in-flight requests get `SHUTDOWN_GRACE_MS` to finish, then AI calls still running in
+ * the background are stopped.
  *
  * @module
  */
@@ -96,6 +97,8 @@ export function startServer(deps: AppDeps): Promise<RunningServer> {
       const grace = new Promise<void>((r) => timer = setTimeout(r, config.SHUTDOWN_GRACE_MS));
       await Promise.race([inner.shutdown(), grace]);
       clearTimeout(timer);
+      // AI calls still running past their clients' deadlines end with the instance
+      app.state.aiCalls.close();
       await relay.closeAll();
     },
   });

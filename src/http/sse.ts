@@ -42,21 +42,23 @@ export interface SseTracker {
 
 /**
  * Tracks event names across arbitrary chunk splits (CRLF, LF and CR line ends, as the SSE spec
- * allows), without keeping more than the current line.
+ * allows), without keeping more than the current line. With `onEvent`, each completed event's
+ * data (its `data:` lines joined by newlines) is kept until the event ends and handed over.
  *
  * @example
  * ```ts
- * const t = createSseTracker();
+ * const t = createSseTracker((name, data) => console.log(name, data));
  * t.push(new TextEncoder().encode("event: done\nda")); // []
- * t.push(new TextEncoder().encode("ta: {}\n\n"));      // ["done"]
+ * t.push(new TextEncoder().encode("ta: {}\n\n"));      // ["done"], logs `done {}`
  * t.terminated(); // true
  * ```
  */
-export function createSseTracker(): SseTracker {
+export function createSseTracker(onEvent?: (name: string, data: string) => void): SseTracker {
   const decoder = new TextDecoder();
   let line = "";
   let eventName = "";
   let hasData = false;
+  let data: string[] = [];
   let lastWasCr = false;
   let terminal = false;
   let pendingLine = false;
@@ -66,8 +68,10 @@ export function createSseTracker(): SseTracker {
     if (line === "") {
       if (hasData) out.push(eventName || "message");
       if (hasData && TERMINAL_EVENTS.has(eventName || "message")) terminal = true;
+      if (hasData) onEvent?.(eventName || "message", data.join("\n"));
       eventName = "";
       hasData = false;
+      data = [];
       fieldsInEvent = false;
     } else if (!line.startsWith(":")) {
       fieldsInEvent = true;
@@ -76,7 +80,10 @@ export function createSseTracker(): SseTracker {
       let value = at < 0 ? "" : line.slice(at + 1);
       if (value.startsWith(" ")) value = value.slice(1);
       if (field === "event") eventName = value;
-      else if (field === "data") hasData = true;
+      else if (field === "data") {
+        hasData = true;
+        if (onEvent) data.push(value); // pass-through trackers keep no data
+      }
     }
     line = "";
     pendingLine = false;

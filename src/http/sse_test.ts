@@ -30,6 +30,17 @@ Deno.test("tracker: a comment alone is not an event, and half an event is not a 
   assert.ok(t.terminated());
 });
 
+Deno.test("tracker: with onEvent, each event's data across splits (multi-line data joined)", () => {
+  const stream = 'event: token\ndata: {"a":\ndata: 1}\n\n: keepalive\n\ndata: plain\r\n\r\n';
+  for (let cut = 1; cut < stream.length; cut++) {
+    const seen: [string, string][] = [];
+    const t = createSseTracker((name, data) => seen.push([name, data]));
+    t.push(enc.encode(stream.slice(0, cut)));
+    t.push(enc.encode(stream.slice(cut)));
+    assert.deepEqual(seen, [["token", '{"a":\n1}'], ["message", "plain"]], `split at ${cut}`);
+  }
+});
+
 function upstream(chunks: string[], opts: { hangAfter?: boolean; breakAfter?: boolean } = {}) {
   let cancelled = false;
   const body = new ReadableStream<Uint8Array>({

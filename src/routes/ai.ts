@@ -143,6 +143,7 @@ export const consistency = parserRoute({
     body: { noteIds: [...new Set(ctx.body.noteIds)] },
   }),
   answer: consistencyAnswer,
+  ai: {}, // its stream has no heartbeat: nothing arrives before the answer either way
 });
 
 const gapsSpec = {
@@ -154,6 +155,7 @@ const gapsSpec = {
       "`{ gaps: [{ area, severity, description, suggestion }], summary, typeCounts, totalNotes }`",
   },
   answer: gapsAnswer,
+  ai: {},
 } as const;
 
 /** `GET /api/ai/gaps` (kept for old clients; POST is preferred). */
@@ -204,6 +206,7 @@ export const suggestRelationships = parserRoute({
   upstream: (ctx) => ({ method: "POST", path: "/suggest/relationships", body: ctx.body }),
   answer: suggestionsAnswer,
   reply: (data) => ({ suggestions: data.suggestions.map(toSuggestion) }),
+  ai: {},
 });
 
 const applyBody = z.strictObject({
@@ -253,6 +256,7 @@ export const applyRelationships = parserRoute({
     },
   }),
   answer: applyAnswer,
+  ai: {}, // one Core write after another in the Parser; a repeat would find them "already exists"
   reply: (data, ctx) => {
     // the Parser reports an unreadable source note as one `N/A` failure (with Core's words)
     const source = data.failed.find((f) => f.targetNoteId === "N/A");

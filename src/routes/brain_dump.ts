@@ -1,10 +1,11 @@
 /**
  * Brain dump (Parser): raw worldbuilding text in, lore notes out. `auto` writes at once,
  * `review` proposes entities for approval (then `commit`), `inbox` only acknowledges; the stream
- * is the auto run as server-sent events. History, per-note diffs and a background batch queue
- * complete the feature. Every answer is validated; HTML in answers (proposals, history, diffs)
- * is sanitized because clients render it, and HTML a client commits is sanitized before it
- * becomes lore.
+ * is the auto run as server-sent events, and a non-stream auto run reads that stream too (its
+ * keepalives are progress for the AI deadline). History, per-note diffs and a background batch
+ * queue complete the feature. Every answer is validated; HTML in answers (proposals, history,
+ * diffs) is sanitized because clients render it, and HTML a client commits is sanitized before
+ * it becomes lore.
  *
  * @module
  */
@@ -12,11 +13,19 @@ import { z } from "zod";
 import type { Route } from "../router.ts";
 import { sanitizeLoreHtml } from "../sanitize/html.ts";
 import { upstreamPath } from "../upstream/path.ts";
-import { parserRoute, parserStreamRoute } from "./parser_proxy.ts";
-import { idParams, idSchema } from "./schemas.ts";
+import { mapParserStreamError } from "../upstream/parser.ts";
+import {
+  parserAnswer,
+  parserRoute,
+  parserStreamRoute,
+  type StreamOutcome,
+} from "./parser_proxy.ts";
+import { idSchema, parserIdSchema } from "./schemas.ts";
 
 /** Seed limit: the history shows the 20 most recent brain dumps (one page; `cursor` pages on). */
 export const HISTORY_PAGE_SIZE = 20;
+/** Largest history page a client may ask for with `limit` (the Parser's own bound). */
+export const HISTORY_MAX_PAGE_SIZE = 100;
 /** Most entities one commit may write (the Parser sets no limit). */
 export const MAX_COMMIT_ENTITIES = 100;
 /** Most items in one batch (the Parser's own limit). */
@@ -25,10 +34,6 @@ export const MAX_BATCH_ITEMS = 50;
 const rawText = z.string().min(10).max(50_000);
 const modelName = z.string().min(1).max(200);
 const loreTypeName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be a simple word");
-const batchId = z.string().regex(
-  /^batch_\d{1,16}_[0-9a-f]{8}$/,
-  "must be a batch id (batch_<epoch ms>_<8 hex>)",
-);
 
 // ---------------------------------------------------------------------------------------------
 // Parser answers (a trust boundary: anything else is a 502)
@@ -144,7 +149,7 @@ const brainDumpAnswer = z.union([
 ]);
 
 const historyItem = z.object({
-  id: z.string(),
+  id: parserIdSchema,
   rawText: z.string(),
   notesCreated: z.array(z.string()),
   notesUpdated: z.array(z.string()),
@@ -181,18 +186,56 @@ const job = z.object({
   mode: z.enum(["auto", "review"]),
   status: z.enum(JOB_STATUSES),
   error: z.string().nullable().transform(jobError),
-  resultHistoryId: z.string().nullable(),
+  resultHistoryId: parserIdSchema.nullable(),
   position: z.number().int(),
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
 });
 
+/** The stream's `done`: `raw` is JSON (the write result, or a cache hit's stored entry). */
+const streamDone = z.object({
+  raw: z.string().transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "not JSON" });
+      return z.NEVER;
+    }
+  }),
+});
+
+/** A stream cache hit's `raw`: the history entry stored by the earlier run. */
+const storedEntry = z.object({ entities: z.array(z.unknown()), summary: z.string() });
+
+/**
+ * The auto answer from the stream's outcome, in the non-stream route's shape: the write result,
+ * or for a cache hit (`raw` is the stored `{ entities, summary, revisions }`) the `[cached]`
+ * answer that route gives; an `error` event is the error that route would give.
+ *
+ * @example
+ * ```ts
+ * autoAnswer({ done: { raw: '{"entities":[],"summary":"Two notes"}' } });
+ * // { summary: "[cached] Two notes", created: [], updated: [], skipped: [] }
+ * ```
+ */
+function autoAnswer(outcome: StreamOutcome): unknown {
+  if (outcome.error !== undefined) throw mapParserStreamError(outcome.error);
+  const { raw } = parserAnswer(streamDone, outcome.done);
+  const stored = storedEntry.safeParse(raw);
+  return stored.success
+    ? { summary: `[cached] ${stored.data.summary}`, created: [], updated: [], skipped: [] }
+    : raw;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Routes
 // ---------------------------------------------------------------------------------------------
 
 const TAG = "brain-dump";
+
+/** Brain dumps run a model (commits write for a while): what they made is also in the history. */
+const AI_WORK = { historyPath: "/api/brain-dump/history" };
 
 /** `POST /api/brain-dump` — process raw text in one of the three modes. */
 export const brainDump = parserRoute({
@@ -215,6 +258,17 @@ export const brainDump = parserRoute({
   },
   upstream: (ctx) => ({ method: "POST", path: "/brain-dump", body: ctx.body }),
   answer: brainDumpAnswer,
+  ai: AI_WORK,
+  // auto is the stream's work: its keepalives and events show the Parser is still at it
+  fromStream: (ctx) =>
+    ctx.body.mode === "auto"
+      ? {
+        method: "POST",
+        path: "/brain-dump/stream",
+        body: { rawText: ctx.body.rawText, model: ctx.body.model },
+        answer: autoAnswer,
+      }
+      : undefined,
 });
 
 /** `POST /api/brain-dump/stream` — the auto run as server-sent events, passed through. */
@@ -280,29 +334,37 @@ export const commit = parserRoute({
     },
   }),
   answer: writeResult,
+  ai: AI_WORK,
 });
 
-/** `GET /api/brain-dump/history` — the 20 most recent brain dumps, newest first. */
+/** `GET /api/brain-dump/history` — recent brain dumps, newest first, 20 (or `limit`) a page. */
 export const history = parserRoute({
   method: "GET",
   path: "/api/brain-dump/history",
-  summary: "The 20 most recent brain dumps that wrote lore, newest first; `cursor` pages on",
+  summary:
+    "Brain dumps that wrote lore, newest first: 20 (or `limit`, 1–100) a page; `cursor` pages on",
   tag: TAG,
-  query: z.object({ cursor: idSchema.optional() }),
+  query: z.object({
+    cursor: parserIdSchema.optional(),
+    limit: z.coerce.number().int().min(1).max(HISTORY_MAX_PAGE_SIZE).default(HISTORY_PAGE_SIZE),
+  }),
   responses: {
     200:
       "`{ items: [{ id, rawText, notesCreated, notesUpdated, model, tokensUsed, createdAt }], nextCursor, hasMore }`",
+    400: "`limit` not an integer from 1 to 100, or a `cursor` that is no entry id",
   },
   upstream: (ctx) => ({
     path: "/brain-dump/history",
-    query: { limit: HISTORY_PAGE_SIZE, cursor: ctx.query.cursor },
+    query: { limit: ctx.query.limit, cursor: ctx.query.cursor },
   }),
   answer: z.object({
     items: z.array(historyItem),
-    nextCursor: z.string().nullable(),
+    nextCursor: parserIdSchema.nullable(),
     hasMore: z.boolean(),
   }),
 });
+
+const entryParams = z.object({ id: parserIdSchema });
 
 /** `GET /api/brain-dump/history/:id` — one entry in full. */
 export const historyDetail = parserRoute({
@@ -310,7 +372,7 @@ export const historyDetail = parserRoute({
   path: "/api/brain-dump/history/:id",
   summary: "One brain dump in full: entities with their outcome, summary, content revisions",
   tag: TAG,
-  params: idParams,
+  params: entryParams,
   responses: {
     200:
       "`{ id, rawText, summary, parsedJson: { entities, summary, revisions }, notesCreated, notesUpdated, model, tokensUsed, createdAt }`",
@@ -326,7 +388,7 @@ export const diffs = parserRoute({
   path: "/api/brain-dump/:id/diffs",
   summary: "Per-note content before and after one brain dump (revision content read from Core)",
   tag: TAG,
-  params: idParams,
+  params: entryParams,
   responses: {
     200:
       '`{ diffs: [{ noteId, action: "created" | "updated", revisionIdBefore, revisionIdAfter, contentBefore, contentAfter }] }` (content sanitized, null when unavailable)',
@@ -361,12 +423,12 @@ export const submitBatch = parserRoute({
   responses: { 200: "`{ batchId, jobs: [{ id, position }] }`" },
   upstream: (ctx) => ({ method: "POST", path: "/brain-dump/batch", body: ctx.body }),
   answer: z.object({
-    batchId,
+    batchId: parserIdSchema,
     jobs: z.array(z.object({ id: z.string(), position: z.number().int().min(0) })),
   }),
 });
 
-const batchParams = z.object({ batchId });
+const batchParams = z.object({ batchId: parserIdSchema });
 
 /** `GET /api/brain-dump/batch/:batchId` — where each job of a batch stands. */
 export const batchStatus = parserRoute({
@@ -409,7 +471,7 @@ export const cancelBatch = parserRoute({
 
 /**
  * The brain-dump routes. The batch rows come before `/:id/diffs`: both match
- * `/api/brain-dump/batch/diffs`, and the first row wins, so that path is a (malformed) batch id.
+ * `/api/brain-dump/batch/diffs`, and the first row wins, so that path is a batch called `diffs`.
  */
 export const brainDumpRoutes: Route[] = [
   brainDump,

@@ -12,8 +12,9 @@ import { applyProposal, proposalSchema } from "../lore/copilot_apply.ts";
 import { buildCopilotBody } from "../lore/copilot_context.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
 import { defineRoute, type Route } from "../router.ts";
-import { parserJson, streamResponse } from "./parser_proxy.ts";
-import { idParams } from "./schemas.ts";
+import { mapParserStreamError } from "../upstream/parser.ts";
+import { parserAnswer, parserStreamOutcome, streamResponse } from "./parser_proxy.ts";
+import { idParams, parserIdSchema } from "./schemas.ts";
 
 /** Bounds of one turn's transcript. */
 export const TRANSCRIPT_LIMITS = { messages: 50, messageChars: 20_000 } as const;
@@ -25,12 +26,12 @@ const turnBody = z.strictObject({
       .refine((s) => s.trim() !== "", "must not be blank"),
   })).min(1).max(TRANSCRIPT_LIMITS.messages)
     .refine((t) => t.at(-1)?.role === "user", "the last message must be the user's"),
-  sessionId: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "must be a session id").optional(),
+  sessionId: parserIdSchema.optional(),
 });
 
 /** The Parser's `ArticleCopilotResponse`, as we accept and pass it on. */
 export const copilotAnswerSchema = z.object({
-  sessionId: z.string().min(1).max(200),
+  sessionId: parserIdSchema,
   assistantMessage: z.string(),
   citations: z.array(z.object({
     noteId: z.string(),
@@ -75,12 +76,16 @@ export const copilotChat = defineRoute({
     200: "`{ sessionId, assistantMessage, citations, proposal }` (the Parser's answer)",
     ...turnResponses,
   },
+  ai: {},
   handler: async (ctx) => {
     const parser = await ctx.parser();
     const core = await ctx.core();
     const body = await buildCopilotBody(core, parser, { noteId: ctx.params.id, ...ctx.body }, ctx);
-    const call = { method: "POST" as const, path: "/copilot/article", body };
-    return json(await parserJson(parser, call, copilotAnswerSchema));
+    // the stream's tokens show the model is still answering; its `result` is the plain answer
+    const call = { path: "/copilot/article/stream", body };
+    const turn = await parserStreamOutcome(await ctx.parser({ ai: true }), call, ctx);
+    if (turn.error !== undefined) throw mapParserStreamError(turn.error);
+    return json(parserAnswer(copilotAnswerSchema, turn.result));
   },
 });
 

@@ -27,8 +27,8 @@ import { idSchema } from "./schemas.ts";
 
 /**
  * Most statblocks per system-pack request. Each is up to 23 sequential Core writes inside the
- * Parser, and the whole import must finish within `UPSTREAM_TIMEOUT_MS` here and the Parser's
- * 30 s idle timeout: bigger packs are sent in several requests.
+ * Parser, and the whole import must finish within the Parser's 30 s idle timeout (its answer
+ * comes only at the end): bigger packs are sent in several requests.
  */
 export const MAX_PACK_ENTRIES = 50;
 
@@ -158,8 +158,10 @@ export const importSystemPack = defineRoute({
     400: "Invalid entries, repeated names (unless skipDuplicates is false), or a parent that " +
       "does not exist (nothing imported)",
   },
+  // many Core writes in a row: a repeat would only report the notes as duplicates, not made
+  ai: {},
   handler: async (ctx) => {
-    const parser = await ctx.parser();
+    const parser = await ctx.parser({ ai: true });
     const parentNoteId = await importParent(ctx);
     const r = await parserJson(parser, {
       method: "POST",
@@ -275,8 +277,9 @@ export const importMapgen = defineRoute({
       "does not exist (nothing imported)",
     413: "Body over 16 MiB (use the generator's minimal JSON export)",
   },
+  ai: {},
   handler: async (ctx) => {
-    const parser = await ctx.parser();
+    const parser = await ctx.parser({ ai: true });
     const { mapData, options } = ctx.body;
     if (ctx.query.action === "preview") {
       const call = { method: "POST" as const, path: "/import/azgaar/preview", body: { mapData } };

@@ -5,13 +5,25 @@
  * use {@linkcode parserStreamRoute}: errors before the first byte are our JSON errors, after it
  * a terminal SSE `error` event.
  *
+ * AI routes (`ai`) get the AI deadline (see http/ai_route.ts); one whose work the Parser also
+ * offers as a stream may read that stream instead (`fromStream`,
+ * {@linkcode parserStreamOutcome}): its events and keepalives are progress, so the client waits
+ * as long as the Parser keeps working, and the final event becomes the same JSON answer.
+ *
  * @module
  */
 import type { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { json } from "../http/response.ts";
-import { sseResponse, type SseWriter } from "../http/sse.ts";
-import { type BodyValue, type Ctx, defineRoute, type Method, type Route } from "../router.ts";
+import { createSseTracker, sseResponse, type SseWriter } from "../http/sse.ts";
+import {
+  type AiRoute,
+  type BodyValue,
+  type Ctx,
+  defineRoute,
+  type Method,
+  type Route,
+} from "../router.ts";
 import type { ParserClient } from "../upstream/parser.ts";
 
 /** What to send to the Parser for one request. */
@@ -45,6 +57,26 @@ export interface ParserRouteSpec<
   answer: A;
   /** Our answer, from the validated Parser answer (default: as is). */
   reply?(data: z.output<A>, ctx: ParserCtx<P, Q, S>): unknown;
+  /** AI work: the AI deadline, progress-aware waiting and a kept answer (`Route.ai`). */
+  ai?: AiRoute;
+  /**
+   * The same work as a Parser SSE stream (AI routes), when this request has one: the Parser
+   * answer is read from that stream's final events instead of the plain call's body.
+   */
+  fromStream?(ctx: ParserCtx<P, Q, S>): ParserStreamCall | undefined;
+}
+
+/** A Parser stream that answers a JSON route, and how its final events become the answer. */
+export interface ParserStreamCall extends ParserCall {
+  /** The Parser answer (then validated by the route's `answer`) from the stream's outcome. */
+  answer(outcome: StreamOutcome): unknown;
+}
+
+/** The data of the last events of a Parser stream that carry its outcome. */
+export interface StreamOutcome {
+  result?: unknown;
+  done?: unknown;
+  error?: unknown;
 }
 
 /** The handler context of a Parser route. */
@@ -55,12 +87,12 @@ export type ParserCtx<P extends z.ZodType, Q extends z.ZodType, S> = Ctx<
 >;
 
 /** What a Parser-backed route declares about itself, taken from its spec. */
-type RouteHead = Pick<Route, "method" | "path" | "summary" | "tag" | "responses">;
+type RouteHead = Pick<Route, "method" | "path" | "summary" | "tag" | "responses" | "ai">;
 
 /** A spec's declaration as a route row: the Parser behind it, the caller's credentials needed. */
 function declaration(spec: RouteHead): RouteHead & Pick<Route, "backend" | "access"> {
-  const { method, path, summary, tag, responses } = spec;
-  return { method, path, summary, backend: "Parser", access: "private", tag, responses };
+  const { method, path, summary, tag, responses, ai } = spec;
+  return { method, path, summary, backend: "Parser", access: "private", tag, responses, ai };
 }
 
 /**
@@ -77,13 +109,89 @@ export async function parserJson<A extends z.ZodType>(
   schema: A,
 ): Promise<z.output<A>> {
   const raw = await parser.json(call.method ?? "GET", call.path, call.body, call.query);
+  return parserAnswer(schema, raw);
+}
+
+/**
+ * Validates a Parser answer with `schema` (502 `UPSTREAM_ERROR` on mismatch).
+ *
+ * @example
+ * ```ts
+ * const turn = parserAnswer(copilotAnswerSchema, outcome.result);
+ * ```
+ */
+export function parserAnswer<A extends z.ZodType>(schema: A, raw: unknown): z.output<A> {
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ApiError(502, "UPSTREAM_ERROR", "The Parser sent an unexpected response", {
+  if (!parsed.success) throw unexpected();
+  return parsed.data;
+}
+
+function unexpected(): ApiError {
+  return new ApiError(502, "UPSTREAM_ERROR", "The Parser sent an unexpected response", {
+    service: "parser",
+  });
+}
+
+/**
+ * Reads a Parser SSE stream to its end for a JSON answer: every chunk (events, keepalive
+ * comments) is reported as progress; the data of the last `result`, `done` and `error` events
+ * is kept (tokens and reasoning are not). A stream that ends without `done` or `error`, breaks
+ * off, passes `MAX_UPSTREAM_BODY_BYTES` or carries data that is not JSON is a 502.
+ *
+ * @example
+ * ```ts
+ * const outcome = await parserStreamOutcome(await ctx.parser({ ai: true }), call, ctx);
+ * if (outcome.error !== undefined) throw mapParserStreamError(outcome.error);
+ * ```
+ */
+export async function parserStreamOutcome(
+  parser: ParserClient,
+  call: ParserCall,
+  ctx: Pick<Ctx, "progress" | "config">,
+): Promise<StreamOutcome> {
+  const res = await parser.stream(call.method ?? "POST", call.path, call.body);
+  const outcome: StreamOutcome = {};
+  let malformed = false;
+  const tracker = createSseTracker((name, data) => {
+    if (name !== "result" && name !== "done" && name !== "error") return;
+    try {
+      outcome[name] = JSON.parse(data);
+    } catch {
+      malformed = true;
+    }
+  });
+  const reader = res.body?.getReader();
+  let bytes = 0;
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array> | undefined;
+      try {
+        next = await reader?.read();
+      } catch {
+        throw new ApiError(502, "UPSTREAM_ERROR", "The Parser broke off the stream", {
+          service: "parser",
+        });
+      }
+      if (!next || next.done) break;
+      ctx.progress();
+      bytes += next.value.byteLength;
+      if (bytes > ctx.config.MAX_UPSTREAM_BODY_BYTES) {
+        throw new ApiError(502, "UPSTREAM_ERROR", "The Parser sent an oversized response", {
+          service: "parser",
+        });
+      }
+      tracker.push(next.value);
+    }
+  } finally {
+    void reader?.cancel().catch(() => {}); // a no-op after the end; releases it after a failure
+  }
+  if (malformed) throw unexpected();
+  if (outcome.done === undefined && outcome.error === undefined) {
+    throw new ApiError(502, "UPSTREAM_ERROR", "The stream ended before it completed", {
       service: "parser",
     });
   }
-  return parsed.data;
+  return outcome;
 }
 
 /**
@@ -112,7 +220,14 @@ export function parserRoute<
     body: spec.body ? { kind: "json", schema: spec.body } : undefined,
     handler: async (ctx) => {
       const c = ctx as unknown as ParserCtx<P, Q, S>;
-      const data = await parserJson(await ctx.parser(), spec.upstream(c), spec.answer);
+      const parser = await ctx.parser({ ai: !!spec.ai });
+      const streamed = spec.fromStream?.(c);
+      const data = streamed
+        ? parserAnswer(
+          spec.answer,
+          streamed.answer(await parserStreamOutcome(parser, streamed, ctx)),
+        )
+        : await parserJson(parser, spec.upstream(c), spec.answer);
       return json(spec.reply ? spec.reply(data, c) : data);
     },
   });

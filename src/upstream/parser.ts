@@ -204,6 +204,26 @@ export function mapParserError(status: number, bodyText: string, headers: Header
 }
 
 /**
+ * Maps the data of a Parser SSE `error` event (either of its shapes: `{ error, code? }` or
+ * `{ code, message }`) to the {@linkcode ApiError} the same failure of the non-stream route gives:
+ * the error is a thrown exception there, a 500, so it is mapped as one.
+ *
+ * @example
+ * ```ts
+ * mapParserStreamError({ type: "error", error: "AllCodex is not connected: …" }).code; // "NOT_CONFIGURED"
+ * mapParserStreamError({ error: "Stream stalled", code: "TIMEOUT" }).code; // "UPSTREAM_ERROR"
+ * ```
+ */
+export function mapParserStreamError(data: unknown): ApiError {
+  const text = (data as { error?: unknown } | null)?.error;
+  // the message itself is what the 500 body would hold; only its code is passed on otherwise
+  const body = typeof text === "string" && /^AllCodex is not connected\b/.test(text)
+    ? text
+    : JSON.stringify({ code: (data as { code?: unknown } | null)?.code });
+  return mapParserError(500, body, new Headers());
+}
+
+/**
  * Creates a client bound to one Parser URL and (optionally) one bearer token.
  *
  * @example

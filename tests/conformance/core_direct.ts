@@ -168,6 +168,78 @@ export async function snapshotRevision(core: DirectCore, noteId: string): Promis
 }
 
 /**
+ * Moves a note someone else created (the Parser writes brain-dumped lore under its own lore
+ * root) into `parentId`: a branch there first, then every other branch removed, so the note
+ * goes with the scratch note. Returns false when the note is gone.
+ *
+ * @example
+ * ```ts
+ * await adoptNote(core, createdByParser, scratch.noteId);
+ * ```
+ */
+export async function adoptNote(
+  core: DirectCore,
+  noteId: string,
+  parentId: string,
+): Promise<boolean> {
+  const notePath = `/etapi/notes/${encodeURIComponent(noteId)}`;
+  const note = await core.json(
+    "GET",
+    notePath,
+    z.looseObject({
+      parentNoteIds: z.array(z.string()),
+      parentBranchIds: z.array(z.string()),
+    }),
+  ).catch((e: Error) => {
+    if (/: 404 /.test(e.message)) return null;
+    throw e;
+  });
+  if (!note) return false;
+  if (note.parentNoteIds.length === 1 && note.parentNoteIds[0] === parentId) return true;
+  const kept = note.parentNoteIds.includes(parentId) ? null : await core.json(
+    "POST",
+    "/etapi/branches",
+    z.looseObject({ branchId: z.string() }),
+    { noteId, parentNoteId: parentId },
+  );
+  const own = await core.json(
+    "GET",
+    notePath,
+    z.looseObject({ parentBranchIds: z.array(z.string()) }),
+  );
+  for (const branchId of own.parentBranchIds) {
+    const branch = await core.json(
+      "GET",
+      `/etapi/branches/${branchId}`,
+      z.looseObject({ parentNoteId: z.string() }),
+    );
+    if (branch.parentNoteId !== parentId && branchId !== kept?.branchId) {
+      await core.send("DELETE", `/etapi/branches/${branchId}`);
+    }
+  }
+  return true;
+}
+
+/**
+ * Deletes a note if it still exists (a 404 is fine).
+ *
+ * @example
+ * ```ts
+ * await deleteIfPresent(core, noteId);
+ * ```
+ */
+export async function deleteIfPresent(core: DirectCore, noteId: string): Promise<boolean> {
+  try {
+    await core.json("GET", `/etapi/notes/${encodeURIComponent(noteId)}`, z.unknown());
+  } catch (e) {
+    if (/: 404 /.test(e instanceof Error ? e.message : "")) return false;
+    throw e;
+  }
+  await core.send("DELETE", `/etapi/notes/${encodeURIComponent(noteId)}`);
+  return true;
+}
+
+/**
  * Gives a note a label straight through ETAPI, the way a GM editing in Core's own UI would,
  * without the service knowing; returns the new attribute's id.
  *

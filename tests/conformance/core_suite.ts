@@ -9,7 +9,6 @@
  *
  * @module
  */
-import { z } from "zod";
 import { loadConfig } from "../../src/config.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import {
@@ -20,7 +19,8 @@ import {
   restoreShareState,
   shareStateDiff,
 } from "./core_direct.ts";
-import { Blocked, type Flag, serviceClient, short, type Step, type SuiteState } from "./kit.ts";
+import { type Flag, randomTag, serviceClient, type Step, type SuiteState } from "./kit.ts";
+import { housekeeping, reasonOf, runStep, type StepResult, stepRow } from "./report.ts";
 import { contentSteps } from "./steps_content.ts";
 import { noteSteps } from "./steps_notes.ts";
 import { quirkSteps } from "./steps_quirks.ts";
@@ -36,14 +36,7 @@ export const STEPS: readonly Step[] = [
   ...shareSteps,
 ];
 
-/** One row of the report. */
-export interface StepResult {
-  /** The route's method, or `-` for the suite's own set-up and clean-up rows. */
-  method: string;
-  path: string;
-  result: "ok" | "FAIL" | "skipped";
-  reason: string;
-}
+export type { StepResult } from "./report.ts";
 
 /** Where the Core under test is and what the run may do. */
 export interface SuiteOptions {
@@ -93,7 +86,7 @@ export async function runCoreSuite(opts: SuiteOptions): Promise<StepResult[]> {
     };
     for (const step of STEPS) {
       if (opts.signal?.aborted) {
-        rows.push(row(step, "skipped", "skipped (interrupted)"));
+        rows.push(stepRow(step, "skipped", "skipped (interrupted)"));
         continue;
       }
       rows.push(await runStep(step, state));
@@ -137,44 +130,6 @@ export async function runCoreSuite(opts: SuiteOptions): Promise<StepResult[]> {
  */
 export function coveredRoutes(): Set<string> {
   return new Set(STEPS.map((s) => `${s.method} ${s.path}`));
-}
-
-async function runStep(step: Step, state: SuiteState): Promise<StepResult> {
-  if (step.needs && !state.flags.has(step.needs)) {
-    return row(step, "skipped", `skipped (needs --${step.needs})`);
-  }
-  try {
-    await step.run(state);
-    return row(step, "ok", step.check);
-  } catch (e) {
-    return row(step, "FAIL", e instanceof Blocked ? `blocked: ${e.message}` : reasonOf(e));
-  }
-}
-
-function row(step: Step, result: StepResult["result"], reason: string): StepResult {
-  return { method: step.method, path: step.path, result, reason };
-}
-
-async function housekeeping(path: string, work: () => Promise<string>): Promise<StepResult> {
-  try {
-    return { method: "-", path, result: "ok", reason: await work() };
-  } catch (e) {
-    return { method: "-", path, result: "FAIL", reason: reasonOf(e) };
-  }
-}
-
-function reasonOf(e: unknown): string {
-  if (e instanceof z.ZodError) {
-    const i = e.issues[0];
-    return short(`unexpected body: ${i.path.join(".") || "(root)"}: ${i.message}`);
-  }
-  return short(e instanceof Error ? e.message : String(e));
-}
-
-/** `q` plus nine random base-36 characters: a token no other note's title contains. */
-function randomTag(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(9));
-  return "q" + [...bytes].map((b) => (b % 36).toString(36)).join("");
 }
 
 /** Everything that could leak Core's whereabouts or its token. */

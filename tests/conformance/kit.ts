@@ -1,8 +1,9 @@
 /**
- * The Core conformance suite's toolkit: the step and state types, a client for the service under
- * test that reads every answer whole, checks that fail with one short sentence (it becomes the
- * reason column of the report), the answer shapes the suite relies on (zod: the service's
- * answers are a trust boundary here too) and the test image.
+ * The conformance suites' toolkit: the step and state types, a client for the service under test
+ * that reads every answer whole (optionally keeping cookies like a browser and waiting out rate
+ * limits), checks that fail with one short sentence (it becomes the reason column of the report),
+ * the answer shapes the suites rely on (zod: the service's answers are a trust boundary here too)
+ * and the test image.
  *
  * @module
  */
@@ -32,8 +33,9 @@ export interface SuiteState {
   tag: string;
   /** The scratch note: the lore root of the service under test and parent of everything made. */
   scratch: NoteRef;
-  flags: ReadonlySet<Flag>;
-  /** Values the service must never echo (Core's URL, host and token). */
+  /** The optional parts the run may do (the suite's flags). */
+  flags: ReadonlySet<string>;
+  /** Values the service must never echo (backend URLs, hosts, tokens and secrets). */
   secrets: readonly string[];
   /** Notes created by earlier steps, by role ("A", "map", …). */
   notes: Map<string, NoteRef>;
@@ -48,17 +50,23 @@ export interface SuiteState {
   pasteSettleMs: number;
 }
 
-/** One step of the suite: which route it drives and what it proves. */
-export interface Step {
+/**
+ * One step of a suite: which route it drives and what it proves. `S` is the suite's state, `F`
+ * its flags (the Core suite's by default).
+ */
+export interface Step<S = SuiteState, F extends string = Flag> {
   method: Method;
   /** The route's path exactly as in the route table, e.g. `/api/lore/:id`. */
   path: string;
   /** What a pass shows, in a few words (the report's reason column). */
   check: string;
   /** Runs only when this flag is given (it changes state outside the scratch note). */
-  needs?: Flag;
-  /** Throws {@linkcode CheckFailed} (or {@linkcode Blocked}) when the service misbehaves. */
-  run(s: SuiteState): Promise<void>;
+  needs?: F;
+  /**
+   * Throws {@linkcode CheckFailed} (or {@linkcode Blocked}, {@linkcode Skip}) when the service
+   * misbehaves; a returned text replaces `check` as the reason (what the backend was seen to do).
+   */
+  run(s: S): Promise<void | string>;
 }
 
 /**
@@ -83,6 +91,31 @@ export class CheckFailed extends Error {
  */
 export class Blocked extends Error {
   override name = "Blocked";
+}
+
+/**
+ * The step does not apply to the backend under test (the message says why); reported as skipped.
+ *
+ * @example
+ * ```ts
+ * throw new Skip("the Parser does not provision sessions (NODE_ENV=production)");
+ * ```
+ */
+export class Skip extends Error {
+  override name = "Skip";
+}
+
+/**
+ * `q` plus nine random base-36 characters: a token no other note's title contains.
+ *
+ * @example
+ * ```ts
+ * const tag = randomTag(); // "q3k9x0ab7z"
+ * ```
+ */
+export function randomTag(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(9));
+  return "q" + [...bytes].map((b) => (b % 36).toString(36)).join("");
 }
 
 /**
@@ -176,8 +209,24 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** Calls the service like a browser would (no cookies: the service uses its env credentials). */
+/** What a {@linkcode serviceClient} does beyond sending requests. */
+export interface ClientOptions {
+  /**
+   * Keep the cookies the service sets and send them back, like a browser (default off: the
+   * service uses its env credentials). An explicit `cookie` header in a call wins.
+   */
+  cookies?: boolean;
+  /**
+   * On a 429 with `Retry-After` (a backend's rate limit), wait and send the request again, for
+   * at most this long in all per call (default 0: the 429 is the answer).
+   */
+  rateLimitWaitMs?: number;
+}
+
+/** Calls the service like a browser would. */
 export interface ServiceClient {
+  /** The cookies held, by name (always empty without {@linkcode ClientOptions.cookies}). */
+  readonly cookies: Map<string, string>;
   call(method: string, path: string, opts?: CallOptions): Promise<Answer>;
   /** A JSON answer with exactly `status`, parsed with `schema`. */
   json<S extends z.ZodType>(
@@ -209,9 +258,13 @@ const CALL_TIMEOUT_MS = 60_000;
  * const { results } = await api.json("GET", "/api/lore", 200, listSchema);
  * ```
  */
-export function serviceClient(baseUrl: string): ServiceClient {
-  const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Answer> => {
+export function serviceClient(baseUrl: string, options: ClientOptions = {}): ServiceClient {
+  const cookies = new Map<string, string>();
+  const send = async (method: string, path: string, opts: CallOptions): Promise<Answer> => {
     const headers = new Headers(opts.headers);
+    if (options.cookies && cookies.size && !headers.has("cookie")) {
+      headers.set("cookie", [...cookies].map(([name, value]) => `${name}=${value}`).join("; "));
+    }
     let body: BodyInit | undefined;
     if (opts.json !== undefined) {
       if (!headers.has("content-type")) headers.set("content-type", "application/json");
@@ -231,12 +284,22 @@ export function serviceClient(baseUrl: string): ServiceClient {
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
     const bytes = new Uint8Array(await res.arrayBuffer());
+    if (options.cookies) keepCookies(cookies, res.headers);
     return {
       status: res.status,
       headers: res.headers,
       bytes,
       text: new TextDecoder().decode(bytes),
     };
+  };
+  const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Answer> => {
+    const budget = Date.now() + (options.rateLimitWaitMs ?? 0);
+    for (;;) {
+      const a = await send(method, path, opts);
+      const wait = Number(a.headers.get("retry-after")) * 1000;
+      if (a.status !== 429 || !(wait > 0) || Date.now() + wait > budget) return a;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   };
   const parsed = <S extends z.ZodType>(a: Answer, schema: S, what: string): z.output<S> => {
     let raw: unknown;
@@ -253,6 +316,7 @@ export function serviceClient(baseUrl: string): ServiceClient {
     return r.data;
   };
   return {
+    cookies,
     call,
     async json(method, path, status, schema, opts) {
       const a = await call(method, path, opts);
@@ -271,6 +335,19 @@ export function serviceClient(baseUrl: string): ServiceClient {
       return body;
     },
   };
+}
+
+/** Applies an answer's `Set-Cookie` headers to the jar (an expired cookie is dropped). */
+function keepCookies(jar: Map<string, string>, headers: Headers): void {
+  for (const line of headers.getSetCookie()) {
+    const [pair, ...attrs] = line.split(";");
+    const eq = pair.indexOf("=");
+    if (eq < 1) continue;
+    const name = pair.slice(0, eq).trim();
+    const expired = attrs.some((a) => /^\s*max-age\s*=\s*0\s*$/i.test(a));
+    if (expired) jar.delete(name);
+    else jar.set(name, pair.slice(eq + 1).trim());
+  }
 }
 
 /**
@@ -300,7 +377,7 @@ export function expectStatus(a: Answer, status: number, what: string): void {
 }
 
 /**
- * Fails if the text contains any of the secrets (Core's URL, host or token).
+ * Fails if the text contains any of the secrets (a backend's URL, host or token).
  *
  * @example
  * ```ts
@@ -309,7 +386,7 @@ export function expectStatus(a: Answer, status: number, what: string): void {
  */
 export function noSecrets(s: SuiteState, text: string, what: string): void {
   for (const secret of s.secrets) {
-    check(!text.includes(secret), `${what} reveals a Core address or token`);
+    check(!text.includes(secret), `${what} reveals a backend address or token`);
   }
 }
 

@@ -1,9 +1,97 @@
 /**
- * The conformance report: one aligned row per step (method, path, result, reason) and a summary.
+ * The conformance report: running one step into one row (method, path, result, reason), the
+ * suite's own set-up and clean-up rows, and the aligned table with a summary.
  *
  * @module
  */
-import type { StepResult } from "./core_suite.ts";
+import { z } from "zod";
+import { Blocked, short, Skip, type Step } from "./kit.ts";
+
+/** One row of the report. */
+export interface StepResult {
+  /** The route's method, or `-` for the suite's own set-up and clean-up rows. */
+  method: string;
+  path: string;
+  result: "ok" | "FAIL" | "skipped";
+  reason: string;
+}
+
+/**
+ * Runs one step: skipped without its flag (or when it throws {@linkcode Skip}), ok with its
+ * check (or the text it returned), FAIL with the reason otherwise.
+ *
+ * @example
+ * ```ts
+ * rows.push(await runStep(step, state));
+ * ```
+ */
+export async function runStep<S extends { flags: ReadonlySet<string> }>(
+  step: Step<S, string>,
+  state: S,
+): Promise<StepResult> {
+  if (step.needs && !state.flags.has(step.needs)) {
+    return stepRow(step, "skipped", `skipped (needs --${step.needs})`);
+  }
+  try {
+    const seen = await step.run(state);
+    return stepRow(step, "ok", seen || step.check);
+  } catch (e) {
+    if (e instanceof Skip) return stepRow(step, "skipped", `skipped (${e.message})`);
+    return stepRow(step, "FAIL", e instanceof Blocked ? `blocked: ${e.message}` : reasonOf(e));
+  }
+}
+
+/**
+ * A step's row with the given result.
+ *
+ * @example
+ * ```ts
+ * stepRow(step, "skipped", "skipped (interrupted)");
+ * ```
+ */
+export function stepRow(
+  step: { method: string; path: string },
+  result: StepResult["result"],
+  reason: string,
+): StepResult {
+  return { method: step.method, path: step.path, result, reason };
+}
+
+/**
+ * One of the suite's own rows (`-` as method): ok with what `work` says it did, FAIL with why
+ * it could not.
+ *
+ * @example
+ * ```ts
+ * rows.push(await housekeeping("(remove the scratch note)", () => removeScratch(core, id, tag)));
+ * ```
+ */
+export async function housekeeping(
+  path: string,
+  work: () => Promise<string>,
+): Promise<StepResult> {
+  try {
+    return { method: "-", path, result: "ok", reason: await work() };
+  } catch (e) {
+    return { method: "-", path, result: "FAIL", reason: reasonOf(e) };
+  }
+}
+
+/**
+ * An error as one short report reason.
+ *
+ * @example
+ * ```ts
+ * reasonOf(new Error("Core: 500")); // "Core: 500"
+ * ```
+ */
+export function reasonOf(e: unknown): string {
+  if (e instanceof z.ZodError) {
+    const i = e.issues[0];
+    return short(`unexpected body: ${i.path.join(".") || "(root)"}: ${i.message}`);
+  }
+  return short(e instanceof Error ? e.message : String(e));
+}
 
 /**
  * Formats the rows as a plain-text table followed by a summary line.

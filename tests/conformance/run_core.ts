@@ -7,9 +7,9 @@
  * @module
  */
 import { ConfigError, loadConfig } from "../../src/config.ts";
+import { type Command, parseFlags, runSuiteCommand, type SuiteCommand } from "./cli.ts";
 import { runCoreSuite } from "./core_suite.ts";
 import { type Flag, FLAGS } from "./kit.ts";
-import { formatReport } from "./report.ts";
 
 const USAGE =
   `usage: CORE_URL=http://core:8080 CORE_TOKEN=<ETAPI token> deno task test:core [--share | --all]
@@ -21,12 +21,6 @@ back exactly.
             the previous share root
   --all     every optional part (= --share)`;
 
-/** What the command line asks for. */
-export type Command = { kind: "run"; flags: Flag[] } | { kind: "help" } | {
-  kind: "error";
-  message: string;
-};
-
 /**
  * Reads the command line.
  *
@@ -36,15 +30,8 @@ export type Command = { kind: "run"; flags: Flag[] } | { kind: "help" } | {
  * parseArgs(["--wipe"]); // { kind: "error", message: "unknown option --wipe" }
  * ```
  */
-export function parseArgs(args: readonly string[]): Command {
-  const flags = new Set<Flag>();
-  for (const arg of args) {
-    if (arg === "-h" || arg === "--help") return { kind: "help" };
-    if (arg === "--all") FLAGS.forEach((f) => flags.add(f));
-    else if (FLAGS.some((f) => arg === `--${f}`)) flags.add(arg.slice(2) as Flag);
-    else return { kind: "error", message: `unknown option ${arg}` };
-  }
-  return { kind: "run", flags: FLAGS.filter((f) => flags.has(f)) };
+export function parseArgs(args: readonly string[]): Command<Flag> {
+  return parseFlags(args, FLAGS);
 }
 
 /**
@@ -65,46 +52,12 @@ export function coreFromEnv(
   return { coreUrl: config.CORE_URL, coreToken: config.CORE_TOKEN };
 }
 
-async function main(): Promise<number> {
-  const command = parseArgs(Deno.args);
-  if (command.kind === "help") {
-    console.log(USAGE);
-    return 0;
-  }
-  if (command.kind === "error") {
-    console.error(`${command.message}\n\n${USAGE}`);
-    return 2;
-  }
-  let core: { coreUrl: string; coreToken: string };
-  try {
-    core = coreFromEnv(Deno.env.toObject());
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    console.error(`${e.message}\n\n${USAGE}`);
-    return 2;
-  }
-  const stop = new AbortController();
-  const onInterrupt = () => {
-    if (stop.signal.aborted) Deno.exit(130); // a second Ctrl-C: the user gives up the clean-up
-    console.error("interrupted: finishing the current step, then cleaning up (Ctrl-C again: quit)");
-    stop.abort();
-  };
-  Deno.addSignalListener("SIGINT", onInterrupt);
-  console.log(
-    `Core conformance: ${new URL(core.coreUrl).host}` +
-      (command.flags.length ? `, ${command.flags.map((f) => `--${f}`).join(" ")}` : ""),
-  );
-  try {
-    const rows = await runCoreSuite({ ...core, flags: command.flags, signal: stop.signal });
-    console.log(formatReport(rows));
-    if (stop.signal.aborted) return 130; // cleaned up, but the run is incomplete
-    return rows.some((r) => r.result === "FAIL") ? 1 : 0;
-  } catch (e) {
-    console.error(`cannot start: ${e instanceof Error ? e.message : e} (nothing was changed)`);
-    return 1;
-  } finally {
-    Deno.removeSignalListener("SIGINT", onInterrupt);
-  }
-}
+const command: SuiteCommand<Flag, { coreUrl: string; coreToken: string }> = {
+  usage: USAGE,
+  flags: FLAGS,
+  settings: coreFromEnv,
+  banner: (core) => `Core conformance: ${new URL(core.coreUrl).host}`,
+  run: (core, flags, signal) => runCoreSuite({ ...core, flags, signal }),
+};
 
-if (import.meta.main) Deno.exit(await main());
+if (import.meta.main) Deno.exit(await runSuiteCommand(command, Deno.args, Deno.env.toObject()));

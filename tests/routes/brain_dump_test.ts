@@ -11,6 +11,7 @@ import {
   type HarnessOptions,
   withHarness,
 } from "../helpers/harness.ts";
+import { rawExchange } from "../helpers/raw_http.ts";
 import { MAX_BATCH_ITEMS, MAX_COMMIT_ENTITIES } from "../../src/routes/brain_dump.ts";
 import type { BrainDumpSimOptions } from "../sims/parser_brain_dump.ts";
 import { W } from "../sims/world.ts";
@@ -18,6 +19,8 @@ import { W } from "../sims/world.ts";
 const TEXT = "Captain Hollis Marrow sails the Gull Queen out of Saltmarrow Harbor at dawn. " +
   "Hollis Marrow owes the Tidewater Company a fortune.";
 const SHORT = "Ada Quill met Bo Reed.";
+/** The real Parser's brain-dump history ids: `crypto.randomUUID()`. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -169,11 +172,29 @@ Deno.test("brain dump: review proposes (sanitized), inbox only acknowledges; not
     }]);
     assert.deepEqual(crafted.body.duplicates, []);
 
-    // an answer of the wrong shape is a 502, never passed on
+    // an answer of the wrong shape is a 502, never passed on; auto reads the stream's `done`
     h.parser!.fault({ path: "/brain-dump", status: 200, times: 1, body: '{"summary":1}' });
-    const odd = await h.requestJson("/api/brain-dump", post({ rawText: TEXT }));
+    const odd = await h.requestJson("/api/brain-dump", post({ rawText: TEXT, mode: "review" }));
     assert.equal(odd.status, 502);
     assert.equal(odd.body.error, "UPSTREAM_ERROR");
+    for (
+      const events of [
+        'event: done\ndata: {"type":"done","raw":"{\\"summary\\":1}"}\n\n',
+        'event: done\ndata: {"type":"done","raw":"not json"}\n\n',
+        'event: status\ndata: {"type":"status","stage":"llm"}\n\n', // ends without done
+      ]
+    ) {
+      h.parser!.fault({
+        path: "/brain-dump/stream",
+        status: 200,
+        times: 1,
+        contentType: "text/event-stream",
+        body: events,
+      });
+      const auto = await h.requestJson("/api/brain-dump", post({ rawText: TEXT }));
+      assert.equal(auto.status, 502, events);
+      assert.equal(auto.body.error, "UPSTREAM_ERROR");
+    }
   }));
 
 Deno.test("brain dump: bad input is a 400 and never reaches the Parser", () =>
@@ -232,20 +253,34 @@ Deno.test("brain dump: bad input is a 400 and never reaches the Parser", () =>
       (update.body.details as { fields: { path: string }[] }).fields.map((f) => f.path),
       ["body.approvedEntities.0.existingNoteId"],
     );
+    // Parser ids that could steer the upstream path or query, and history limits out of range
+    const traversal = ["..", ".", "%2e%2e", "a%2Fb", "a%5Cb", "a%00b", "a%0Ab", "a%20b", "a%3Fb"];
     for (
       const path of [
-        "/api/brain-dump/history?cursor=..",
-        "/api/brain-dump/history/a.b",
-        "/api/brain-dump/a%2Fb/diffs",
-        "/api/brain-dump/batch/batch_1_XYZ",
-        "/api/brain-dump/batch/diffs", // a batch row, not the diffs of an entry called "batch"
+        ...traversal.map((id) => `/api/brain-dump/history?cursor=${id}`),
+        ...traversal.slice(3).flatMap((id) => [
+          `/api/brain-dump/history/${id}`,
+          `/api/brain-dump/${id}/diffs`,
+          `/api/brain-dump/batch/${id}`,
+        ]),
+        `/api/brain-dump/history/${"c".repeat(129)}`,
+        ...["0", "101", "2.5", "two", ""].map((n) => `/api/brain-dump/history?limit=${n}`),
       ]
     ) {
       const res = await h.requestJson(path);
       assert.equal(res.status, 400, path);
+      assert.equal(res.body.error, "INVALID_REQUEST");
     }
-    const del = await h.requestJson("/api/brain-dump/batch/1234", { method: "DELETE" });
+    const del = await h.requestJson("/api/brain-dump/batch/a%2F..", { method: "DELETE" });
     assert.equal(del.status, 400);
+    // dot segments in the path itself are refused before routing (fetch would resolve them)
+    for (const target of ["/api/brain-dump/history/%2e%2e", "/api/brain-dump/%2E./diffs"]) {
+      const raw = await rawExchange(
+        h.url,
+        `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+      );
+      assert.equal(raw.status, 400, target);
+    }
     assert.deepEqual(parserCalls(h), []);
     assert.equal((await h.request("/api/brain-dump/stream")).status, 405);
   }));
@@ -339,7 +374,7 @@ Deno.test("brain dump commit: sanitized content forwarded, outcomes mapped, hist
     assert.equal(history.body.items[0].model, "review-commit");
   }));
 
-Deno.test("brain dump history: the 20 most recent, cursor paging, detail, diffs, 404", () =>
+Deno.test("brain dump history: 20 or `limit` a page, uuid cursors, detail, diffs, 404", () =>
   withBrainDump(async (h) => {
     for (let i = 0; i < 21; i++) {
       const r = await h.requestJson(
@@ -359,6 +394,7 @@ Deno.test("brain dump history: the 20 most recent, cursor paging, detail, diffs,
     assert.equal(first.body.items.length, 20);
     assert.equal(first.body.items[0].rawText, "entry 20");
     assert.equal(first.body.hasMore, true);
+    for (const item of first.body.items) assert.match(item.id, UUID);
     const next = await h.requestJson<{ items: { rawText: string }[]; hasMore: boolean }>(
       `/api/brain-dump/history?cursor=${first.body.nextCursor}`,
     );
@@ -369,6 +405,28 @@ Deno.test("brain dump history: the 20 most recent, cursor paging, detail, diffs,
       `GET /brain-dump/history?limit=20&cursor=${first.body.nextCursor}`,
     ]);
 
+    // `limit` is honoured (the Parser's own bounds, 1-100) and paging keeps it
+    h.parser!.clearRequests();
+    type Page = { items: { rawText: string }[]; nextCursor: string | null; hasMore: boolean };
+    const two = await h.requestJson<Page>("/api/brain-dump/history?limit=2");
+    assert.deepEqual(two.body.items.map((i) => i.rawText), ["entry 20", "entry 19"]);
+    assert.equal(two.body.hasMore, true);
+    const after = await h.requestJson<Page>(
+      `/api/brain-dump/history?limit=2&cursor=${two.body.nextCursor}`,
+    );
+    assert.deepEqual(after.body.items.map((i) => i.rawText), ["entry 18", "entry 17"]);
+    const all = await h.requestJson<Page>("/api/brain-dump/history?limit=100");
+    assert.deepEqual([all.body.items.length, all.body.hasMore, all.body.nextCursor], [
+      21,
+      false,
+      null,
+    ]);
+    assert.deepEqual(parserCalls(h), [
+      "GET /brain-dump/history?limit=2",
+      `GET /brain-dump/history?limit=2&cursor=${two.body.nextCursor}`,
+      "GET /brain-dump/history?limit=100",
+    ]);
+
     // an auto run that updates an existing note: detail and diffs
     const run = await h.requestJson(
       "/api/brain-dump",
@@ -377,6 +435,7 @@ Deno.test("brain dump history: the 20 most recent, cursor paging, detail, diffs,
     assert.equal(run.status, 200);
     const [latest] = (await h.requestJson<{ items: { id: string }[] }>("/api/brain-dump/history"))
       .body.items;
+    assert.match(latest.id, UUID);
     const detail = await h.requestJson<Json>(
       `/api/brain-dump/history/${latest.id}`,
     );
@@ -398,7 +457,14 @@ Deno.test("brain dump history: the 20 most recent, cursor paging, detail, diffs,
     assert.equal(miraDiff.contentAfter, mira.contentAfter);
     assert.ok(miraDiff.revisionIdBefore && miraDiff.revisionIdAfter);
 
-    for (const path of ["/api/brain-dump/history/cnothere", "/api/brain-dump/cnothere/diffs"]) {
+    const unknown = crypto.randomUUID();
+    for (
+      const path of [
+        `/api/brain-dump/history/${unknown}`,
+        `/api/brain-dump/${unknown}/diffs`,
+        "/api/brain-dump/history/a.b", // no shape is imposed on the Parser's ids
+      ]
+    ) {
       const missing = await h.requestJson(path);
       assert.equal(missing.status, 404, path);
       assert.equal(missing.body.error, "NOT_FOUND");
@@ -410,6 +476,9 @@ Deno.test("brain dump history: the 20 most recent, cursor paging, detail, diffs,
     // literal "history" wins over an entry id: this is the detail of an entry called "diffs"
     assert.equal((await h.requestJson("/api/brain-dump/history/diffs")).status, 404);
     assert.ok(parserCalls(h).includes("GET /brain-dump/history/diffs"));
+    // and the batch row wins over `/:id/diffs`: this is the status of a batch called "diffs"
+    const batch = await h.requestJson("/api/brain-dump/batch/diffs");
+    assert.equal((batch.body.details as { upstreamCode: string }).upstreamCode, "BATCH_NOT_FOUND");
   }));
 
 Deno.test("brain dump batch: submit, progress to done, counts, cancel, job errors", () =>

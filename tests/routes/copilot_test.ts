@@ -128,7 +128,7 @@ Deno.test("chat: the Parser gets the note, its linked notes, related lore and th
     assert.deepEqual(JSON.parse(rag.bodyText!), { text: "What do we know?", topK: 5 });
 
     // the answer is the Parser's, passed through
-    assert.match(r.body.sessionId as string, /^[A-Za-z0-9]{25}$/);
+    assert.match(r.body.sessionId as string, /^c[0-9a-z]{24}$/);
     assert.equal(
       r.body.assistantMessage,
       "Mira Tallowend links to 3 notes: " +
@@ -180,7 +180,20 @@ Deno.test("chat: bad input is a 400 and reaches neither backend", () =>
       { transcript: [{ role: "system", content: "hi" }] },
       { transcript: [{ role: "user", content: long }] },
       { transcript: Array.from({ length: 51 }, () => ({ role: "user", content: "hi" })) },
-      ask("hi", { sessionId: "../../admin" }),
+      ...[
+        "../../admin",
+        "..",
+        "a/b",
+        "a\\b",
+        "%2e%2e",
+        "a?b",
+        "a#b",
+        "a b",
+        "a\u0000",
+        "",
+        "c".repeat(129),
+      ]
+        .map((sessionId) => ask("hi", { sessionId })),
       ask("hi", { noteId: "someOtherNote" }),
     ];
     h.core.clearRequests();

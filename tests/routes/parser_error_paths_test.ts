@@ -117,7 +117,7 @@ Deno.test("Parser unreachable → 503 UPSTREAM_UNAVAILABLE", () =>
 
 Deno.test("Parser never answers → 504 UPSTREAM_TIMEOUT", () =>
   eachSample(
-    { env: { UPSTREAM_TIMEOUT_MS: "150" } },
+    { env: { UPSTREAM_TIMEOUT_MS: "150", AI_TIMEOUT_MS: "150" } },
     (h) => h.parser!.fault({ path: FEATURE_PATHS, hang: true }),
     (s, o) => expect(s, o, 504, "UPSTREAM_TIMEOUT"),
   ));

@@ -25,6 +25,7 @@ import { Buffer } from "node:buffer";
 import { createHmac, randomBytes } from "node:crypto";
 import {
   createParserStore,
+  cuid,
   type ParserSession,
   type ParserStore,
   type ParserUser,
@@ -763,6 +764,7 @@ export function createParserHandler(
           [...store.sessions.values()].find((s) =>
             s.userId === user.id && s.userAgent === "auto-provision" && s.expiresAt.getTime() > now
           ) ?? store.createSession(user.id, {
+            id: cuid(), // inserted by Prisma, not better-auth
             token: randomBytes(32).toString("hex"),
             ipAddress: "internal",
             userAgent: "auto-provision",

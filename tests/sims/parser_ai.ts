@@ -41,6 +41,7 @@ import {
   validate,
   validationReply,
 } from "./parser_kit.ts";
+import { cuid } from "./parser_store.ts";
 import { sleep } from "./sim_http.ts";
 
 /** Knobs of this feature in the double. */
@@ -652,7 +653,7 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
           });
         }
         history.push({
-          id: crypto.randomUUID(),
+          id: cuid(),
           userId: null,
           sourceNoteId,
           targetNoteId: r.targetNoteId,

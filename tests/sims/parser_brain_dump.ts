@@ -33,7 +33,7 @@ import {
   validate,
   validationReply,
 } from "./parser_kit.ts";
-import { generateId } from "./parser_store.ts";
+import { cuid } from "./parser_store.ts";
 import { sleep, waitForAbort } from "./sim_http.ts";
 import { LORE_TYPES } from "./world.ts";
 
@@ -61,6 +61,11 @@ export interface BrainDumpSimOptions {
   stallAfterEvents?: number;
   /** Every model call fails this way (see {@link LlmFailure}). */
   llmFailure?: LlmFailure;
+  /**
+   * Milliseconds the model takes to answer (default 0). Like the real one it works on when the
+   * client leaves: a non-stream brain dump still writes its notes after the delay.
+   */
+  llmDelayMs?: number;
   /** Poll interval of the batch worker; default 2 000 ms like the real one. */
   batchPollMs?: number;
   /** Called as each stream event is sent: its name and `performance.now()`. */
@@ -395,11 +400,6 @@ function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-/** A cuid-like id (`c` + 24 lower-case alphanumerics). */
-function cuid(): string {
-  return `c${generateId(24).toLowerCase()}`;
-}
-
 function truncate(s: string, max: number): string {
   return s.length > max ? s.slice(0, max) : s;
 }
@@ -640,7 +640,7 @@ export function brainDumpSimRoutes(
 
     if (created.length || updated.length) {
       history.push({
-        id: cuid(),
+        id: crypto.randomUUID(), // set by the pipeline, not Prisma's cuid() default
         userId,
         rawText: input.rawText,
         rawTextHash: input.hash,
@@ -701,6 +701,7 @@ export function brainDumpSimRoutes(
     }
     if (opts.llmFailure) throw new Error(FAILURES[opts.llmFailure].text);
     const th = await think(target, rawText, model);
+    await sleep(opts.llmDelayMs ?? 0, signals);
     logCall(userId, th);
     if (mode === "review") {
       const duplicates: Duplicate[] = [];
@@ -766,6 +767,7 @@ export function brainDumpSimRoutes(
       message: `Found ${Math.min(context, 12)} context chunks`,
     };
     yield { type: "status", stage: "llm", message: "Sending to LLM..." };
+    await sleep(opts.llmDelayMs ?? 0, signals); // keepalives go on meanwhile
     const failure = opts.llmFailure;
     if (failure === "no-model" || failure === "provider") {
       yield FAILURES[failure].stream!;

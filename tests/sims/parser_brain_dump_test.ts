@@ -30,6 +30,9 @@ function withSims(
 
 const TEXT = "Captain Hollis Marrow sails the Gull Queen out of Saltmarrow Harbor at dawn. " +
   "Hollis Marrow owes the Tidewater Company a fortune.";
+/** The ids the real Parser makes: history rows get `crypto.randomUUID()`, jobs Prisma's cuid. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const CUID = /^c[0-9a-z]{24}$/;
 
 /** SSE events of a stream body, comments left out: `{ event, data }` with data parsed. */
 function events(text: string): { event: string; data: Record<string, unknown> }[] {
@@ -189,6 +192,7 @@ Deno.test("brain dump history: cursor pages newest first, per user; detail, diff
     assert.equal(first.json.hasMore, true);
     assert.equal(first.json.nextCursor, first.json.items[1].id);
     const item = first.json.items[0];
+    assert.match(item.id, UUID, "the pipeline sets crypto.randomUUID(), not the cuid() default");
     assert.deepEqual(Object.keys(item).sort(), [
       "createdAt",
       "id",
@@ -473,6 +477,7 @@ Deno.test("brain dump batch: submit, FIFO worker, status counts, cancel, 404, li
     assert.equal(run.status, 200, run.text);
     assert.match(run.json.batchId, /^batch_\d+_[0-9a-f]{8}$/);
     assert.deepEqual(run.json.jobs.map((j: { position: number }) => j.position), [0, 1]);
+    for (const j of run.json.jobs) assert.match(j.id, CUID);
     const done = await waitTerminal(run.json.batchId);
     assert.deepEqual(done.json.counts, { done: 2 });
     const job = done.json.jobs[0];

@@ -19,8 +19,7 @@
  *
  * @module
  */
-import type { ParserStore } from "./parser_store.ts";
-import { generateId } from "./parser_store.ts";
+import { cuid, type ParserStore } from "./parser_store.ts";
 import {
   json,
   type ParserFeatureDeps,
@@ -45,6 +44,11 @@ export interface CopilotSimOptions {
   tokenChunks?: number;
   /** End every stream after its tokens with this LLM failure (terminal `error`, no `done`). */
   streamFailure?: { error: string; code?: "TIMEOUT" | "NO_MODEL" };
+  /**
+   * Milliseconds the model takes before its first output (default 0); the stream sends nothing
+   * meanwhile (it has no heartbeat).
+   */
+  llmDelayMs?: number;
 }
 
 /** Compaction threshold of `lore_sessions.tokensAccumulated` (`SESSION_TOKEN_THRESHOLD`). */
@@ -451,7 +455,7 @@ export function copilotSimRoutes(
       return s;
     }
     const s: CopilotSession = {
-      id: generateId(25),
+      id: cuid(),
       userId,
       title: body.currentNote.title,
       messages: [],
@@ -505,7 +509,7 @@ export function copilotSimRoutes(
       auth: "owner",
       body: bodySchema,
       rate: RATE_GROUPS.copilot,
-      handler: ({ body: raw, auth }) => {
+      handler: async ({ body: raw, auth }) => {
         const body = raw as ArticleCopilotBody;
         state.bodies.push(body);
         const session = openSession(body, auth!.user.id);
@@ -514,6 +518,7 @@ export function copilotSimRoutes(
         const model = modelFor();
         if (!model) throw new Error('No models configured for task "article-copilot"');
         const started = performance.now();
+        await sleep(opts.llmDelayMs ?? 0, [deps.closed]);
         const run = runModel(body);
         const tokens = tokensOf(body, run.raw);
         logCall(auth!.user.id, model, tokens, started);
@@ -554,6 +559,7 @@ export function copilotSimRoutes(
             return await send("error", { error, code: "NO_MODEL" });
           }
           const started = performance.now();
+          await sleep(opts.llmDelayMs ?? 0, [deps.closed]);
           const run = runModel(body);
           for (const content of run.reasoning) await send("reasoning", { content });
           for (const content of chunks(run.raw, opts.tokenChunks ?? 6)) {

@@ -70,7 +70,7 @@ Deno.test("copilot sim: a turn creates a session, logs the call and answers dete
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("RateLimit-Limit"), "20");
     const a = res.json;
-    assert.match(a.sessionId, /^[A-Za-z0-9]{25}$/);
+    assert.match(a.sessionId, /^c[0-9a-z]{24}$/, "Prisma's cuid() default");
     assert.equal(
       a.assistantMessage,
       "Mira Tallowend links to 1 notes: Oskar Venn. Related lore: The Reef.",

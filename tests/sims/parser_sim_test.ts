@@ -399,6 +399,7 @@ Deno.test("auto-provision: 64-hex token reused; 404 production; 503 no secret / 
     assert.equal(second.json.token, first.json.token);
     const stored = sim.store.sessions.get(first.json.token)!;
     assert.deepEqual([stored.userAgent, stored.ipAddress], ["auto-provision", "internal"]);
+    assert.match(stored.id, /^c[0-9a-z]{24}$/, "written by Prisma (cuid), not by better-auth");
 
     const status = await call(sim, "/integrations/allcodex/status", { token: first.json.token });
     assert.equal(status.status, 200, "the raw token works as a bearer");

@@ -124,10 +124,11 @@ export interface ParserStore {
   ): ParserUser;
   findUserByEmail(email: string): ParserUser | undefined;
   verifyPassword(userId: string, password: string): boolean;
-  /** Inserts a session (a fresh 32-char token unless one is given). */
+  /** Inserts a session (a fresh 32-char id and token unless given). */
   createSession(
     userId: string,
     opts?: {
+      id?: string;
       token?: string;
       expiresInMs?: number;
       ipAddress?: string | null;
@@ -167,6 +168,19 @@ export function generateId(length = 32): string {
     if (out.length === length) return out;
   }
   return out + generateId(length - out.length);
+}
+
+/**
+ * The id Prisma's `@default(cuid())` gives a row the Parser inserts itself (copilot sessions,
+ * batch jobs, relation history, auto-provisioned sessions): `c` and 24 base-36 characters.
+ *
+ * @example
+ * ```ts
+ * cuid(); // "cm3k0v9x0000008l4d2h1e7qz"
+ * ```
+ */
+export function cuid(): string {
+  return `c${generateId(24).toLowerCase()}`;
 }
 
 function hashPassword(password: string, salt = randomBytes(16).toString("hex")): string {
@@ -245,7 +259,7 @@ export function createParserStore(opts: ParserStoreOptions = {}): ParserStore {
       if (!store.users.has(userId)) throw new Error(`parser sim: no user ${userId}`);
       const at = now();
       const session: ParserSession = {
-        id: generateId(),
+        id: o.id ?? generateId(),
         token: o.token ?? generateId(),
         userId,
         expiresAt: new Date(at.getTime() + (o.expiresInMs ?? SESSION_EXPIRES_IN_MS)),

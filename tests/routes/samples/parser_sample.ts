@@ -26,4 +26,9 @@ export interface ParserSample {
    * expects this status for every Parser failure instead of the mapped error.
    */
   degradesTo?: number;
+  /**
+   * The route reads its JSON answer from a Parser SSE stream (an AI route whose work has one):
+   * faults that leave a stream's bytes alone (non-JSON replaced, others not) do not break it.
+   */
+  fromStream?: boolean;
 }

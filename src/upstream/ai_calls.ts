@@ -1,0 +1,209 @@
+/**
+ * AI calls that outlive their client's wait. A model answering in minutes must not lose its
+ * result when the client stops waiting: the Parser goes on (and may write lore), and asking
+ * again hits its idempotency cache, which no longer says what was made. So an AI call runs once
+ * per key, detached from the request that started it; clients wait for it while it shows
+ * progress, and a client cut off by that wait leaves the call running. Its outcome is then kept
+ * for a retry of the same request, which gets it once instead of calling the Parser again.
+ *
+ * Bounded: each call ends at `totalMs` (its work is aborted), a kept outcome expires after
+ * `ttlMs`, and at most `maxEntries` calls and outcomes are held (oldest kept outcomes go first).
+ * Per instance, in memory: a retry through another instance does not see it.
+ *
+ * @module
+ */
+import { ApiError } from "../http/errors.ts";
+import { ClientAbortError } from "./fetch.ts";
+
+/** What a piece of work gets: its own signal (total deadline, shutdown) and a progress hook. */
+export interface AiWork {
+  /** Aborted when the call passes its total deadline or the registry closes. */
+  signal: AbortSignal;
+  /** The upstream is still working (an event, a keepalive): waiting clients' deadlines restart. */
+  progress(): void;
+}
+
+/** How one client waits for a call. */
+export interface AiWait {
+  /** Longest wait without progress; then `cutOff()` is thrown and the call runs on. */
+  idleMs: number;
+  /** The client's signal: when it aborts, the wait ends with {@linkcode ClientAbortError}. */
+  signal: AbortSignal;
+  /** The error a client cut off by `idleMs` gets. */
+  cutOff(): Error;
+}
+
+/** Options of {@linkcode createAiCalls}. */
+export interface AiCallsOptions {
+  /** The longest a call may run; then its work is aborted and its outcome is a 504. */
+  totalMs: number;
+  /** How long an outcome nobody waited for is kept for a retry. */
+  ttlMs: number;
+  maxEntries: number;
+  now?: () => number;
+  /** Told when an outcome is kept for a retry (`ok`: a result, not an error), for the log. */
+  onKept?(key: string, ok: boolean): void;
+}
+
+/** The registry of one app instance. */
+export interface AiCalls<V> {
+  /**
+   * The outcome of the call under `key`: a kept one (handed out once), the running one, or a new
+   * run of `work`. Resolves or rejects as the call does, or rejects with `wait.cutOff()` when the
+   * call shows no progress for `wait.idleMs`.
+   */
+  run(key: string, work: (w: AiWork) => Promise<V>, wait: AiWait): Promise<V>;
+  /** Aborts every running call and drops every kept outcome (shutdown). */
+  close(): void;
+  /** Calls running plus outcomes kept. */
+  readonly size: number;
+}
+
+type Outcome<V> = { ok: true; value: V } | { ok: false; error: unknown };
+
+interface Entry<V> {
+  promise: Promise<V>;
+  /** Set once the call has ended. */
+  outcome?: Outcome<V>;
+  /** When a kept outcome expires. */
+  expires: number;
+  /** Clients waiting right now. */
+  waiters: number;
+  /** Deadline restarts of the waiting clients. */
+  listeners: Set<() => void>;
+  /** Ends the call now with `error`: its work is aborted, its timer cleared. */
+  stop(error: unknown): void;
+}
+
+/**
+ * Creates the registry of AI calls of one app.
+ *
+ * @example
+ * ```ts
+ * const calls = createAiCalls<string>({ totalMs: 600_000, ttlMs: 900_000, maxEntries: 500 });
+ * const answer = await calls.run("user:digest", async ({ signal, progress }) => {
+ *   progress();
+ *   return await slowModel(signal);
+ * }, { idleMs: 180_000, signal: req.signal, cutOff: () => new Error("still working") });
+ * ```
+ */
+export function createAiCalls<V>(opts: AiCallsOptions): AiCalls<V> {
+  const now = opts.now ?? (() => Date.now());
+  const entries = new Map<string, Entry<V>>();
+
+  /** Drops expired outcomes, then the oldest outcomes and, if still full, the oldest calls. */
+  const makeRoom = () => {
+    for (const [key, e] of entries) if (e.outcome && e.expires <= now()) entries.delete(key);
+    for (const kept of [true, false]) {
+      for (const [key, e] of entries) {
+        if (entries.size < opts.maxEntries) return;
+        // a dropped running call still answers the clients waiting for it; it is just not kept
+        if (!!e.outcome === kept) entries.delete(key);
+      }
+    }
+  };
+
+  const start = (key: string, work: (w: AiWork) => Promise<V>): Entry<V> => {
+    makeRoom();
+    const abort = new AbortController();
+    let fail!: (error: unknown) => void;
+    const stopped = new Promise<never>((_, reject) => fail = reject);
+    const entry: Entry<V> = {
+      promise: Promise.resolve() as Promise<V>,
+      expires: Infinity,
+      waiters: 0,
+      listeners: new Set(),
+      stop: (error) => {
+        clearTimeout(timer);
+        abort.abort(error);
+        fail(error);
+      },
+    };
+    const timer = setTimeout(() =>
+      entry.stop(
+        new ApiError(504, "UPSTREAM_TIMEOUT", `The AI call ran past its ${opts.totalMs} ms limit`, {
+          service: "parser",
+        }),
+      ), opts.totalMs);
+    const progress = () => {
+      for (const restart of entry.listeners) restart();
+    };
+    entry.promise = Promise.race([work({ signal: abort.signal, progress }), stopped]);
+    // registered before any waiter's handlers, so `waiters` still counts them when this runs
+    entry.promise.then(
+      (value) => settle(key, entry, { ok: true, value }),
+      (error) => settle(key, entry, { ok: false, error }),
+    ).finally(() => clearTimeout(timer));
+    entries.set(key, entry);
+    return entry;
+  };
+
+  /** Delivered to waiting clients: forgotten. Nobody waiting: kept for a retry. */
+  const settle = (key: string, entry: Entry<V>, outcome: Outcome<V>) => {
+    entry.outcome = outcome;
+    if (entries.get(key) !== entry) return;
+    if (entry.waiters > 0 || opts.ttlMs <= 0) {
+      entries.delete(key);
+      return;
+    }
+    entry.expires = now() + opts.ttlMs;
+    opts.onKept?.(key, outcome.ok);
+  };
+
+  const wait = (entry: Entry<V>, w: AiWait): Promise<V> =>
+    new Promise<V>((resolve, reject) => {
+      if (w.signal.aborted) return reject(new ClientAbortError());
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let done = false;
+      const finish = (end: () => void) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        entry.listeners.delete(restart);
+        entry.waiters--;
+        w.signal.removeEventListener("abort", onAbort);
+        end();
+      };
+      const restart = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => finish(() => reject(w.cutOff())), w.idleMs);
+      };
+      const onAbort = () => finish(() => reject(new ClientAbortError()));
+      entry.waiters++;
+      entry.listeners.add(restart);
+      w.signal.addEventListener("abort", onAbort, { once: true });
+      restart();
+      entry.promise.then(
+        (value) => finish(() => resolve(value)),
+        (error) => finish(() => reject(error)),
+      );
+    });
+
+  return {
+    run(key, work, w) {
+      const found = entries.get(key);
+      if (found?.outcome) {
+        entries.delete(key);
+        if (found.expires > now()) {
+          const o = found.outcome;
+          return o.ok ? Promise.resolve(o.value) : Promise.reject(o.error);
+        }
+      }
+      return wait(found && !found.outcome ? found : start(key, work), w);
+    },
+    close() {
+      const running = [...entries.values()].filter((e) => !e.outcome);
+      entries.clear();
+      for (const e of running) {
+        e.stop(
+          new ApiError(503, "UPSTREAM_UNAVAILABLE", "The service is shutting down", {
+            service: "parser",
+          }),
+        );
+      }
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+}
