@@ -28,11 +28,18 @@ import { jsonLogger, type Logger } from "./http/log.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { requestUrl } from "./http/request_url.ts";
 import { type ClientInfo, clientKey } from "./session/rate_limit.ts";
-import { compileRoutes, type Ctx, matchRoute, type Route } from "./router.ts";
+import {
+  compileRoutes,
+  type Ctx,
+  matchRoute,
+  type PublicCtx,
+  type Route,
+  type SessionCtx,
+} from "./router.ts";
 import { allRoutes } from "./routes/index.ts";
 import { invalidatePublicShare } from "./share/public_snapshot.ts";
-import { type CoreClient, createCoreClient } from "./upstream/core.ts";
-import { createParserClient, type ParserClient } from "./upstream/parser.ts";
+import { createCoreClient } from "./upstream/core.ts";
+import { createParserClient } from "./upstream/parser.ts";
 import type { AiWork } from "./upstream/ai_calls.ts";
 import { ClientAbortError } from "./upstream/fetch.ts";
 import { answerAiRoute } from "./http/ai_route.ts";
@@ -75,7 +82,7 @@ export function createApp(deps: AppDeps): App {
     createCredentialResolver({ config, fetch: fetchFn, log, now: deps.now });
   const publicCoreSource = createPublicCoreSource({ config, fetch: fetchFn, log, now: deps.now });
   const routes = [...allRoutes, ...(deps.routes ?? [])];
-  const state = createAppState(config, routes, deps.now, log);
+  const state = createAppState(config, routes, deps.now, log, fetchFn);
   const table = compileRoutes(routes);
 
   async function handle(req: Request, info: ClientInfo = {}): Promise<Response> {
@@ -102,22 +109,27 @@ export function createApp(deps: AppDeps): App {
       const { route } = match;
       pattern = route.path;
       checkCrossSite(req, url, route.access, config.TRUST_PROXY);
-      creds = credentials.forRequest(req, { onTiming });
-      const { ctx, inWork } = await buildContext(
-        route,
-        match.params,
-        req,
-        url,
-        requestId,
-        creds,
-        onTiming,
-        info,
-        () => wroteCore = true,
-      );
-      const ai = route.ai;
-      res = ai
-        ? await answerAiRoute(ctx, ai, (work) => route.handler(inWork(work)))
-        : await route.handler(ctx);
+      const input = await readInput(route, match.params, req, url);
+      const base = publicContext(req, url, requestId, input, onTiming, info);
+      if (route.access === "public") {
+        res = await route.handler(base);
+      } else {
+        // only routes that declare credentials resolve them: a public route never mints a
+        // zero-login session, reads a cookie or sets one
+        creds = credentials.forRequest(req, { onTiming });
+        const session = sessionContext(base, creds, onTiming);
+        if (route.access === "session") {
+          res = await route.handler(session);
+        } else {
+          const c = creds; // a `let` loses its narrowing inside closures
+          const inWork = (work?: AiWork) =>
+            privateContext(session, c, onTiming, work, () => wroteCore = true);
+          const ai = route.ai;
+          res = ai
+            ? await answerAiRoute(inWork(), ai, (work) => route.handler(inWork(work)))
+            : await route.handler(inWork());
+        }
+      }
       if (req.method === "HEAD") {
         await res.body?.cancel(); // a streamed upstream body must be released, not left to GC
         res = new Response(null, res);
@@ -154,17 +166,13 @@ export function createApp(deps: AppDeps): App {
     return res;
   }
 
-  async function buildContext(
+  /** The request's validated params, query and body. */
+  async function readInput(
     route: Route,
     rawParams: Record<string, string | undefined>,
     req: Request,
     url: URL,
-    requestId: string,
-    creds: RequestCredentials,
-    onTiming: (ms: number) => void,
-    info: ClientInfo,
-    onCoreWrite: () => void,
-  ): Promise<{ ctx: Ctx; inWork(work: AiWork): Ctx }> {
+  ): Promise<{ params: unknown; query: unknown; body: unknown }> {
     const params = route.params ? validate(route.params, rawParams, "path") : rawParams;
     const query = route.query
       ? validate(route.query, Object.fromEntries(url.searchParams), "query")
@@ -191,68 +199,117 @@ export function createApp(deps: AppDeps): App {
     } else if (route.body?.kind === "stream") {
       checkDeclaredLength(req, config.MAX_UPLOAD_BYTES);
     }
+    return { params, query, body };
+  }
 
-    /**
-     * The context, for the request itself or for AI work (`Route.ai`): work runs detached from
-     * the client, so its backend calls follow the work's signal instead of the request's.
-     */
-    const contextFor = (work?: AiWork): Ctx => {
-      const upstream = (detached: boolean, timeoutMs = config.UPSTREAM_TIMEOUT_MS) => ({
-        fetch: fetchFn,
-        timeoutMs,
-        maxBodyBytes: config.MAX_UPSTREAM_BODY_BYTES,
-        signal: work?.signal ?? (detached ? undefined : req.signal),
-        onTiming,
-      });
-      const coreClient = async (detached: boolean): Promise<CoreClient> =>
+  /** Upstream deps following `signal` (the request's, AI work's, or none when detached). */
+  const upstream = (
+    signal: AbortSignal | undefined,
+    onTiming: (ms: number) => void,
+    timeoutMs = config.UPSTREAM_TIMEOUT_MS,
+  ) => ({
+    fetch: fetchFn,
+    timeoutMs,
+    maxBodyBytes: config.MAX_UPSTREAM_BODY_BYTES,
+    signal,
+    onTiming,
+  });
+
+  /** What every route gets: the request, its input, and server-side capabilities only. */
+  function publicContext(
+    req: Request,
+    url: URL,
+    requestId: string,
+    input: { params: unknown; query: unknown; body: unknown },
+    onTiming: (ms: number) => void,
+    info: ClientInfo,
+  ): PublicCtx {
+    return {
+      req,
+      url,
+      requestId,
+      signal: req.signal,
+      ...input,
+      config,
+      log,
+      state,
+      concurrency: config.UPSTREAM_CONCURRENCY,
+      publicCore: async (opts) => {
+        const c = await publicCoreSource.credentials(upstream(undefined, onTiming));
+        return {
+          core: createCoreClient(c, upstream(opts?.detached ? undefined : req.signal, onTiming)),
+          identity: c.identity,
+        };
+      },
+      clientKey: () => clientKey(req, info, config.TRUST_PROXY),
+    };
+  }
+
+  /** A public context plus the browser session's cookies (never a zero-login session). */
+  function sessionContext(
+    base: PublicCtx,
+    creds: RequestCredentials,
+    onTiming: (ms: number) => void,
+  ): SessionCtx {
+    const detachedDeps = () => upstream(undefined, onTiming);
+    return {
+      ...base,
+      credentials: {
+        session: creds.session,
+        startSession: creds.startSession,
+        endSession: creds.endSession,
+        parserAllowed: creds.parserAllowed,
+        coreAllowed: creds.coreAllowed,
+      },
+      sessionParser: async (opts) => {
+        const s = await creds.session();
+        return s &&
+          createParserClient(
+            { baseUrl: s.parserUrl, token: s.parserToken },
+            opts?.detached ? detachedDeps() : upstream(base.req.signal, onTiming),
+          );
+      },
+      parserAt: (baseUrl) => createParserClient({ baseUrl }, detachedDeps()),
+      coreAt: (baseUrl) => createCoreClient({ baseUrl, token: "" }, detachedDeps()),
+    };
+  }
+
+  /**
+   * The caller's credentials, for the request itself or for AI work (`Route.ai`): work runs
+   * detached from the client, so its backend calls follow the work's signal instead.
+   */
+  function privateContext(
+    session: SessionCtx,
+    creds: RequestCredentials,
+    onTiming: (ms: number) => void,
+    work: AiWork | undefined,
+    onCoreWrite: () => void,
+  ): Ctx {
+    const deps = (detached: boolean, timeoutMs?: number) =>
+      upstream(work?.signal ?? (detached ? undefined : session.req.signal), onTiming, timeoutMs);
+    return {
+      ...session,
+      signal: work?.signal ?? session.signal,
+      credentials: creds,
+      loreRootId: async () => (await state.portal.get()).loreRootNoteId,
+      core: async (opts) =>
         createCoreClient(await creds.core(), {
-          ...upstream(detached),
+          ...deps(opts?.detached ?? false),
           fetch: watchWrites(fetchFn, onCoreWrite),
-        });
-      const parserClient = async (
-        opts: { detached?: boolean; timeoutMs?: number; ai?: boolean } = {},
-      ): Promise<ParserClient> =>
+        }),
+      coreIdentity: async () => credentialIdentity(await creds.core()),
+      parser: async (opts = {}) =>
         createParserClient(
           await creds.parser(),
-          upstream(
+          deps(
             opts.detached ?? false,
             opts.ai
               ? config.AI_TOTAL_TIMEOUT_MS
               : Math.min(opts.timeoutMs ?? config.UPSTREAM_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS),
           ),
-        );
-
-      return {
-        req,
-        url,
-        requestId,
-        signal: work?.signal ?? req.signal,
-        params,
-        query,
-        body,
-        config,
-        log,
-        state,
-        concurrency: config.UPSTREAM_CONCURRENCY,
-        loreRootId: async () => (await state.portal.get()).loreRootNoteId,
-        core: (opts) => coreClient(opts?.detached ?? false),
-        coreIdentity: async () => credentialIdentity(await creds.core()),
-        publicCore: async (opts) => {
-          const c = await publicCoreSource.credentials(upstream(true));
-          return {
-            core: createCoreClient(c, upstream(opts?.detached ?? false)),
-            identity: c.identity,
-          };
-        },
-        parser: parserClient,
-        progress: work?.progress ?? (() => {}),
-        parserAt: (baseUrl) => createParserClient({ baseUrl }, upstream(true)),
-        coreAt: (baseUrl) => createCoreClient({ baseUrl, token: "" }, upstream(true)),
-        credentials: creds,
-        clientKey: () => clientKey(req, info, config.TRUST_PROXY),
-      };
+        ),
+      progress: work?.progress ?? (() => {}),
     };
-    return { ctx: contextFor(), inWork: contextFor };
   }
 
   return { handle, routes, state, log };

@@ -13,6 +13,7 @@ import { createPortalConfig, type PortalConfig } from "./portal_config.ts";
 import { createRateLimiter, type RateLimiter } from "./session/rate_limit.ts";
 import type { AutolinkMatcher } from "./lore/autolink.ts";
 import type { Route } from "./router.ts";
+import { createReadinessProbe, type ReadinessProbe } from "./readiness.ts";
 
 /** Everything an app instance keeps between requests. */
 export interface AppState {
@@ -28,6 +29,8 @@ export interface AppState {
   portal: PortalConfig;
   /** AI calls running past their client's deadline, and answers kept for a retry. */
   aiCalls: AiCalls<KeptAnswer>;
+  /** Readiness of the configured backends, on the server's own configuration (`/readyz`). */
+  readiness: ReadinessProbe;
 }
 
 /** Most AI calls and kept answers one instance holds (the Parser's rate limits keep it far lower). */
@@ -38,7 +41,7 @@ const MAX_AI_CALLS = 500;
  *
  * @example
  * ```ts
- * const state = createAppState(config, routes, Date.now, log);
+ * const state = createAppState(config, routes, Date.now, log, fetch);
  * ```
  */
 export function createAppState(
@@ -46,9 +49,11 @@ export function createAppState(
   routes: readonly Route[],
   now: (() => number) | undefined,
   log: Logger,
+  fetchFn: typeof fetch,
 ): AppState {
   return {
     routes,
+    readiness: createReadinessProbe(config, fetchFn),
     portal: createPortalConfig({
       dataDir: config.DATA_DIR,
       defaultLoreRoot: config.LORE_ROOT_NOTE_ID,

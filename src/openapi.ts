@@ -54,7 +54,7 @@ export function openApiDocument(routes: readonly Route[]): {
       summary: r.summary,
       tags: [r.tag],
       "x-backend": r.backend,
-      security: r.access === "public" ? [] : [{ cookieSession: [] }],
+      security: r.access === "private" ? [{ cookieSession: [] }] : [],
       parameters,
       responses: Object.fromEntries(
         Object.entries({ ...(r.ai ? { 504: AI_DEADLINE } : {}), ...r.responses })

@@ -28,8 +28,19 @@ export type BodySpec =
   /** Any bytes; the handler streams `ctx.req.body` itself and enforces its own limit. */
   | { kind: "stream"; description: string };
 
-/** Per-request context given to handlers. */
-export interface Ctx<P = unknown, Q = unknown, B = unknown> {
+/**
+ * What a route may use, and so which context its handler gets ({@linkcode CtxFor}):
+ *
+ * - `public`: no caller credentials at all — the pipeline never reads cookies, never mints a
+ *   zero-login session and never sets a cookie; only server-side sources (`publicCore`);
+ * - `session`: starts or ends the browser session (login, register, logout): reads and writes
+ *   the session cookies, but never mints a zero-login session;
+ * - `private`: the caller's Core and Parser credentials (cookie, zero-login or environment).
+ */
+export type Access = "public" | "session" | "private";
+
+/** The context of a `public` route: the request, its validated input and server capabilities. */
+export interface PublicCtx<P = unknown, Q = unknown, B = unknown> {
   req: Request;
   url: URL;
   requestId: string;
@@ -42,6 +53,41 @@ export interface Ctx<P = unknown, Q = unknown, B = unknown> {
   log: Logger;
   state: AppState;
   /**
+   * Core for the public share routes: server-side credentials only (`PUBLIC_CORE_TOKEN`,
+   * `CORE_TOKEN`, or the zero-login user's, kept on the server), never this caller's cookies;
+   * 503 NOT_CONFIGURED when there are none. `identity` partitions caches like `coreIdentity`.
+   */
+  publicCore(opts?: { detached?: boolean }): Promise<{ core: CoreClient; identity: string }>;
+  /** The client's rate-limit key (its address; the proxy's view only when trusted). */
+  clientKey(): string;
+  /** Run at most this many upstream calls at once. */
+  concurrency: number;
+}
+
+/** The session-cookie half of {@linkcode RequestCredentials}: no backend credentials. */
+export type SessionCredentials = Pick<
+  RequestCredentials,
+  "session" | "startSession" | "endSession" | "parserAllowed" | "coreAllowed"
+>;
+
+/** The context of a `session` route: a public context plus the browser session's cookies. */
+export interface SessionCtx<P = unknown, Q = unknown, B = unknown> extends PublicCtx<P, Q, B> {
+  /** This request's session cookies and allow-lists. */
+  credentials: SessionCredentials;
+  /**
+   * A Parser client for the browser session in this request's cookies, null without one (never
+   * a zero-login or environment session).
+   */
+  sessionParser(opts?: { detached?: boolean }): Promise<ParserClient | null>;
+  /** An unauthenticated Parser client for an allow-listed base URL (sign-in, sign-up). */
+  parserAt(baseUrl: string): ParserClient;
+  /** A Core client without a token for an allow-listed base URL (password login only). */
+  coreAt(baseUrl: string): CoreClient;
+}
+
+/** The context of a `private` route: the caller's backend credentials. */
+export interface Ctx<P = unknown, Q = unknown, B = unknown> extends SessionCtx<P, Q, B> {
+  /**
    * Core client for this caller's credentials; throws 503 NOT_CONFIGURED when there are none.
    * `detached` clients ignore the client's disconnect (timeouts still apply): multi-step writes
    * use them so a half-done write is always finished or rolled back.
@@ -49,12 +95,6 @@ export interface Ctx<P = unknown, Q = unknown, B = unknown> {
   core(opts?: { detached?: boolean }): Promise<CoreClient>;
   /** A stable, non-secret key for this caller's Core credentials (cache partitioning). */
   coreIdentity(): Promise<string>;
-  /**
-   * Core for the public share routes: server-side credentials only (`PUBLIC_CORE_TOKEN`,
-   * `CORE_TOKEN`, or the zero-login user's, kept on the server), never this caller's cookies;
-   * 503 NOT_CONFIGURED when there are none. `identity` partitions caches like `coreIdentity`.
-   */
-  publicCore(opts?: { detached?: boolean }): Promise<{ core: CoreClient; identity: string }>;
   /**
    * Parser client for this caller (session, zero-login or environment credentials).
    * `timeoutMs` gives its calls a shorter deadline than `UPSTREAM_TIMEOUT_MS` (a latency budget:
@@ -68,22 +108,22 @@ export interface Ctx<P = unknown, Q = unknown, B = unknown> {
    * client's AI deadline starts again. Does nothing elsewhere.
    */
   progress(): void;
-  /** An unauthenticated Parser client for an allow-listed base URL (sign-in, sign-up). */
-  parserAt(baseUrl: string): ParserClient;
-  /** A Core client without a token for an allow-listed base URL (password login only). */
-  coreAt(baseUrl: string): CoreClient;
   /** This request's credentials: session cookies, allow-lists, invalidation. */
   credentials: RequestCredentials;
-  /** The client's rate-limit key (its address; the proxy's view only when trusted). */
-  clientKey(): string;
-  /** Run at most this many upstream calls at once. */
-  concurrency: number;
   /** The note new lore goes under when a request names no parent. */
   loreRootId(): Promise<string>;
 }
 
-/** One row of the route table. */
-export interface Route<
+/** The context a route with access `A` gets. */
+export type CtxFor<A extends Access, P = unknown, Q = unknown, B = unknown> = {
+  public: PublicCtx<P, Q, B>;
+  session: SessionCtx<P, Q, B>;
+  private: Ctx<P, Q, B>;
+}[A];
+
+/** One row of the route table, for one access level (see {@linkcode Route}). */
+export interface RouteOf<
+  A extends Access = Access,
   P extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   B extends BodySpec | undefined = BodySpec | undefined,
@@ -93,8 +133,8 @@ export interface Route<
   path: string;
   summary: string;
   backend: Backend;
-  /** `public` routes never read credentials; `private` routes need Core/Parser credentials. */
-  access: "public" | "private";
+  /** What the handler may use; it decides the handler's context type ({@linkcode Access}). */
+  access: A;
   tag: string;
   params?: P;
   query?: Q;
@@ -105,13 +145,18 @@ export interface Route<
    * AI work (the Parser runs a model, or writes for minutes): the handler runs detached from the
    * client, the client waits while it makes progress (`AI_TIMEOUT_MS` without any is a 504 that
    * says how to get the result), and an answer nobody waited for is kept for a retry of the same
-   * request (http/ai_route.ts).
+   * request (http/ai_route.ts). Private routes only: the work runs on the caller's credentials.
    */
-  ai?: AiRoute;
-  handler(
-    ctx: Ctx<z.output<P>, z.output<Q>, BodyValue<B>>,
-  ): Promise<Response> | Response;
+  ai?: A extends "private" ? AiRoute : never;
+  // a property, not a method: method parameters are checked bivariantly, which would let a
+  // handler typed for a private context sit on a public route
+  handler: (
+    ctx: CtxFor<A, z.output<P>, z.output<Q>, BodyValue<B>>,
+  ) => Promise<Response> | Response;
 }
+
+/** One row of the route table: a union on `access`, so the pipeline narrows on it. */
+export type Route = RouteOf<"public"> | RouteOf<"session"> | RouteOf<"private">;
 
 /** What an AI route declares about itself. */
 export interface AiRoute {
@@ -126,7 +171,8 @@ export type BodyValue<B> = B extends { kind: "json"; schema: infer S extends z.Z
   : undefined;
 
 /**
- * Declares a route with full type inference for params, query and body.
+ * Declares a route with full type inference for params, query and body; its `access` picks the
+ * handler's context, so a `public` handler that calls `ctx.core()` does not type-check.
  *
  * @example
  * ```ts
@@ -138,10 +184,11 @@ export type BodyValue<B> = B extends { kind: "json"; schema: infer S extends z.Z
  * ```
  */
 export function defineRoute<
+  A extends Access,
   P extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   B extends BodySpec | undefined = undefined,
->(route: Route<P, Q, B>): Route {
+>(route: RouteOf<A, P, Q, B>): Route {
   return route as unknown as Route;
 }
 

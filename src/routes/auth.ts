@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { ApiError, invalidRequest, notConfigured } from "../http/errors.ts";
 import { json } from "../http/response.ts";
-import { type Ctx, defineRoute, type Route } from "../router.ts";
+import { defineRoute, type Route, type SessionCtx } from "../router.ts";
 import type { ParserUser } from "../upstream/parser.ts";
 
 /**
@@ -19,7 +19,10 @@ import type { ParserUser } from "../upstream/parser.ts";
  * enforceRateLimit(ctx, "login");
  * ```
  */
-export function enforceRateLimit(ctx: Ctx, action: "login" | "register" | "connect"): void {
+export function enforceRateLimit(
+  ctx: Pick<SessionCtx, "state" | "clientKey">,
+  action: "login" | "register" | "connect",
+): void {
   const verdict = ctx.state.authLimiter.check(`${action}:${ctx.clientKey()}`);
   if (!verdict.allowed) {
     throw new ApiError(
@@ -43,7 +46,7 @@ export function enforceRateLimit(ctx: Ctx, action: "login" | "register" | "conne
  * ```
  */
 export function allowedBaseUrl(
-  ctx: Ctx,
+  ctx: Pick<SessionCtx, "config" | "credentials">,
   service: "parser" | "core",
   url: string | undefined,
   field = "url",
@@ -86,7 +89,7 @@ const registerBody = z.strictObject({
 
 /** Starts the browser session for a freshly issued Parser token; the token stays in the cookie. */
 async function startSession(
-  ctx: Ctx,
+  ctx: SessionCtx,
   parserUrl: string,
   signedIn: { token: string; user: ParserUser },
   status: number,
@@ -99,7 +102,7 @@ async function startSession(
 const login = {
   summary: "Sign in to the Parser with email and password; sets the sealed session cookies",
   backend: "Parser",
-  access: "public",
+  access: "session",
   tag: "auth",
   body: { kind: "json", schema: loginBody },
   responses: {
@@ -109,7 +112,7 @@ const login = {
     429: "Too many attempts (`Retry-After`)",
     503: "No Parser configured",
   },
-  handler: async (ctx: Ctx<unknown, unknown, z.output<typeof loginBody>>) => {
+  handler: async (ctx: SessionCtx<unknown, unknown, z.output<typeof loginBody>>) => {
     enforceRateLimit(ctx, "login");
     const parserUrl = allowedBaseUrl(ctx, "parser", ctx.body.url);
     let signedIn;
@@ -129,7 +132,7 @@ const login = {
 const register = {
   summary: "Create a Parser account (gated sign-up) and sign in; sets the sealed session cookies",
   backend: "Parser",
-  access: "public",
+  access: "session",
   tag: "auth",
   body: { kind: "json", schema: registerBody },
   responses: {
@@ -140,7 +143,7 @@ const register = {
     429: "Too many attempts (`Retry-After`)",
     503: "No Parser configured",
   },
-  handler: async (ctx: Ctx<unknown, unknown, z.output<typeof registerBody>>) => {
+  handler: async (ctx: SessionCtx<unknown, unknown, z.output<typeof registerBody>>) => {
     enforceRateLimit(ctx, "register");
     const parserUrl = allowedBaseUrl(ctx, "parser", ctx.body.url);
     const { name, email, password } = ctx.body;
@@ -191,14 +194,15 @@ export const authLogout = defineRoute({
   path: "/api/auth/logout",
   summary: "Sign out: ends the Parser session when there is one and clears the session cookies",
   backend: "Parser",
-  access: "public",
+  access: "session",
   tag: "auth",
   responses: { 200: "`{ ok: true, parserSignedOut }` (cookies cleared either way)" },
   handler: async (ctx) => {
     let parserSignedOut = false;
-    if (await ctx.credentials.session()) {
+    const parser = await ctx.sessionParser({ detached: true });
+    if (parser) {
       try {
-        await (await ctx.parser({ detached: true })).signOut();
+        await parser.signOut();
         parserSignedOut = true;
       } catch (e) {
         ctx.log.log("warn", "Parser sign-out failed; cookies cleared anyway", {

@@ -23,6 +23,7 @@ import {
   defineRoute,
   type Method,
   type Route,
+  type RouteOf,
 } from "../router.ts";
 import type { ParserClient } from "../upstream/parser.ts";
 
@@ -87,10 +88,13 @@ export type ParserCtx<P extends z.ZodType, Q extends z.ZodType, S> = Ctx<
 >;
 
 /** What a Parser-backed route declares about itself, taken from its spec. */
-type RouteHead = Pick<Route, "method" | "path" | "summary" | "tag" | "responses" | "ai">;
+type RouteHead = Pick<
+  RouteOf<"private">,
+  "method" | "path" | "summary" | "tag" | "responses" | "ai"
+>;
 
 /** A spec's declaration as a route row: the Parser behind it, the caller's credentials needed. */
-function declaration(spec: RouteHead): RouteHead & Pick<Route, "backend" | "access"> {
+function declaration(spec: RouteHead): RouteHead & Pick<RouteOf<"private">, "backend" | "access"> {
   const { method, path, summary, tag, responses, ai } = spec;
   return { method, path, summary, backend: "Parser", access: "private", tag, responses, ai };
 }

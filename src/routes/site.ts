@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { ApiError, invalidRequest } from "../http/errors.ts";
 import { etagMatches } from "../lore/preview.ts";
-import { type Ctx, defineRoute, type Route } from "../router.ts";
+import { defineRoute, type PublicCtx, type Route } from "../router.ts";
 import { publicShare } from "../share/public_api.ts";
 import { errorPageResponse } from "../site/error_page.ts";
 import { siteHeaders } from "../site/headers.ts";
@@ -33,7 +33,7 @@ const PAGE_RESPONSES = {
  * Runs a page handler; every failure becomes an HTML error page with its status (a client that
  * went away is left to the app).
  */
-async function htmlPage(ctx: Ctx, render: () => Promise<Response>): Promise<Response> {
+async function htmlPage(ctx: PublicCtx, render: () => Promise<Response>): Promise<Response> {
   try {
     return await render();
   } catch (e) {

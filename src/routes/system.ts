@@ -7,7 +7,7 @@ import { json } from "../http/response.ts";
 import { openApiDocument } from "../openapi.ts";
 import { defineRoute, type Route } from "../router.ts";
 
-/** `GET /healthz`: the process is up (never touches a backend). */
+/** `GET /healthz`: the process is up (never touches a backend, credentials or cookies). */
 export const healthz = defineRoute({
   method: "GET",
   path: "/healthz",
@@ -19,34 +19,25 @@ export const healthz = defineRoute({
   handler: () => json({ status: "ok" }),
 });
 
-/** `GET /readyz`: Core answers (when configured). Reports no URLs or tokens. */
+/**
+ * `GET /readyz`: each configured backend answers, checked with the server's own configuration
+ * (src/readiness.ts): no caller credentials, no session, no cookie. Reports no URLs or tokens.
+ */
 export const readyz = defineRoute({
   method: "GET",
   path: "/readyz",
-  summary: "Readiness: the configured backends answer",
+  summary: "Readiness: each configured backend (CORE_URL, PARSER_URL) answers",
   backend: "Both",
   access: "public",
   tag: "operations",
-  responses: { 200: "All configured backends answer", 503: "A configured backend does not" },
+  responses: {
+    200: '`{ status: "ready", core, parser, unavailable: [] }`; a backend not configured is ' +
+      "`{ ok: true, configured: false }`",
+    503: '`status: "not-ready"`; `unavailable` names each configured backend that does not answer',
+  },
   handler: async (ctx) => {
-    const started = performance.now();
-    let core: Record<string, unknown>;
-    try {
-      const info = await (await ctx.core()).appInfo();
-      core = {
-        ok: true,
-        version: info.appVersion,
-        latencyMs: Math.round(performance.now() - started),
-      };
-    } catch (e) {
-      const code = e && typeof e === "object" && "code" in e ? String(e.code) : "INTERNAL_ERROR";
-      // readiness is the service's, not a caller's: no credentials here is not a failure
-      core = code === "NOT_CONFIGURED" || code === "NOT_AUTHENTICATED"
-        ? { ok: true, configured: false }
-        : { ok: false, error: code };
-    }
-    const ready = core.ok === true;
-    return json({ status: ready ? "ready" : "not-ready", core }, ready ? 200 : 503);
+    const report = await ctx.state.readiness.check(ctx.signal);
+    return json(report, report.status === "ready" ? 200 : 503);
   },
 });
 

@@ -20,7 +20,7 @@ import {
 import { compareByTitle } from "../lore/order.ts";
 import { etagMatches } from "../lore/preview.ts";
 import { verifiedRasterStream } from "../media/image_response.ts";
-import type { Ctx } from "../router.ts";
+import type { PublicCtx } from "../router.ts";
 import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
 import {
@@ -252,7 +252,7 @@ function relationsOf(snap: PublicSnapshot, note: CoreNote, access: Access): Publ
  * const { note, etag } = await publicShare(ctx).note("harbor-town", req.headers.get("authorization"));
  * ```
  */
-export function publicShare(ctx: Ctx): PublicShare {
+export function publicShare(ctx: PublicCtx): PublicShare {
   let source: Promise<PublicSource> | undefined;
   const load = () => source ??= publicSource(ctx);
   const caches = publicCaches(ctx);

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { createTtlCache, type TtlCache } from "../cache/ttl_cache.ts";
 import type { AppState } from "../app_state.ts";
-import type { Ctx } from "../router.ts";
+import type { PublicCtx } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { loadShareSnapshot } from "./snapshot.ts";
 import { SANITIZER_VERSION } from "../sanitize/html.ts";
@@ -61,7 +61,7 @@ const cachesByApp = new WeakMap<AppState, PublicCaches>();
  * const text = publicCaches(ctx).contents.get(`${identity}:${blobId}`);
  * ```
  */
-export function publicCaches(ctx: Pick<Ctx, "state" | "config">): PublicCaches {
+export function publicCaches(ctx: Pick<PublicCtx, "state" | "config">): PublicCaches {
   let caches = cachesByApp.get(ctx.state);
   if (!caches) {
     caches = {
@@ -87,7 +87,7 @@ export function publicCaches(ctx: Pick<Ctx, "state" | "config">): PublicCaches {
  * invalidatePublicShare(ctx);
  * ```
  */
-export function invalidatePublicShare(ctx: Pick<Ctx, "state">): void {
+export function invalidatePublicShare(ctx: Pick<PublicCtx, "state">): void {
   cachesByApp.get(ctx.state)?.snapshots.clear();
 }
 
@@ -103,7 +103,7 @@ export function invalidatePublicShare(ctx: Pick<Ctx, "state">): void {
  * if (!snapshot?.view.isPublic(id)) throw notFound();
  * ```
  */
-export async function publicSource(ctx: Ctx): Promise<PublicSource> {
+export async function publicSource(ctx: PublicCtx): Promise<PublicSource> {
   const { core, identity } = await ctx.publicCore({ detached: true });
   const snapshot = await publicCaches(ctx).snapshots.getOrLoad(identity, async () => {
     const loaded = await loadShareSnapshot(core);

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
-import type { RecordedRequest } from "../sims/parser.ts";
+import { type RecordedRequest, reindexForOwner, seedRagIndex } from "../sims/parser.ts";
 import { W } from "../sims/world.ts";
 
 const withParser = (fn: (h: Harness) => Promise<void>) =>
@@ -47,28 +47,40 @@ async function rejects(h: Harness, cases: [string, string, unknown?][]) {
   assert.deepEqual(parserCalls(h, /^\/(rag|suggest|consistency)\//), []);
 }
 
-Deno.test("consistency: the double's issues for the given notes, ids deduplicated", () =>
+Deno.test("consistency: ids deduplicated and forwarded; the Parser's issues from the owner's index", () =>
   withParser(async (h) => {
-    await h.etapi("/attributes", {
-      method: "POST",
-      json: { noteId: W.charMira, type: "relation", name: "relEnemy", value: W.charOskar },
-    });
     const r = await send(h, "POST", "/api/ai/consistency", {
       noteIds: [W.charMira, W.charOskar, W.charMira],
     });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.issues[0], {
+    // the real Parser searches Core for #noteId=… labels, which lore notes do not carry
+    assert.deepEqual(r.body, { issues: [], summary: "No lore notes found to check." });
+    assert.deepEqual(parserCalls(h, "/consistency/check").map(sentBody), [{
+      noteIds: [W.charMira, W.charOskar],
+    }]);
+    await h.etapi("/attributes", {
+      method: "POST",
+      json: { noteId: W.charMira, type: "relation", name: "relEnemy", value: W.charOskar },
+    });
+    // what the owner's index holds after a reindex of these two notes
+    for (const noteId of [W.charMira, W.charOskar]) {
+      const note = h.core.store.getNote(noteId)!;
+      seedRagIndex(h.parser!.store, {
+        noteId,
+        title: note.title,
+        content: "characters and their relationships",
+        attributes: h.core.store.ownAttributes(noteId),
+      });
+    }
+    const sampled = await send(h, "POST", "/api/ai/consistency", {});
+    assert.equal(sampled.status, 200);
+    assert.deepEqual(sampled.body.issues[0], {
       type: "contradiction",
       severity: "high",
       description: "Mira Tallowend is recorded as both an ally and an enemy of Oskar Venn.",
       affectedNoteIds: [W.charMira, W.charOskar],
     });
-    assert.match(r.body.summary, /across 2 lore entries/);
-    assert.deepEqual(parserCalls(h, "/consistency/check").map(sentBody), [{
-      noteIds: [W.charMira, W.charOskar],
-    }]);
-    const sampled = await send(h, "POST", "/api/ai/consistency", {});
-    assert.equal(sampled.status, 200);
+    assert.match(sampled.body.summary, /across 2 lore entries/);
     assert.deepEqual(sentBody(parserCalls(h, "/consistency/check")[1]), { noteIds: [] });
     const none = await send(h, "POST", "/api/ai/consistency", { noteIds: ["gone12345678"] });
     assert.deepEqual(none.body, { issues: [], summary: "No lore notes found to check." });
@@ -96,6 +108,7 @@ Deno.test("gaps: GET and POST reach the same Parser method, never cached", () =>
 
 Deno.test("relationship suggestions for a text: our `type`, not the Parser's relationshipType", () =>
   withParser(async (h) => {
+    await reindexForOwner(h.parser!); // the real Parser suggests only from the owner's index
     const text = "Iselde Crane keeps Greyfin Lighthouse. She trusts Oskar Venn.";
     const r = await send(h, "POST", "/api/ai/relationships", { text, noteId: W.charIselde });
     assert.equal(r.status, 200);
@@ -222,6 +235,7 @@ Deno.test("apply relationships: written to Core as rel<Type> (+ inverse, note la
 
 Deno.test("a note's relationships: Core relations plus confirmed suggestions in one search", () =>
   withParser(async (h) => {
+    await reindexForOwner(h.parser!); // the real Parser suggests only from the owner's index
     h.core.clearRequests();
     const r = await send(h, "POST", `/api/lore/${W.charMira}/relationships`);
     assert.equal(r.status, 200);
@@ -392,6 +406,7 @@ Deno.test("relationship history: forwarded with its limit; the Parser records no
 
 Deno.test("rag: GET and POST forward text and topK (default 10), answer the double's chunks", () =>
   withParser(async (h) => {
+    await reindexForOwner(h.parser!); // the real Parser answers from the owner's index only
     const get = await send(h, "GET", "/api/rag?text=lighthouse%20keepers");
     assert.equal(get.status, 200);
     const ids = get.body.results.map((x: { noteId: string }) => x.noteId);

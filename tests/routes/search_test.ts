@@ -6,6 +6,7 @@ import { jsonLogger } from "../../src/http/log.ts";
 import { startServer } from "../../src/server.ts";
 import { assertNoSecrets, type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
 import { DEFAULT_CORE_PASSWORD } from "../sims/core.ts";
+import { reindexForOwner } from "../sims/parser.ts";
 import { W } from "../sims/world.ts";
 
 const bare = { core: { world: false } };
@@ -365,6 +366,7 @@ const suggestCalls = (h: Harness) =>
 
 Deno.test("search: rag mode answers the Parser's best notes as Core summaries with score and excerpt", () =>
   withHarness(async (h) => {
+    await reindexForOwner(h.parser!); // the real Parser answers from the owner's index only
     const r = await get<{ mode: string; results: Record<string, unknown>[]; count: number }>(
       h,
       "/api/search?q=lighthouse%20keepers&mode=rag",

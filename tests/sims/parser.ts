@@ -55,6 +55,7 @@ import { type ExtrasSimOptions, extrasSimRoutes } from "./parser_extras.ts";
 export type { ParserStore } from "./parser_store.ts";
 export type { RecordedRequest, SimFault } from "./sim_http.ts";
 export { t, validate } from "./parser_kit.ts";
+export { RAG_DEFAULT_USER, reindexForOwner, seedRagIndex } from "./parser_rag.ts";
 export type { ParserCtx, ParserRoute, Schema, ValueError } from "./parser_kit.ts";
 
 /**
@@ -1033,6 +1034,9 @@ export function startParserSim(opts: ParserSimOptions = {}): Promise<ParserSim> 
       }
       return store.createSession(owner.id, { userAgent: "parser sim" }).token;
     },
-    close: http.close,
+    close: async () => {
+      await http.close();
+      await Promise.allSettled([...store.background]);
+    },
   });
 }

@@ -4,16 +4,17 @@
  * their application, graph, gaps, autocomplete, history), with the real routes' rate-limit
  * groups, fallback bodies, SSE framing and quirks.
  *
- * The "AI" is deterministic and reads the caller's Core through their integration:
- * - semantic scoring is word overlap (a query word matches a word it is a prefix of, or that is
- *   a prefix of it) between the query and a note's chunks (sentences grouped to ~300
- *   characters, title words counted in every chunk), one best chunk per note;
- * - `/rag/query` and the consistency sampling score the caller's `#lore` notes read live from
- *   Core; the index (`/rag/reindex*`, `/rag/status`, autocomplete) is a separate, global
- *   `rag_index_meta` map plus per-user chunks, as in the real service, so it goes stale when
- *   Core changes until it is reindexed;
- * - relationship suggestions are the `#lore` notes whose titles appear in the text, typed by a
- *   keyword in the sentence that names them, else by the target's lore type;
+ * The "AI" is deterministic; what it sees is chosen as in the real service:
+ * - semantic scoring is word overlap over the RAG index (parser_rag.ts): LanceDB chunks per
+ *   (noteId, userId) plus the global `rag_index_meta` titles. A fresh Parser's index is empty;
+ *   `/rag/reindex*` fill it for the caller, the brain dump for user `"default"` only;
+ * - `/rag/query`, the consistency sampling (no `noteIds`) and relationship suggestions read only
+ *   the caller's chunks, so they find nothing until the caller reindexes; consistency with
+ *   `noteIds` searches Core for `#noteId=A OR #noteId=B` and checks whatever Core answers;
+ * - autocomplete: titles from `rag_index_meta` (any user), then the caller's chunks, then the
+ *   "model" once the meta table has 5 rows;
+ * - relationship suggestions are the caller's similar indexed notes whose titles appear in the
+ *   text, typed by a keyword in the sentence that names them, else by the target's lore type;
  * - consistency finds ally-and-enemy contradictions, cause-after-effect and undatable events,
  *   duplicate titles and unconnected notes; gaps are worldbuilding pillars with no notes.
  *
@@ -41,7 +42,8 @@ import {
   validate,
   validationReply,
 } from "./parser_kit.ts";
-import { cuid } from "./parser_store.ts";
+import { cuid, type RagChunkSet } from "./parser_store.ts";
+import { indexNote, plainText, queryLore } from "./parser_rag.ts";
 import { sleep } from "./sim_http.ts";
 
 /** Knobs of this feature in the double. */
@@ -67,11 +69,9 @@ const TASK_MODELS: Record<string, string> = {
   suggest: "google/gemini-3.1-flash-lite",
   autocomplete: "openai/gpt-5-nano",
 };
-const EMBEDDING_MODEL = "openai/text-embedding-3-small";
 const CONSISTENCY_QUERY =
   "characters relationships factions timeline world rules contradictions unresolved plot threads";
 const CONSISTENCY_TOP_K = 8;
-const MAX_CHUNK_CHARS = 300;
 
 // ---------------------------------------------------------------------------------------------
 // Core reads (ETAPI, through the caller's integration)
@@ -122,109 +122,6 @@ const labelOf = (note: EtapiNote, name: string) =>
   note.attributes.find((a) => a.type === "label" && a.name === name)?.value;
 
 // ---------------------------------------------------------------------------------------------
-// Text, chunks and word-overlap scoring
-// ---------------------------------------------------------------------------------------------
-
-const STOPWORDS = new Set(
-  "the and for with from that this into onto than then them they their there what when who whom whose which while was were are has have had his her its our your you she him not but all any can"
-    .split(
-      " ",
-    ),
-);
-
-/** The real Parser's HTML to text: tags become spaces, whitespace collapses. */
-function plainText(html: string): string {
-  return html.replace(/<[^>]+>/g, " ")
-    .replace(
-      /&(amp|lt|gt|quot|#39|nbsp);/g,
-      (_, e: string) =>
-        ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", nbsp: " " })[e] ?? " ",
-    )
-    .replace(/\s+/g, " ").trim();
-}
-
-function words(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length >= 3 && !STOPWORDS.has(w));
-}
-
-/** Sentences grouped into chunks of about {@link MAX_CHUNK_CHARS}; a bare title otherwise. */
-function chunksOf(title: string, text: string): string[] {
-  const chunks: string[] = [];
-  let current = "";
-  for (const sentence of text.split(/(?<=[.!?])\s+/)) {
-    if (current && current.length + sentence.length + 1 > MAX_CHUNK_CHARS) {
-      chunks.push(current);
-      current = "";
-    }
-    current = current ? `${current} ${sentence}` : sentence;
-  }
-  if (current.trim()) chunks.push(current.trim());
-  return chunks.length ? chunks : [title];
-}
-
-interface Doc {
-  noteId: string;
-  noteTitle: string;
-  chunks: string[];
-}
-
-interface Hit {
-  noteId: string;
-  noteTitle: string;
-  content: string;
-  score: number;
-}
-
-function overlap(query: Set<string>, text: string): number {
-  const found = new Set(words(text));
-  if (query.size === 0 || found.size === 0) return 0;
-  let matched = 0;
-  for (const q of query) {
-    for (const w of found) {
-      if (w.startsWith(q) || q.startsWith(w)) {
-        matched++;
-        break;
-      }
-    }
-  }
-  return Math.round((matched / Math.sqrt(query.size * found.size)) * 10_000) / 10_000;
-}
-
-/** Each doc's best chunk for `text`, best first (ties by title, then id). */
-function rank(text: string, docs: readonly Doc[]): Hit[] {
-  const query = new Set(words(text));
-  return docs.map((d) => {
-    let best: Hit = { noteId: d.noteId, noteTitle: d.noteTitle, content: d.chunks[0], score: -1 };
-    for (const chunk of d.chunks) {
-      const score = overlap(query, `${d.noteTitle} ${chunk}`);
-      if (score > best.score) best = { ...best, content: chunk, score };
-    }
-    return best;
-  }).sort((a, b) =>
-    b.score - a.score || a.noteTitle.localeCompare(b.noteTitle) || a.noteId.localeCompare(b.noteId)
-  );
-}
-
-/** The caller's readable `#lore` notes with their text, read live from Core. */
-async function loreDocs(
-  target: EtapiTarget,
-  signals: Signals,
-): Promise<(Doc & { note: EtapiNote; text: string })[]> {
-  const notes = (await searchNotes(target, "#lore", signals)).filter((n) => !n.isProtected);
-  return await Promise.all(notes.map(async (note) => {
-    const text = plainText(await getContent(target, note.noteId, signals).catch(() => ""));
-    return {
-      noteId: note.noteId,
-      noteTitle: note.title,
-      chunks: chunksOf(note.title, text),
-      note,
-      text,
-    };
-  }));
-}
-
-// ---------------------------------------------------------------------------------------------
 // Requests: query validation, SSE
 // ---------------------------------------------------------------------------------------------
 
@@ -250,14 +147,6 @@ function readQuery(
 // ---------------------------------------------------------------------------------------------
 // The routes
 // ---------------------------------------------------------------------------------------------
-
-/** One `rag_index_meta` row plus its LanceDB chunks (stored with the indexing user's id). */
-interface IndexEntry extends Doc {
-  userId: string;
-  embeddedAt: Date;
-  model: string;
-  utcDateModified: string | undefined;
-}
 
 /** A `relation_history` row; `applyRelations` never sets `userId` (contract §2.5). */
 interface HistoryRow {
@@ -328,13 +217,15 @@ const PILLARS: { area: string; types: string[]; core: boolean }[] = [
  */
 export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): ParserRoute[] {
   const { store, production } = deps;
-  const index = new Map<string, IndexEntry>();
   const history: HistoryRow[] = [];
   /** `relation_suggestions` rows, one per (noteId, userId), and the in-flight computations. */
   const suggestionCache = new Map<string, { hash: string; suggestions: Suggestion[] }>();
   const inflight = new Map<string, Promise<Suggestion[]>>();
   // /config/wipe drops the whole LanceDB table and rag_index_meta (not only the caller's)
-  store.wipeHooks.push(() => index.clear());
+  store.wipeHooks.push(() => {
+    store.rag.chunks.clear();
+    store.rag.meta.clear();
+  });
 
   const signalsOf = (c: ParserCtx): Signals => [c.req.signal, deps.closed];
   const userOf = (c: ParserCtx) => c.auth!.user.id;
@@ -355,45 +246,43 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
     return opts.llmOutput ?? "valid";
   };
 
-  const indexNote = async (target: EtapiTarget, note: EtapiNote, userId: string, s: Signals) => {
-    const text = plainText(await getContent(target, note.noteId, s));
-    index.set(note.noteId, {
-      noteId: note.noteId,
-      noteTitle: note.title,
-      chunks: chunksOf(note.title, text),
-      userId,
-      embeddedAt: store.now(),
-      model: EMBEDDING_MODEL,
-      utcDateModified: note.utcDateModified,
-    });
-  };
-
   // --- consistency ---------------------------------------------------------------------------
 
   type Checked = { note: EtapiNote; text: string };
 
+  /** A note as the double's "model" knows it from an index chunk set. */
+  const indexedNote = (set: RagChunkSet): EtapiNote => ({
+    noteId: set.noteId,
+    title: set.noteTitle,
+    type: "text",
+    isProtected: false,
+    attributes: set.attributes.map((a, i) => ({
+      attributeId: `${set.noteId}-${i}`,
+      noteId: set.noteId,
+      ...a,
+    })),
+  });
+
+  /**
+   * `resolveConsistencyNotes`: with `noteIds`, the Core search `#noteId=A OR #noteId=B` (a label
+   * lore notes do not carry, so usually nothing); without, the caller's top 8 index chunks.
+   */
   const consistencyNotes = async (
     target: EtapiTarget,
+    userId: string,
     noteIds: string[] | undefined,
     s: Signals,
   ): Promise<Checked[]> => {
     if (noteIds?.length) {
-      const found = await Promise.all([...new Set(noteIds)].map(async (noteId) => {
-        const note = await getNote(target, noteId, s).catch((e: Error) => {
-          if (/→ 404\b/.test(e.message)) return null; // not found: not checked
-          throw e;
-        });
-        if (!note) return null;
-        const text = plainText(await getContent(target, noteId, s).catch(() => ""));
-        return { note, text };
-      }));
-      return found.filter((n): n is Checked => n !== null);
+      const search = noteIds.map((noteId) => `#noteId=${noteId}`).join(" OR ");
+      const found = await searchNotes(target, search, s);
+      return await Promise.all(found.map(async (note) => ({
+        note,
+        text: plainText(await getContent(target, note.noteId, s).catch(() => "")),
+      })));
     }
-    const docs = await loreDocs(target, s); // semantic sampling: the top 8 chunks
-    const top = new Set(
-      rank(CONSISTENCY_QUERY, docs).slice(0, CONSISTENCY_TOP_K).map((h) => h.noteId),
-    );
-    return docs.filter((d) => top.has(d.noteId)).map((d) => ({ note: d.note, text: d.text }));
+    return queryLore(store, CONSISTENCY_QUERY, CONSISTENCY_TOP_K, { userId, anyScore: true })
+      .map((h) => ({ note: indexedNote(h.set), text: h.content }));
   };
 
   const findIssues = (checked: Checked[]) => {
@@ -486,6 +375,7 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
     const s = signalsOf(c);
     const checked = await consistencyNotes(
       target,
+      userOf(c),
       (c.body as { noteIds?: string[] } | undefined)?.noteIds,
       s,
     );
@@ -554,13 +444,14 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
 
   const computeSuggestions = async (
     c: ParserCtx,
-    target: EtapiTarget,
+    _target: EtapiTarget,
     noteId: string,
     text: string,
   ): Promise<Suggestion[]> => {
     const s = signalsOf(c);
-    const lore = (await searchNotes(target, "#lore", s)).filter((n) => !n.isProtected);
-    if (lore.length === 0) return []; // nothing to relate to: no model call
+    // `suggestRelationsForNote`: the caller's index first; nothing similar → no model call
+    const lore = queryLore(store, text, 15, { userId: userOf(c) }).map((h) => indexedNote(h.set));
+    if (lore.length === 0) return [];
     const output = await model("suggest", userOf(c), text, s);
     if (output !== "valid") return [];
     const sentences = text.split(/(?<=[.!?])\s+|\n+/);
@@ -750,34 +641,34 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
       if (fresh.length) emit(fresh, phase);
     };
     const lowerQ = q.toLowerCase();
+    const meta = [...store.rag.meta.values()];
     // phase 1: the global rag_index_meta titles (contains, case-insensitive, by title)
     add(
-      [...index.values()].filter((e) => e.noteTitle.toLowerCase().includes(lowerQ))
+      meta.filter((e) => e.noteTitle.toLowerCase().includes(lowerQ))
         .sort((a, b) => a.noteTitle.localeCompare(b.noteTitle)).slice(0, limit)
         .map((e) => ({ noteId: e.noteId, title: e.noteTitle })),
       "prefix",
     );
     // phase 2: the caller's chunks, by similarity
     if (suggestions.length < limit) {
-      const mine = [...index.values()].filter((e) => e.userId === userOf(c));
-      const hits = rank(q, mine).filter((h) => h.score > 0)
-        .slice(0, limit - suggestions.length + seen.size)
-        .map((h) => ({ noteId: h.noteId, title: h.noteTitle }))
+      const hits = queryLore(store, q, limit - suggestions.length + seen.size, {
+        userId: userOf(c),
+      }).map((h) => ({ noteId: h.noteId, title: h.noteTitle }))
         .filter((h) => !seen.has(h.noteId)).slice(0, limit - suggestions.length);
       add(hits, "semantic");
     }
-    // phase 3: the model proposes titles, each matched back to the index
-    if (suggestions.length < Math.min(3, limit) && index.size >= 5) {
+    // phase 3: the model proposes titles, each matched back to rag_index_meta
+    if (suggestions.length < Math.min(3, limit) && meta.length >= 5) {
       const output = await model("autocomplete", userOf(c), `Complete: "${q}"`, signalsOf(c));
       if (output === "valid") {
         const stem = lowerQ.slice(0, 3);
-        const proposed = [...index.values()].filter((e) =>
+        const proposed = meta.filter((e) =>
           e.noteTitle.toLowerCase().split(/\s+/).some((w) => w.startsWith(stem))
         );
         const found: { noteId: string; title: string }[] = [];
         for (const p of proposed) {
           if (suggestions.length + found.length >= limit) break;
-          const match = [...index.values()].find((e) =>
+          const match = meta.find((e) =>
             e.noteTitle.toLowerCase().includes(p.noteTitle.toLowerCase())
           );
           if (match && !seen.has(match.noteId) && !found.some((f) => f.noteId === match.noteId)) {
@@ -810,11 +701,10 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
         text: t.String({ minLength: 1 }),
         topK: t.Optional(t.Number({ minimum: 1, maximum: 50 })),
       }),
-      handler: async (c) => {
+      handler: (c) => {
         const { text, topK } = c.body as { text: string; topK?: number };
-        const target = deps.coreFor(userOf(c));
-        const docs = await loreDocs(target, signalsOf(c));
-        const results = rank(text, docs).filter((h) => h.score > 0).slice(0, topK ?? 10);
+        const results = queryLore(store, text, topK ?? 10, { userId: userOf(c) })
+          .map(({ set: _set, ...hit }) => hit);
         return json(200, { results });
       },
     },
@@ -824,9 +714,11 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
       auth: owner,
       handler: () => {
         const latest =
-          [...index.values()].sort((a, b) => b.embeddedAt.getTime() - a.embeddedAt.getTime())[0];
+          [...store.rag.meta.values()].sort((a, b) =>
+            b.embeddedAt.getTime() - a.embeddedAt.getTime()
+          )[0];
         return json(200, {
-          indexedNotes: index.size,
+          indexedNotes: store.rag.meta.size,
           ...(latest ? { lastIndexed: latest.embeddedAt.toISOString(), model: latest.model } : {}),
         });
       },
@@ -839,12 +731,7 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
         const { noteId } = c.params;
         try {
           const target = deps.coreFor(userOf(c));
-          await indexNote(
-            target,
-            await getNote(target, noteId, signalsOf(c)),
-            userOf(c),
-            signalsOf(c),
-          );
+          await indexNote(store, target, noteId, userOf(c), signalsOf(c));
           return json(200, { ok: true, noteId });
         } catch (e) {
           const missing = /missing note|not found|\b404\b/i.test((e as Error).message);
@@ -865,7 +752,7 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
         let failed = 0;
         for (const note of await searchNotes(target, "#lore", s)) {
           try {
-            await indexNote(target, note, userOf(c), s);
+            await indexNote(store, target, note.noteId, userOf(c), s);
             indexed++;
           } catch {
             failed++;
@@ -885,13 +772,13 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
         let failed = 0;
         let upToDate = 0;
         for (const note of await searchNotes(target, "#lore", s)) {
-          const entry = index.get(note.noteId);
+          const entry = store.rag.meta.get(note.noteId); // global, whoever indexed it
           if (entry && entry.utcDateModified === note.utcDateModified) {
             upToDate++;
             continue;
           }
           try {
-            await indexNote(target, note, userOf(c), s);
+            await indexNote(store, target, note.noteId, userOf(c), s);
             reindexed++;
           } catch {
             failed++;

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { type ParserWorld, withParserWorld } from "./parser_sim_client.ts";
 import { W } from "./world.ts";
+import { seedRagIndex } from "./parser_rag.ts";
 
 /** `event: x\ndata: <json>` blocks of an SSE body. */
 function events(text: string): { event: string; data: unknown }[] {
@@ -17,12 +18,32 @@ function events(text: string): { event: string; data: unknown }[] {
   });
 }
 
+/** Seeds the owner's index with a Core note as it is now (its attributes included). */
+function seedFromCore(w: ParserWorld, noteId: string, content: string): void {
+  const note = w.core.store.getNote(noteId)!;
+  seedRagIndex(w.parser.store, {
+    noteId,
+    title: note.title,
+    content,
+    attributes: w.core.store.ownAttributes(noteId),
+  });
+}
+
 const ownerId = (w: ParserWorld) => w.parser.store.findSession(w.token)!.userId;
 const llmTasks = (w: ParserWorld) =>
   w.parser.store.llmCalls.map((c) => `${c.task}:${c.userId ?? "-"}`);
 
-Deno.test("rag/query: word overlap over the caller's #lore notes, one chunk per note, topK", () =>
+/** What the real Parser needs before its RAG sees the owner's lore: the owner's full reindex. */
+async function ownerReindex(w: ParserWorld): Promise<void> {
+  const r = await w.call("/rag/reindex", { method: "POST" });
+  assert.equal(r.status, 200);
+}
+
+Deno.test("rag/query: only the caller's index, empty on a fresh Parser (real: queryLore filters by userId)", () =>
   withParserWorld(async (w) => {
+    const fresh = await w.call("/rag/query", { body: { text: "lighthouse keepers and tides" } });
+    assert.deepEqual(fresh.json, { results: [] }, "Core has lore, the index has none");
+    await ownerReindex(w);
     const r = await w.call("/rag/query", { body: { text: "lighthouse keepers and tides" } });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get("ratelimit-limit"), null, "RAG is not rate-limited");
@@ -44,10 +65,36 @@ Deno.test("rag/query: word overlap over the caller's #lore notes, one chunk per 
       assert.equal(bad.status, 422, JSON.stringify(body));
       assert.equal(bad.json.type, "validation");
     }
+    // the real route reads only the index: no Core credentials needed
     w.parser.store.deleteIntegration(ownerId(w));
-    const none = await w.call("/rag/query", { body: { text: "tides" } });
-    assert.equal(none.status, 500);
-    assert.match(none.text, /^AllCodex is not connected for this user/);
+    const offline = await w.call("/rag/query", { body: { text: "tides" } });
+    assert.equal(offline.status, 200);
+    assert.ok(offline.json.results.length > 0);
+  }));
+
+Deno.test('rag index: brain-dumped notes are indexed for user "default", not the owner (real: indexNote(noteId, credentials))', () =>
+  withParserWorld(async (w) => {
+    const dump = await w.call("/brain-dump", {
+      body: { rawText: "Captain Velra Ashgrove commands the Gullwing, a swift cutter." },
+    });
+    assert.equal(dump.status, 200);
+    const created = dump.json.created as { noteId: string; title: string }[];
+    assert.ok(created.length > 0);
+    for (const n of created) {
+      assert.equal(w.parser.store.rag.chunks.get(`${n.noteId}::default`)?.noteTitle, n.title);
+      assert.ok(!w.parser.store.rag.chunks.has(`${n.noteId}::${ownerId(w)}`));
+      assert.equal(w.parser.store.rag.meta.get(n.noteId)?.noteTitle, n.title);
+    }
+    const rag = await w.call("/rag/query", { body: { text: "Velra Ashgrove Gullwing" } });
+    assert.deepEqual(rag.json, { results: [] }, "the owner's RAG does not see them");
+    const status = await w.call("/rag/status");
+    assert.equal(status.json.indexedNotes, created.length, "rag_index_meta is global");
+    const ac = await w.call("/suggest/autocomplete?q=velra");
+    assert.deepEqual(
+      ac.json.suggestions.map((x: { noteId: string }) => x.noteId),
+      created.filter((n) => /velra/i.test(n.title)).map((n) => n.noteId),
+      "autocomplete phase 1 reads the global title table",
+    );
   }));
 
 Deno.test("rag index: reindex, status (global), single note, stale detection", () =>
@@ -78,20 +125,34 @@ Deno.test("rag index: reindex, status (global), single note, stale detection", (
     assert.deepEqual(stale.json, { reindexed: 1, failed: 0, upToDate: full.json.indexed - 1 });
   }));
 
-Deno.test("consistency: explicit notes, issues found, model logged, rate-limit group", () =>
+Deno.test("consistency: noteIds are searched as #noteId=A OR #noteId=B, which lore notes do not match", () =>
   withParserWorld(async (w) => {
+    w.core.clearRequests();
+    const r = await w.call("/consistency/check", { body: { noteIds: [W.charMira, W.charOskar] } });
+    assert.deepEqual(r.json, { issues: [], summary: "No lore notes found to check." });
+    const searched = w.core.requests.map((q) => new URLSearchParams(q.search).get("search"))
+      .filter(Boolean);
+    assert.deepEqual(searched, [`#noteId=${W.charMira} OR #noteId=${W.charOskar}`]);
+    assert.equal(w.parser.store.llmCalls.length, 0, "no model call without notes");
+  }));
+
+Deno.test("consistency: the owner's index is sampled (empty on a fresh Parser), issues found, model logged", () =>
+  withParserWorld(async (w) => {
+    const fresh = await w.call("/consistency/check", { body: {} });
+    assert.deepEqual(fresh.json, { issues: [], summary: "No lore notes found to check." });
     w.core.store.createAttribute({
       noteId: W.charMira,
       type: "relation",
       name: "relEnemy",
       value: W.charOskar,
     });
-    const r = await w.call("/consistency/check", {
-      body: { noteIds: [W.charMira, W.charOskar, "missing12345"], extra: true },
-    });
+    for (const id of [W.charMira, W.charOskar]) {
+      seedFromCore(w, id, "characters and their relationships");
+    }
+    const r = await w.call("/consistency/check", { body: { extra: true } });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get("ratelimit-limit"), "20");
-    assert.equal(r.headers.get("ratelimit-remaining"), "19");
+    assert.equal(r.headers.get("ratelimit-remaining"), "18");
     assert.deepEqual(r.json.issues[0], {
       type: "contradiction",
       severity: "high",
@@ -100,9 +161,7 @@ Deno.test("consistency: explicit notes, issues found, model logged, rate-limit g
     });
     assert.match(r.json.summary, /across 2 lore entries/);
     assert.deepEqual(llmTasks(w), [`consistency:${ownerId(w)}`]);
-    const none = await w.call("/consistency/check", { body: { noteIds: ["missing12345"] } });
-    assert.deepEqual(none.json, { issues: [], summary: "No lore notes found to check." });
-    assert.equal(w.parser.store.llmCalls.length, 1, "no model call without notes");
+    await ownerReindex(w);
     const sampled = await w.call("/consistency/check", { body: {} });
     assert.equal(sampled.status, 200);
     const affected = new Set(
@@ -119,19 +178,21 @@ Deno.test("consistency: fallback bodies and the stream (status, result, done)", 
     ] as const
   ) {
     await withParserWorld(async (w) => {
-      const r = await w.call("/consistency/check", { body: { noteIds: [W.charMira] } });
+      await ownerReindex(w);
+      const r = await w.call("/consistency/check", { body: {} });
       assert.deepEqual(r.json, { issues: [], summary });
     }, { ai: { llmOutput: output } });
   }
   await withParserWorld(async (w) => {
-    const r = await w.call("/consistency/check/stream", { body: { noteIds: [W.charMira] } });
+    await ownerReindex(w);
+    const r = await w.call("/consistency/check/stream", { body: {} });
     assert.equal(r.headers.get("content-type"), "text/event-stream");
     assert.equal(r.headers.get("cache-control"), "no-cache");
     const ev = events(r.text);
     assert.deepEqual(ev.map((e) => e.event), ["status", "result", "done"]);
     assert.deepEqual(ev[0].data, { stage: "analyze", message: "Analyzing notes..." });
     assert.deepEqual(ev[2].data, {});
-    w.core.fault({ path: /^\/etapi\/notes\//, status: 500 });
+    w.core.fault({ path: /^\/etapi\/notes/, status: 500 });
     const failed = await w.call("/consistency/check/stream", { body: { noteIds: [W.charMira] } });
     const last = events(failed.text).at(-1)!;
     assert.equal(last.event, "error");
@@ -142,8 +203,16 @@ Deno.test("consistency: fallback bodies and the stream (status, result, done)", 
   });
 });
 
-Deno.test("suggest/relationships: titles in the text, typed, cached per note and text", () =>
+Deno.test("suggest/relationships: nothing in the owner's index → [] without a model call", () =>
   withParserWorld(async (w) => {
+    const r = await w.call("/suggest/relationships", { body: { text: "Oskar Venn" } });
+    assert.deepEqual(r.json, { suggestions: [] });
+    assert.equal(w.parser.store.llmCalls.length, 0);
+  }));
+
+Deno.test("suggest/relationships: indexed titles in the text, typed, cached per note and text", () =>
+  withParserWorld(async (w) => {
+    await ownerReindex(w);
     const text =
       "Mira Tallowend pilots ships off Saltmarrow Harbor. She trusts Oskar Venn. She owes The Lantern Guild.";
     const r = await w.call("/suggest/relationships", { body: { text, noteId: W.charMira } });
@@ -179,6 +248,7 @@ Deno.test("suggest/relationships: titles in the text, typed, cached per note and
 
 Deno.test("suggest/relationships: an unusable model answer is an empty list", () =>
   withParserWorld(async (w) => {
+    await ownerReindex(w);
     const r = await w.call("/suggest/relationships", { body: { text: "Oskar Venn" } });
     assert.deepEqual(r.json, { suggestions: [] });
   }, { ai: { llmOutput: "unparseable" } }));

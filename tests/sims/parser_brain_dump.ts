@@ -34,6 +34,7 @@ import {
   validationReply,
 } from "./parser_kit.ts";
 import { cuid } from "./parser_store.ts";
+import { indexNote, RAG_DEFAULT_USER } from "./parser_rag.ts";
 import { sleep, waitForAbort } from "./sim_http.ts";
 import { LORE_TYPES } from "./world.ts";
 
@@ -676,13 +677,28 @@ export function brainDumpSimRoutes(
     };
   };
 
-  /** `runBrainDump` (the non-streaming route and the batch worker). */
+  /**
+   * The routes' reindex of written notes: `indexNote(noteId, credentials)` without a userId, so
+   * the chunks are stored for user `"default"` (only the `rag_index_meta` titles are visible to
+   * the owner). A background task in the real service; awaited here, failures ignored.
+   */
+  const reindexWritten = async (target: EtapiTarget, noteIds: string[]) => {
+    for (const noteId of noteIds) {
+      await indexNote(store, target, noteId, RAG_DEFAULT_USER, [deps.closed]).catch(() => {});
+    }
+  };
+
+  /**
+   * `runBrainDump` (the non-streaming route and the batch worker); `reindex` is the route's
+   * background reindex (the worker has none).
+   */
   const runBrainDump = async (
     target: EtapiTarget,
     userId: string,
     rawText: string,
     mode: "auto" | "review" | "inbox",
     model?: string,
+    reindex = false,
   ): Promise<unknown> => {
     if (mode === "inbox") return { mode: "inbox", queued: true };
     const down = await preflight(target);
@@ -718,12 +734,13 @@ export function brainDumpSimRoutes(
         ...(duplicates.length ? { duplicates } : {}),
       };
     }
-    const { reindexIds: _internal, ...result } = await writeEntities(target, userId, {
+    const { reindexIds, ...result } = await writeEntities(target, userId, {
       ...th,
       rawText,
       hash,
       autoRelate: true,
     });
+    if (reindex) await reindexWritten(target, reindexIds);
     return result;
   };
 
@@ -805,6 +822,10 @@ export function brainDumpSimRoutes(
       model: th.model,
       latencyMs: th.latencyMs,
     };
+    // after the stream closes: fire-and-forget reindex (user "default"); close() awaits it
+    const job = reindexWritten(target, [...result.created, ...result.updated].map((n) => n.noteId))
+      .finally(() => store.background.delete(job));
+    store.background.add(job);
   }
 
   /** The SSE response: paced events, keepalives, stall, abort detection, exception shape. */
@@ -978,7 +999,7 @@ export function brainDumpSimRoutes(
         const target = deps.coreFor(userOf(c));
         return json(
           200,
-          await runBrainDump(target, userOf(c), b.rawText, b.mode ?? "auto", b.model),
+          await runBrainDump(target, userOf(c), b.rawText, b.mode ?? "auto", b.model, true),
         );
       },
     },
@@ -1015,7 +1036,7 @@ export function brainDumpSimRoutes(
           content: e.content ?? "",
           existingNoteId: e.existingNoteId,
         }));
-        const { reindexIds: _internal, ...result } = await writeEntities(target, userOf(c), {
+        const { reindexIds, ...result } = await writeEntities(target, userOf(c), {
           rawText: b.rawText,
           hash: sha256(`commit:${b.rawText}`),
           entities,
@@ -1024,6 +1045,7 @@ export function brainDumpSimRoutes(
           model: "review-commit",
           autoRelate: true,
         });
+        await reindexWritten(target, reindexIds);
         return json(200, result);
       },
     },

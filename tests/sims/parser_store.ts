@@ -89,6 +89,45 @@ export interface LlmCall {
   createdAt: Date;
 }
 
+/**
+ * One note's chunks in the LanceDB `lore_embeddings` table for one `userId` (contract §2.3). The
+ * real table is keyed by (noteId, userId): the same note can be indexed for several users.
+ */
+export interface RagChunkSet {
+  noteId: string;
+  noteTitle: string;
+  /** The indexing user's id, or `"default"` (brain-dump reindex, the indexer's default). */
+  userId: string;
+  loreType: string;
+  /** Label names of the note when indexed. */
+  labels: string[];
+  chunks: string[];
+  /**
+   * The double's stand-in for what the model "knows" about the note: its attributes when
+   * indexed (used by the double's deterministic consistency and suggestion "AI").
+   */
+  attributes: { type: "label" | "relation"; name: string; value: string }[];
+}
+
+/** A `rag_index_meta` row: global, one per note, whichever user indexed it. */
+export interface RagIndexMeta {
+  noteId: string;
+  noteTitle: string;
+  chunkCount: number;
+  embeddedAt: Date;
+  model: string;
+  /** Core's `utcDateModified` when indexed (the double's staleness check). */
+  utcDateModified?: string;
+}
+
+/** The Parser's RAG index: LanceDB chunks plus the `rag_index_meta` title table. */
+export interface RagIndex {
+  /** Chunk sets by `${noteId}::${userId}`. */
+  chunks: Map<string, RagChunkSet>;
+  /** `rag_index_meta` rows by noteId: the global title index autocomplete reads. */
+  meta: Map<string, RagIndexMeta>;
+}
+
 /** Options of {@link createParserStore}. */
 export interface ParserStoreOptions {
   /** Injected clock; default the system clock. */
@@ -116,6 +155,10 @@ export interface ParserStore {
   llmCalls: LlmCall[];
   /** Appends an `llm_call_log` row stamped with {@link now}. */
   recordLlmCall(call: Omit<LlmCall, "createdAt">): LlmCall;
+  /** The RAG index (empty on a fresh Parser; see parser_rag.ts for how it is filled). */
+  rag: RagIndex;
+  /** Work left running after a response (the stream's reindex); `close()` waits for it. */
+  background: Set<Promise<unknown>>;
   /** Per-user rows a feature keeps elsewhere, dropped by `/config/wipe` (register one per feature). */
   wipeHooks: ((userId: string) => void)[];
   /** Inserts a user with a credential account; the email is lower-cased like better-auth. */
@@ -222,6 +265,8 @@ export function createParserStore(opts: ParserStoreOptions = {}): ParserStore {
       store.llmCalls.push(row);
       return row;
     },
+    rag: { chunks: new Map(), meta: new Map() },
+    background: new Set(),
     wipeHooks: [],
 
     createUser({ email, password, name, image = null }) {
