@@ -8,30 +8,13 @@
  * @module
  */
 import { z } from "zod";
+import { RELATIONSHIP_TYPES } from "../../src/lore/relationship_types.ts";
 import { check, factOf, ownAttrs, readLore, same } from "./kit.ts";
 import { loreNotes } from "./parser_steps_kit.ts";
 import type { ParserStep } from "./parser_suite.ts";
 
 const MISSING_ID = "zzParserConformance1";
-const TYPES = [
-  "ally",
-  "enemy",
-  "rival",
-  "family",
-  "member_of",
-  "leader_of",
-  "serves",
-  "located_in",
-  "originates_from",
-  "participated_in",
-  "caused",
-  "created",
-  "owns",
-  "wields",
-  "worships",
-  "inhabits",
-  "related_to",
-] as const;
+const TYPES = RELATIONSHIP_TYPES;
 
 const applySchema = z.object({
   applied: z.array(z.object({
