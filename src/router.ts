@@ -201,7 +201,9 @@ export interface CompiledRoute {
 }
 
 /**
- * Compiles a table; refuses duplicate method+path rows so the table stays the single truth.
+ * Compiles a table, ordered for matching by specificity (see {@linkcode matchRoute}). Refuses
+ * rows no request could tell apart — the same method with the same literal segments at the same
+ * places (`/a/:x` and `/a/:y`) — so the table stays the single truth and its order never matters.
  *
  * @example
  * ```ts
@@ -209,14 +211,22 @@ export interface CompiledRoute {
  * ```
  */
 export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
-  const seen = new Set<string>();
-  return routes.map((route) => {
-    const key = `${route.method} ${route.path}`;
-    if (seen.has(key)) throw new Error(`duplicate route ${key}`);
-    seen.add(key);
+  const seen = new Map<string, string>();
+  const compiled = routes.map((route) => {
     const segments = route.path.split("/").map((seg) => (seg.startsWith(":") ? null : seg));
+    const key = `${route.method} ${segments.map((seg) => seg ?? ":").join("/")}`;
+    const other = seen.get(key);
+    if (other !== undefined) {
+      throw new Error(`ambiguous routes: ${route.method} ${other} and ${route.path}`);
+    }
+    seen.set(key, route.path);
     return { route, pattern: new URLPattern({ pathname: route.path }), segments };
   });
+  // Leftmost literal wins: at the first segment where two patterns differ, a literal beats a
+  // parameter (`/batch/:batchId` before `/:id/diffs` for `/batch/diffs`). Paths of different
+  // lengths never fit the same request, so one shape key orders the whole table.
+  const shape = (r: CompiledRoute) => r.segments.map((seg) => (seg === null ? "P" : "L")).join("");
+  return compiled.sort((a, b) => (shape(a) < shape(b) ? -1 : shape(a) > shape(b) ? 1 : 0));
 }
 
 /** Result of matching a request against the table. */
@@ -228,6 +238,8 @@ export type Match =
 /**
  * Finds the row for a method and pathname. A literal path (`/api/lore/move`) shadows parameterised
  * ones (`/api/lore/:id`) for every method, so `GET /api/lore/move` is a 405, not a note lookup.
+ * Among parameterised rows the most specific wins: the one with a literal at the first segment
+ * where they differ (the table is ordered so by {@linkcode compileRoutes}).
  *
  * @example
  * ```ts

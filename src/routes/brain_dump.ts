@@ -470,8 +470,8 @@ export const cancelBatch = parserRoute({
 });
 
 /**
- * The brain-dump routes. The batch rows come before `/:id/diffs`: both match
- * `/api/brain-dump/batch/diffs`, and the first row wins, so that path is a batch called `diffs`.
+ * The brain-dump routes. `/batch/:batchId` and `/:id/diffs` both fit `/api/brain-dump/batch/diffs`;
+ * the leftmost literal wins (router.ts), so that path is a batch called `diffs`.
  */
 export const brainDumpRoutes: Route[] = [
   brainDump,
