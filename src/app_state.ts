@@ -1,5 +1,5 @@
 /**
- * Per-instance state: the small caches DESIGN.md allows. Created by `createApp`, never global,
+ * Per-instance state: the small caches the service keeps. Created by `createApp`, never global,
  * so two apps in one process (tests) never share entries.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * Which backend credentials a request may use (DESIGN.md §3):
+ * Which backend credentials a request may use:
  *
  * 1. a signed-in browser (sealed `parser_url`/`parser_token` cookies): its Parser token, and its
  *    Core credentials fetched from the Parser's internal credentials route (cached per session);
@@ -318,7 +318,7 @@ const PUBLIC_UNAVAILABLE = "The public share cannot reach the lore database righ
  * 3. else, when `ZERO_LOGIN` is on, the zero-login user's Core integration: the Parser mints (or
  *    reuses) its session server-side, and the Core credentials are kept in memory for
  *    `CREDENTIALS_CACHE_MS` (single-flight, `PROVISION_COOLDOWN_MS` after a failure). No cookie
- *    is ever set: visitors get no session (DESIGN.md §9);
+ *    is ever set: visitors get no session;
  * 4. else 503 NOT_CONFIGURED.
  *
  * A visitor's own cookies are never read. Failures of step 3 are all 503 NOT_CONFIGURED for

@@ -16,7 +16,7 @@ import type { AppState } from "./app_state.ts";
 /** HTTP methods the table uses. */
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-/** Which backend a route talks to (the seed's Backend column). */
+/** Which backend a route talks to (the route list's Backend column). */
 export type Backend = "Core" | "Parser" | "Both" | "None";
 
 /** How a route reads its body. */

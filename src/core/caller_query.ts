@@ -1,7 +1,7 @@
 /**
  * Checking a Core search query the caller wrote (`GET /api/lore?q=`, `GET /api/search?q=`) for
  * the mistakes Core does not report as such: it fails with a 500 instead. Core reads the query
- * with its own lexer (core-notes.md §3), so this module reads it the same way: lowercased,
+ * with its own lexer, so this module reads it the same way: lowercased,
  * backslash escapes, quotes, full text before the first `#`/`~`/`note.`, expression words split
  * where operator characters begin or end.
  *

@@ -1,6 +1,6 @@
 /**
  * Building Core search queries from client input. Client text only ever appears as one quoted,
- * escaped literal (core-notes.md §3): it cannot add operators, close the quote, or change which
+ * escaped literal: it cannot add operators, close the quote, or change which
  * notes a query selects.
  *
  * @module

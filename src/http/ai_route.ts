@@ -1,5 +1,5 @@
 /**
- * Answering an AI route (`Route.ai`, DESIGN.md §7: a call cut off by a deadline never loses its
+ * Answering an AI route (`Route.ai`: a call cut off by a deadline never loses its
  * result). The handler runs as an AI call (upstream/ai_calls.ts) keyed by the caller's Parser
  * identity and a digest of method, path, query and body: the client waits while it makes
  * progress, and when `AI_TIMEOUT_MS` passes without any it gets a 504 whose `details` say how to

@@ -1,6 +1,6 @@
 /**
  * Applying an approved copilot proposal through Core. The Parser only proposes (it has no apply
- * route); this module re-checks the contract's scope rules (parser-contract.md §2.6) against a
+ * route); this module re-checks the contract's scope rules against a
  * freshly loaded scope, refuses changes to the labels that decide what a note is and who sees it,
  * sanitizes every HTML body, and writes each target all or nothing: creates first (so relations
  * to new notes resolve), then updates, each in its own {@linkcode writeSteps} with rollback.

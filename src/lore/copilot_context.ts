@@ -1,6 +1,6 @@
 /**
  * What the article copilot is told about a note: the Parser's `ArticleCopilotBody`
- * (parser-contract.md §2.6) built from Core (the note, the notes it relates to or links to) and
+ * built from Core (the note, the notes it relates to or links to) and
  * from the Parser's semantic index (related passages), loaded in parallel with bounds. The same
  * loader decides which notes a proposal may write ({@linkcode writableTargetIds}), so the chat
  * and the apply step agree on the scope.

@@ -1,6 +1,6 @@
 /**
- * Map pins: the `#geolocation="x, y"` label (upstream Trilium's only geo convention, see
- * core-notes.md §4.6) parsed into two finite numbers. Pure, no I/O.
+ * Map pins: the `#geolocation="x, y"` label (upstream Trilium's only geo convention) parsed
+ * into two finite numbers. Pure, no I/O.
  *
  * @module
  */

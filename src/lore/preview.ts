@@ -92,7 +92,7 @@ export function planPreview(
 
 /**
  * Core's blob id of a string content: SHA-512, base64 with `+`→`X` and `/`→`Y`, first 20
- * characters (core-notes.md §2.3). Lets a caller check that fetched content is the blob it
+ * characters. Lets a caller check that fetched content is the blob it
  * planned for (the note may have changed in between) before caching under that id.
  *
  * @example

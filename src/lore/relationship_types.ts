@@ -1,5 +1,5 @@
 /**
- * The Parser's relationship vocabulary (parser-contract.md §2.5): 17 types, each stored in Core
+ * The Parser's relationship vocabulary: 17 types, each stored in Core
  * as a relation named `rel<Pascal>` (`member_of` → `relMemberOf`), with an optional
  * `#relationNote` label `"<type>:<targetId>: <description>"` on the source note.
  *

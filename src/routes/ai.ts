@@ -3,7 +3,7 @@
  * their application, the relationship graph and history, semantic (RAG) search, and a note's
  * relations from Core merged with the Parser's suggestions for it.
  *
- * Our API names a relationship's kind `type` (the seed's word); the Parser calls it
+ * Our API names a relationship's kind `type` (our API's word); the Parser calls it
  * `relationshipType` and stores it in Core as a relation named `rel<Pascal>` (`member_of` →
  * `relMemberOf`, see lore/relationship_types.ts). The renaming happens here, both ways.
  *

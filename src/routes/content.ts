@@ -61,7 +61,7 @@ export const putContent = defineRoute({
         { type: note.type },
       );
     }
-    // Core parses only text/plain and application/octet-stream bodies (core-notes.md §2.3).
+    // Core parses only text/plain and application/octet-stream bodies.
     await core.putContent(ctx.params.id, ctx.body, "text/plain");
     return noContent();
   },
@@ -190,7 +190,7 @@ function rawContentType(header: string | null): string {
   return charset && /^[a-z0-9._-]{1,40}$/.test(charset) ? `${media}; charset=${charset}` : media;
 }
 
-// Core's string-typed notes (core-notes.md §2.3); image and file notes hold binary blobs.
+// Core's string-typed notes; image and file notes hold binary blobs.
 const STRING_TYPES: ReadonlySet<string> = new Set([
   "text",
   "code",

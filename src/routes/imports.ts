@@ -148,7 +148,7 @@ export const importSystemPack = defineRoute({
   path: "/api/import/system-pack",
   summary:
     `Import a system pack: \`{ notes: StatblockEntry[] (1-${MAX_PACK_ENTRIES}), parentNoteId?, skipDuplicates? }\` become #statblock notes`,
-  backend: "Parser", // the seed's column; Core is only asked whether the parent exists
+  backend: "Parser", // the route list's column; Core is only asked whether the parent exists
   access: "private",
   tag: "import",
   body: { kind: "json", schema: systemPackBody },
@@ -265,7 +265,7 @@ export const importMapgen = defineRoute({
   path: "/api/import/mapgen",
   summary:
     "Import a fantasy-map-generator (Azgaar) JSON export `{ mapData, parentNoteId?, options? }` (up to 16 MiB); `?action=preview` only counts",
-  backend: "Parser", // the seed's column; Core is only asked whether the parent exists
+  backend: "Parser", // the route list's column; Core is only asked whether the parent exists
   access: "private",
   tag: "import",
   query: mapgenQuery,

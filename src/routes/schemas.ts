@@ -79,7 +79,7 @@ export const callerQuerySchema = z.string().trim().min(1).max(2000).superRefine(
   refineCallerQuery(q, ctx)
 );
 
-/** The 17 note types Core accepts (core-notes.md §2.0). */
+/** The 17 note types Core accepts. */
 export const NOTE_TYPES = [
   "text",
   "code",
@@ -159,7 +159,7 @@ export const attributeNameSchema = z.string().min(1).max(100).regex(
   "may contain only letters, digits, _ and :",
 );
 
-/** A free-text search term with the seed's minimum length. */
+/** A free-text search term with the API's minimum length. */
 export const searchTerm = (min: number) => z.string().trim().min(min).max(200);
 
 /**

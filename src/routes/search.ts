@@ -224,7 +224,7 @@ export const autolink = defineRoute({
   },
 });
 
-/** `topK` of a semantic query when none is given (the Parser's default, the seed's example). */
+/** `topK` of a semantic query when none is given (the Parser's default, our API's documented example). */
 export const RAG_DEFAULT_TOP_K = 10;
 /** Bounds of a semantic query's `topK` (the Parser's). */
 export const RAG_TOP_K = { min: 1, max: 50 } as const;

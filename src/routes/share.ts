@@ -1,6 +1,6 @@
 /**
  * Share settings: which note is the public share root, moving or removing it, and every lore
- * note with the flags that decide whether the public sees it (DESIGN.md §6).
+ * note with the flags that decide whether the public sees it.
  *
  * @module
  */
@@ -54,7 +54,7 @@ function conflictOf({ owners, publishedIds }: ShareRoots): ShareRootInfo[] {
 /** Clones under these do not keep a note alive: losing its last other branch deletes it. */
 const WEAK_PARENTS: ReadonlySet<string> = new Set([SHARE_NOTE_ID, "_lbBookmarks"]);
 
-/** Core's branch ids are `<parent>_<note>` (core-notes §2.0). */
+/** Core's branch ids are `<parent>_<note>`. */
 function shareBranchId(noteId: string): string {
   return `${SHARE_NOTE_ID}_${noteId}`;
 }
@@ -138,7 +138,7 @@ async function makeShareRoot(core: CoreClient, w: WriteSteps, note: CoreNote): P
 /**
  * Removes `#shareRoot` from every owner but `keepId` (which also resolves a conflict), and takes
  * each out of `_share` — unless it has no strong parent besides: deleting a note's last strong
- * branch deletes the note (core-notes §2.6), so such a branch is kept and reported instead.
+ * branch deletes the note, so such a branch is kept and reported instead.
  */
 async function retireOtherRoots(
   core: CoreClient,

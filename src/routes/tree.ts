@@ -32,7 +32,7 @@ const moveBody = z.strictObject({
 /** Breadcrumbs stop after this many ancestors (Core has no cycle check on clones). */
 export const MAX_BREADCRUMB_DEPTH = 64;
 
-/** Every note of a subtree, the subtree's root included (core-notes.md §9, verified). */
+/** Every note of a subtree, the subtree's root included (verified on a real Core). */
 const SUBTREE_QUERY = "note.noteId != ''";
 
 /** `POST /api/lore/move` — reorder under the same parent, or move to another one. */
@@ -143,7 +143,7 @@ export interface Backlink {
 
 /**
  * The search that finds backlink candidates: the bare note id as a full-text term, which matches
- * every note whose flat text holds a relation `~name=<id>` (core-notes.md §9, verified). Only a
+ * every note whose flat text holds a relation `~name=<id>` (verified on a real Core). Only a
  * plain id may be used: anything else could add search syntax.
  *
  * @example
@@ -212,7 +212,7 @@ function visibleParent(note: CoreNote): string | undefined {
   return note.parentNoteIds.find((p) => !p.startsWith("_")) ?? note.parentNoteIds[0];
 }
 
-/** Core's branch ids are deterministic (core-notes.md §2.0). */
+/** Core's branch ids are deterministic. */
 function branchIdOf(parentNoteId: string, noteId: string): string {
   return `${parentNoteId}_${noteId}`;
 }

@@ -1,6 +1,6 @@
 /**
  * Allow-list sanitizers for lore HTML read from Core, which stores whatever it was given
- * (`<script>` included). See DESIGN.md §5 and core-notes.md §2.3 / §4.5.
+ * (`<script>` included).
  *
  * The input is first parsed the way a browser parses it (browser_tree.ts): gm-only sections and
  * whatever a rewriter removes go there. sanitize-html (htmlparser2) then applies the policy:

@@ -1,6 +1,6 @@
 /**
  * The public share: the one module both `/api/public/*` and the public site read, so both show
- * exactly the same thing. Everything passes the share filter (DESIGN.md §6): hidden and missing
+ * exactly the same thing. Everything passes the share filter: hidden and missing
  * notes are the same 404, notes behind `#shareCredentials` need HTTP Basic, and nothing in an
  * answer names or shows a note the visitor may not see.
  *

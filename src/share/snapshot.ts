@@ -1,7 +1,7 @@
 /**
  * The share configuration as Core holds it: which note owns `#shareRoot`, whether Core serves it
- * (it sits in the `_share` tree, core-notes §4.1), and a snapshot of its subtree with the public
- * filter of DESIGN.md §6 applied. The share settings routes and the public routes both read it.
+ * (it sits in the `_share` tree), and a snapshot of its subtree with the public
+ * filter applied. The share settings routes and the public routes both read it.
  *
  * @module
  */
@@ -10,12 +10,12 @@ import { ownAttributes } from "../lore/note_view.ts";
 import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
 import { buildShareView, type ShareView } from "./tree_filter.ts";
 
-/** Core's fixed share note: only what lies under it is served (core-notes §4.1). */
+/** Core's fixed share note: only what lies under it is served. */
 export const SHARE_NOTE_ID = "_share";
 
 const SHARE_ROOT_LABEL = "shareRoot";
 
-/** Every note below the ancestor, the ancestor included (core-notes §9, verified form). */
+/** Every note below the ancestor, the ancestor included (verified on a real Core). */
 const WHOLE_SUBTREE = "note.noteId != ''";
 
 /**
@@ -49,7 +49,7 @@ export interface ShareRoots {
 /**
  * Finds every note owning `#shareRoot` with two searches run in parallel. Core's plain search
  * skips notes whose every path runs through `_hidden` — which includes notes placed only under
- * `_share` (core-notes §2.4) — so a second search inside `_share` finds those, and tells which
+ * `_share` — so a second search inside `_share` finds those, and tells which
  * owners Core serves. Results that only inherit the label are dropped.
  *
  * @example

@@ -4,7 +4,7 @@
  *
  * Everything fails closed: unknown, unreachable, malformed or ambiguous input is never public.
  * Core itself only blanks the rendered content of `#draft`/`#gmOnly` notes and leaks them through
- * several routes (core-notes §4.5), so this module is the only real guard.
+ * several routes, so this module is the only real guard.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Client for Core's ETAPI. Every method encodes its path segments, validates what comes back
- * and maps ETAPI errors to the shared error shape (upstream 404 stays 404, see DESIGN.md §4).
+ * and maps ETAPI errors to the shared error shape (upstream 404 stays 404).
  *
  * @module
  */

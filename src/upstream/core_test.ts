@@ -11,7 +11,7 @@ Deno.test("mapCoreError: 404 stays 404 with our own message, never Core's text",
   assert.deepEqual(e.details, { service: "core", upstreamCode: "NOTE_NOT_FOUND" });
 });
 
-Deno.test("mapCoreError: the DESIGN.md §4 table", () => {
+Deno.test("mapCoreError: every Core status to our error table", () => {
   const cases: [number, string, number, string][] = [
     [401, "NOT_AUTHENTICATED", 401, "UPSTREAM_UNAUTHORIZED"],
     [403, "", 403, "UPSTREAM_FORBIDDEN"],

@@ -1,5 +1,5 @@
 /**
- * AI deadlines over HTTP through the real app against the doubles (DESIGN.md §7: a call cut off
+ * AI deadlines over HTTP through the real app against the doubles (a call cut off
  * by a deadline never loses its result). The doubles' models are slowed down (`llmDelayMs`, or a
  * delay fault for imports) past small configured deadlines: a client that stops waiting gets a
  * 504 saying how to get the answer, the Parser's work goes on (notes really land in Core), and a

@@ -1,5 +1,5 @@
 /**
- * Error paths shared by every Parser-backed route (DESIGN.md §4), table-driven over the samples
+ * Error paths shared by every Parser-backed route, table-driven over the samples
  * in tests/routes/samples/, plus a check that no Parser-backed route lacks a sample.
  * Route-specific cases (bad input never forwarded, Parser-specific bodies) live in each
  * feature's own test file.

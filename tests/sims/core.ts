@@ -2,7 +2,7 @@
  * Core test double, HTTP layer: real ETAPI (`/etapi/*`) and share API (`/share/*`) wire formats
  * over the in-memory {@link CoreStore}, with fault injection and request recording.
  *
- * Behaviour copies /work/shared/reference/core-notes.md, quirks included. Where the double does
+ * Behaviour copies the real Core, quirks included. Where the double does
  * not model something it fails loudly (500 with a message starting "core sim:") instead of
  * guessing, e.g. search syntax outside the modelled subset.
  *
@@ -714,7 +714,7 @@ function iconOf(ctx: RenderCtx, noteId: string): string {
   return TYPE_ICONS[note.type] ?? "bx bx-note";
 }
 
-/** `getContent` of the share renderer (core-notes §4.5): string HTML or raw bytes. */
+/** `getContent` of the share renderer: string HTML or raw bytes. */
 function renderShareContent(ctx: RenderCtx, noteId: string, depth = 0): Content {
   const note = ctx.store.getNote(noteId)!;
   if (note.isProtected) return "<p>Protected note cannot be displayed</p>";

@@ -1,5 +1,5 @@
 /**
- * Behaviour tests of the Core double over HTTP (core-notes.md is the reference).
+ * Behaviour tests of the Core double over HTTP (the real Core is the reference).
  * Each test starts its own sim on a random port and closes it.
  */
 import assert from "node:assert/strict";

@@ -3,7 +3,7 @@
  *
  * Pure data + rules, no HTTP: notes, branches, attributes (with inheritance), revisions,
  * attachments, blobs, ETAPI tokens, the search language subset and the share tree ("shaca").
- * Behaviour follows /work/shared/reference/core-notes.md, quirks included; see core.ts for the
+ * Behaviour follows the real Core, quirks included; see core.ts for the
  * wire layer. Rule violations throw {@link CoreError} carrying the status/code Core would answer.
  *
  * @example
@@ -479,7 +479,7 @@ export interface SearchOutcome {
 
 /**
  * The share cache ("shaca"): notes reachable from `_share` through branches, with inheritance
- * limited to that set (core-notes §4.1).
+ * limited to that set.
  */
 export interface ShareView {
   /** noteIds in the share tree (`_share` included). */
@@ -736,7 +736,7 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     const newPath = [...path, noteId];
     const collected = [...ownedOf(noteId)];
     for (const parentId of parentsOf(noteId)) {
-      // root and _hidden pass nothing down (core-notes §2.1)
+      // root and _hidden pass nothing down
       if (parentId === "root" || parentId === "_hidden") continue;
       const inherited = computeAttributes(parentId, newPath, parentsOf, ownedOf, templateOk, cache);
       collected.push(...inherited.filter((a) => a.isInheritable));
@@ -1226,7 +1226,7 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     }
     const existing = branches.get(`${parentNoteId}_${noteId}`);
     if (existing) {
-      // overwrite semantics: unspecified values are reset, not kept (core-notes §2.6)
+      // overwrite semantics: unspecified values are reset, not kept
       existing.notePosition = params.notePosition ?? newNotePosition(parentNoteId);
       existing.prefix = params.prefix && params.prefix.trim() ? params.prefix : null;
       existing.isExpanded = !!params.isExpanded;
@@ -1722,7 +1722,7 @@ function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Search: lexer, parser, evaluator (core-notes §2.4, §3, §9)
+// Search: lexer, parser, evaluator
 // ---------------------------------------------------------------------------------------------
 
 /** What the search evaluator needs from the store. */
@@ -1747,7 +1747,7 @@ export interface SearchToken {
   inQuotes: boolean;
 }
 
-/** Lexer output: full-text tokens and expression tokens (core-notes §3 "Tokenising"). */
+/** Lexer output: full-text tokens and expression tokens. */
 export interface LexResult {
   fulltextTokens: SearchToken[];
   expressionTokens: SearchToken[];
@@ -2412,7 +2412,7 @@ function runSearch(query: string, params: SearchParams, env: SearchEnv): SearchO
     return parsed.expression === null || matches(parsed.expression, id, ctx);
   });
 
-  // Ordering quirks (core-notes §2.4): in-query orderBy honours asc; a limit without orderBy
+  // Ordering quirks: in-query orderBy honours asc; a limit without orderBy
   // cuts the unranked set; the orderBy query parameter always sorts descending and `#label`
   // there sorts nothing. Any of these marks the result as already sorted.
   let sorted = false;

@@ -1,6 +1,6 @@
 /**
  * Parser test double, HTTP layer: the real Parser's wire behaviour (Bun + Elysia + better-auth,
- * /work/shared/reference/parser-contract.md) over the in-memory {@link ParserStore}, with fault
+ * the real Parser) over the in-memory {@link ParserStore}, with fault
  * injection and request recording from sim_http.ts.
  *
  * Modelled: better-auth under `/api/auth` (gated sign-up, sign-in, sign-out, get-session, both

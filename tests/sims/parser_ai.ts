@@ -1,5 +1,5 @@
 /**
- * Parser test double, AI tools (parser-contract.md §2.3-§2.5, §3.3, §4.5, §5): RAG (`/rag/*`),
+ * Parser test double, AI tools: RAG (`/rag/*`),
  * the consistency scan (`/consistency/*`) and the suggest group (`/suggest/*`: relationships and
  * their application, graph, gaps, autocomplete, history), with the real routes' rate-limit
  * groups, fallback bodies, SSE framing and quirks.

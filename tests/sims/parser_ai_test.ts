@@ -1,5 +1,5 @@
 /**
- * Contract behaviours of the Parser double's AI tools (parser-contract.md §2.3-§2.5, §3.3, §5):
+ * Contract behaviours of the Parser double's AI tools:
  * RAG, consistency, relationship suggestions and apply, graph, gaps, autocomplete, history.
  * Each test starts a Core double (sample world) and a Parser double pointed at it.
  */

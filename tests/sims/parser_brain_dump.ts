@@ -1,5 +1,5 @@
 /**
- * Parser test double, brain dump: the `/brain-dump/*` group (parser-contract.md §2.2, §3.1),
+ * Parser test double, brain dump: the `/brain-dump/*` group,
  * owner-only and rate-limited as one group. The "model" is deterministic: capitalised
  * multi-word names (and titles of existing `#lore` notes) found in the text are the entities,
  * each typed from keywords in or next to its name; an existing `#lore` note with the same title

@@ -1,6 +1,6 @@
 /**
  * Contract tests of the Parser double's brain-dump group, straight over HTTP against the double
- * (parser-contract.md §2.2, §3.1, §5, §6): bodies, modes, cache, history, diffs, commit, batch,
+ * : bodies, modes, cache, history, diffs, commit, batch,
  * the SSE stream's events, keepalives and error shapes, rate limiting.
  */
 import assert from "node:assert/strict";

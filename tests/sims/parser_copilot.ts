@@ -1,5 +1,5 @@
 /**
- * Parser test double, article copilot (parser-contract.md §2.6, §3.2): `POST /copilot/article`
+ * Parser test double, article copilot: `POST /copilot/article`
  * and `POST /copilot/article/stream` with TypeBox validation (422), the owner guard, the
  * `copilot` rate-limit group, `lore_sessions` per user (404 JSON for an unknown or foreign
  * session, before any SSE), the scope rules checked after the "LLM" (500 text; in the stream an

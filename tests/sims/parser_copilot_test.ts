@@ -1,5 +1,5 @@
 /**
- * The Parser double's article copilot against parser-contract.md §2.6 and §3.2: validation,
+ * The Parser double's article copilot against the real Parser: validation,
  * guard and rate-limit order, sessions, scope rules after the "LLM", SSE framing and order,
  * the knobs (pacing, stall, failure) and the records tests rely on.
  */

@@ -1,6 +1,6 @@
 /**
  * Contract tests of the Parser double's imports, notifications and usage routes
- * (parser-contract.md §2.8, §2.10, §2.11), over HTTP against a Core double.
+ * , over HTTP against a Core double.
  */
 import assert from "node:assert/strict";
 import type { CoreSim } from "./core.ts";

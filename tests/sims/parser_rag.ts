@@ -1,5 +1,5 @@
 /**
- * Parser test double, the RAG index (parser-contract.md §2.3): what is in it, for which user,
+ * Parser test double, the RAG index: what is in it, for which user,
  * and when it is filled, as in the real service.
  *
  * - The index is LanceDB chunks keyed by (noteId, userId) plus the global `rag_index_meta`

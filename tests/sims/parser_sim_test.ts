@@ -1,5 +1,5 @@
 /**
- * Behaviour tests of the Parser double over HTTP (parser-contract.md is the reference).
+ * Behaviour tests of the Parser double over HTTP (the real Parser is the reference).
  * Each test starts its own sims on random ports and closes them.
  */
 import assert from "node:assert/strict";

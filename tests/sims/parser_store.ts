@@ -2,7 +2,7 @@
  * Parser test double, data layer: the rows the real Parser keeps in Postgres (better-auth users,
  * credential accounts and sessions, `app_config`, `user_integrations`) as plain maps that tests
  * may read and change directly. Later features (brain-dump history, copilot sessions, usage…)
- * add their own maps here, keyed by `userId` like the real tables (parser-contract.md §4.5).
+ * add their own maps here, keyed by `userId` like the real tables.
  *
  * @example
  * ```ts

@@ -467,7 +467,7 @@ const CONTENT: Record<string, string> = {
   [W.locHarbor]: `<p>Saltmarrow Harbor: tar, gulls and the Guild's lamps. Home port of ${
     link(P.mira, "Mira Tallowend")
   }.</p>`,
-  // pasted into Core's editor: an image attachment named by its title when pasted (core-notes §2.3)
+  // pasted into Core's editor: an image attachment named by its title when pasted
   [W.locLighthouse]: `<p>Greyfin Lighthouse, dark since the flood.</p>
 <p><img src="api/attachments/${W.attLampSketch}/image/inline%20image" width="12"></p>`,
   [W.locReef]: `<p>The Knucklebone Reef, where the charts disagree.</p>`,
