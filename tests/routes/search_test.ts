@@ -518,19 +518,22 @@ Deno.test("mention-search: merged and deduplicated, Core first, at most 8", () =
 Deno.test("mention-search: a hanging Parser costs the budget, not the upstream timeout", () =>
   withHarness(async (h) => {
     h.parser!.fault({ path: "/suggest/autocomplete", hang: true });
-    const started = performance.now();
-    const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef");
-    const ms = performance.now() - started;
+    // The upstream timeout is out of reach: only the budget can end this wait. The race is a
+    // hang guard, not a speed check.
+    let guard: ReturnType<typeof setTimeout> | undefined;
+    const r = await Promise.race([
+      get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef"),
+      new Promise<never>((_, reject) => {
+        guard = setTimeout(() => reject(new Error("waited for the upstream timeout")), 60_000);
+      }),
+    ]).finally(() => clearTimeout(guard));
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.results.map((x) => [x.noteId, x.source]), [[W.locReef, "core"]]);
     assert.equal(suggestCalls(h).length, 1, "the Parser was asked");
-    // budget 300 ms, upstream timeout 20 s: the answer waits about the budget
-    assert.ok(ms >= 250, `answered after ${ms} ms, before the budget ran out`);
-    assert.ok(ms < 5_000, `answered after ${ms} ms: the upstream timeout was waited for`);
     assert.ok(h.logs.some((l) => l.includes("mention search without Parser")));
   }, {
     ...withParser,
-    env: { MENTION_PARSER_BUDGET_MS: "300", UPSTREAM_TIMEOUT_MS: "20000" },
+    env: { MENTION_PARSER_BUDGET_MS: "300", UPSTREAM_TIMEOUT_MS: "600000" },
   }));
 
 Deno.test("mention-search: a failing Parser or none at all leaves Core's answer", async () => {
