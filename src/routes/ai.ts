@@ -67,7 +67,15 @@ const applyAnswer = z.object({
   failed: z.array(z.object({ ...applyItem, error: z.string() })),
 });
 
-const consistencyAnswer = z.object({
+/**
+ * The consistency answer, as the Parser sends it and we pass it on.
+ *
+ * @example
+ * ```ts
+ * consistencyAnswer.parse({ issues: [], summary: "No issues." });
+ * ```
+ */
+export const consistencyAnswer = z.object({
   issues: z.array(z.object({
     type: z.enum(["contradiction", "timeline", "orphan", "naming", "logic", "power"]),
     severity: z.enum(["high", "medium", "low"]),
@@ -77,7 +85,15 @@ const consistencyAnswer = z.object({
   summary: z.string(),
 });
 
-const gapsAnswer = z.object({
+/**
+ * The gap-analysis answer, as the Parser sends it and we pass it on.
+ *
+ * @example
+ * ```ts
+ * gapsAnswer.parse({ gaps: [], summary: "", typeCounts: {}, totalNotes: 0 });
+ * ```
+ */
+export const gapsAnswer = z.object({
   gaps: z.array(z.object({
     area: z.string(),
     severity: z.string(),

@@ -524,3 +524,26 @@ export const TEST_JPEG_BASE64 = "/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP" + "/".repea
 
 /** Width and height of {@linkcode TEST_PNG}. */
 export const TEST_PNG_SIZE = { width: 3, height: 2 } as const;
+
+/**
+ * Routes of `backends` in the table that no step covers, and steps naming routes that do not exist:
+ * both must be empty for a suite to speak for every route.
+ *
+ * @example
+ * ```ts
+ * const { missing, unknown } = routeCoverage(covered, allRoutes, ["Core", "Both"]);
+ * ```
+ */
+export function routeCoverage(
+  covered: ReadonlySet<string>,
+  routes: readonly { method: string; path: string; backend: string }[],
+  backends: readonly string[],
+): { missing: string[]; unknown: string[] } {
+  const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
+  const known = new Set(routes.map(key));
+  return {
+    missing: routes.filter((r) => backends.includes(r.backend)).map(key)
+      .filter((k) => !covered.has(k)),
+    unknown: [...covered].filter((k) => !known.has(k)),
+  };
+}

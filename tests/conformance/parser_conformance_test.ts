@@ -9,6 +9,7 @@ import { startCoreSim } from "../sims/core.ts";
 import { DEFAULT_OWNER, startParserSim } from "../sims/parser.ts";
 import { formatReport, type StepResult } from "./report.ts";
 import { PARSER_FLAGS, parserCoveredRoutes, runParserSuite } from "./parser_suite.ts";
+import { routeCoverage } from "./kit.ts";
 
 /** The real Parser's defaults would make the run wait out minute windows: raised, as documented. */
 const RATE_LIMITS = Object.fromEntries(
@@ -86,16 +87,7 @@ Deno.test("parser conformance: without flags the integration steps are skipped a
   }));
 
 Deno.test("parser conformance: every Parser-backed route of the table has a step", () => {
-  const covered = parserCoveredRoutes();
-  const missing = allRoutes
-    .filter((r) => r.backend === "Parser" || r.backend === "Both")
-    .map((r) => `${r.method} ${r.path}`)
-    .filter((key) => !covered.has(key));
+  const { missing, unknown } = routeCoverage(parserCoveredRoutes(), allRoutes, ["Parser", "Both"]);
   assert.deepEqual(missing, []);
-  const known = new Set(allRoutes.map((r) => `${r.method} ${r.path}`));
-  assert.deepEqual(
-    [...covered].filter((key) => !known.has(key)),
-    [],
-    "steps name routes that exist",
-  );
+  assert.deepEqual(unknown, [], "steps name routes that exist");
 });

@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { RELATIONSHIP_TYPES } from "../../src/lore/relationship_types.ts";
+import { consistencyAnswer, gapsAnswer } from "../../src/routes/ai.ts";
 import { check, factOf, ownAttrs, readLore, same } from "./kit.ts";
 import { loreNotes } from "./parser_steps_kit.ts";
 import type { ParserStep } from "./parser_suite.ts";
@@ -47,26 +48,6 @@ const graphSchema = z.object({
   maxDepthReached: z.number().int(),
   truncated: z.boolean(),
 });
-const consistencySchema = z.object({
-  issues: z.array(z.object({
-    type: z.string(),
-    severity: z.enum(["high", "medium", "low"]),
-    description: z.string(),
-    affectedNoteIds: z.array(z.string()),
-  })),
-  summary: z.string(),
-});
-const gapsSchema = z.object({
-  gaps: z.array(z.object({
-    area: z.string(),
-    severity: z.string(),
-    description: z.string(),
-    suggestion: z.string(),
-  })),
-  summary: z.string(),
-  typeCounts: z.record(z.string(), z.number().int().min(0)),
-  totalNotes: z.number().int().min(0),
-});
 const ragSchema = z.object({
   results: z.array(z.object({
     noteId: z.string(),
@@ -92,7 +73,7 @@ function gapsStep(method: "GET" | "POST"): ParserStep {
     check: "gaps with suggestions; note counts per lore type include the run's notes",
     run: async (s) => {
       await loreNotes(s);
-      const g = await s.api.json(method, "/api/ai/gaps", 200, gapsSchema);
+      const g = await s.api.json(method, "/api/ai/gaps", 200, gapsAnswer);
       const counted = Object.values(g.typeCounts).reduce((a, b) => a + b, 0);
       check(g.totalNotes >= 2, `totalNotes ${g.totalNotes}, but the run made lore notes`);
       check(counted <= g.totalNotes, `typeCounts add up to ${counted} > totalNotes`);
@@ -319,7 +300,7 @@ export const aiSteps: ParserStep[] = [
     check: "issues only about the given notes, or a summary; sampling without ids; bad ids 400",
     run: async (s) => {
       const { a, b } = await loreNotes(s);
-      const given = await s.api.json("POST", "/api/ai/consistency", 200, consistencySchema, {
+      const given = await s.api.json("POST", "/api/ai/consistency", 200, consistencyAnswer, {
         json: { noteIds: [a.noteId, b.noteId, a.noteId] },
       });
       for (const i of given.issues) {
@@ -328,7 +309,7 @@ export const aiSteps: ParserStep[] = [
           "an issue about a note that was not given",
         );
       }
-      await s.api.json("POST", "/api/ai/consistency", 200, consistencySchema, { json: {} });
+      await s.api.json("POST", "/api/ai/consistency", 200, consistencyAnswer, { json: {} });
       await s.api.error("POST", "/api/ai/consistency", 400, "INVALID_REQUEST", {
         json: { noteIds: ["../x"] },
       });

@@ -80,6 +80,23 @@ async function collection(s: SuiteState, path: string) {
   return body.results.filter((n) => mine.has(n.noteId));
 }
 
+/** A collection of notes marked through their template lists exactly the suite's one note. */
+function markedCollection(path: string, note: string, loreType: string): Step {
+  return {
+    method: "GET",
+    path,
+    check: `the ${loreType} note (marked through its template) is listed with its lore type`,
+    run: async (s) => {
+      const mine = await collection(s, path);
+      same(
+        mine.map((n) => [n.noteId, n.loreType]),
+        [[noteOf(s, note).noteId, loreType]],
+        `suite's ${loreType} notes`,
+      );
+    },
+  };
+}
+
 /** The steps of this module, in run order. */
 export const searchSteps: Step[] = [
   {
@@ -183,32 +200,8 @@ export const searchSteps: Step[] = [
       same((rag.details as { service?: string })?.service, "parser", "service named by the 503");
     },
   },
-  {
-    method: "GET",
-    path: "/api/quests",
-    check: "the quest note (marked through its template) is listed with its lore type",
-    run: async (s) => {
-      const mine = await collection(s, "/api/quests");
-      same(
-        mine.map((n) => [n.noteId, n.loreType]),
-        [[noteOf(s, "C").noteId, "quest"]],
-        "suite's quests",
-      );
-    },
-  },
-  {
-    method: "GET",
-    path: "/api/statblocks",
-    check: "the statblock note (marked through its template) is listed",
-    run: async (s) => {
-      const mine = await collection(s, "/api/statblocks");
-      same(
-        mine.map((n) => [n.noteId, n.loreType]),
-        [[noteOf(s, "D").noteId, "statblock"]],
-        "suite's statblocks",
-      );
-    },
-  },
+  markedCollection("/api/quests", "C", "quest"),
+  markedCollection("/api/statblocks", "D", "statblock"),
   {
     method: "GET",
     path: "/api/timeline",
