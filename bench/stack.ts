@@ -9,8 +9,8 @@
  */
 import { loadConfig } from "../src/config.ts";
 import { startServer } from "../src/server.ts";
-import { startCoreSim } from "../tests/sims/core.ts";
-import { startParserSim } from "../tests/sims/parser.ts";
+import { startCoreSim } from "../sims/core.ts";
+import { startParserSim } from "../sims/parser.ts";
 
 const [role, coreUrl, token, parserUrl, parserToken] = Deno.args;
 if (role === "core") {

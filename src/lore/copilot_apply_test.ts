@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { ApiError } from "../http/errors.ts";
 import { type CoreClient, createCoreClient } from "../upstream/core.ts";
-import { type CoreSim, startCoreSim } from "../../tests/sims/core.ts";
-import { W } from "../../tests/sims/world.ts";
+import { type CoreSim, startCoreSim } from "../../sims/core.ts";
+import { W } from "../../sims/world.ts";
 import { applyProposal, isImmutableLabel, type Proposal, proposalSchema } from "./copilot_apply.ts";
 
 /** The Core double with the sample world: Mira links to Oskar, the harbor and the guild. */

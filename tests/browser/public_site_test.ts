@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { browserTestsRun, withBrowser } from "../helpers/browser.ts";
 import { type Harness, withHarness } from "../helpers/harness.ts";
-import { SHARE_CREDENTIALS, W } from "../sims/world.ts";
+import { SHARE_CREDENTIALS, W } from "../../sims/world.ts";
 
 const SUITE = "public site in Chromium";
 

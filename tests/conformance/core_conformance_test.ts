@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { allRoutes } from "../../src/routes/index.ts";
-import { type CoreStore, startCoreSim } from "../sims/core.ts";
+import { type CoreStore, startCoreSim } from "../../sims/core.ts";
 import { coveredRoutes, runCoreSuite, type StepResult } from "./core_suite.ts";
 import { FLAGS, routeCoverage } from "./kit.ts";
 import { formatReport } from "./report.ts";

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { allRoutes } from "../../src/routes/index.ts";
-import { startCoreSim } from "../sims/core.ts";
-import { DEFAULT_OWNER, startParserSim } from "../sims/parser.ts";
+import { startCoreSim } from "../../sims/core.ts";
+import { DEFAULT_OWNER, startParserSim } from "../../sims/parser.ts";
 import { formatReport, type StepResult } from "./report.ts";
 import { PARSER_FLAGS, parserCoveredRoutes, runParserSuite } from "./parser_suite.ts";
 import { routeCoverage } from "./kit.ts";

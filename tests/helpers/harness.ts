@@ -7,8 +7,8 @@
 import { loadConfig } from "../../src/config.ts";
 import { jsonLogger } from "../../src/http/log.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
-import { type CoreSim, type CoreSimOptions, startCoreSim } from "../sims/core.ts";
-import { type ParserSim, type ParserSimOptions, startParserSim } from "../sims/parser.ts";
+import { type CoreSim, type CoreSimOptions, startCoreSim } from "../../sims/core.ts";
+import { type ParserSim, type ParserSimOptions, startParserSim } from "../../sims/parser.ts";
 
 /** The session secret test services use (so tests can seal cookies themselves). */
 export const TEST_SESSION_SECRET = "test-session-secret-0123456789abcdefghijklmnop";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { deriveSealKey, seal } from "../../src/session/seal.ts";
-import { DEFAULT_OWNER } from "../sims/parser.ts";
+import { DEFAULT_OWNER } from "../../sims/parser.ts";
 import { type Harness, TEST_SESSION_SECRET } from "./harness.ts";
 
 /** One parsed `Set-Cookie` value. */

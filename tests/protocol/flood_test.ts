@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { type Harness, withHarness } from "../helpers/harness.ts";
 import { prng, propertySeed } from "../helpers/prng.ts";
 import { type RawExchange, rawExchange } from "../helpers/raw_http.ts";
-import { makePng, W } from "../sims/world.ts";
+import { makePng, W } from "../../sims/world.ts";
 
 const SEED = propertySeed(20261124);
 const TOTAL = 3000;

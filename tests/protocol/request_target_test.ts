@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
 import { rawExchange } from "../helpers/raw_http.ts";
-import { W } from "../sims/world.ts";
+import { W } from "../../sims/world.ts";
 
 const get = (target: string, host: string | null, extra = "") =>
   `GET ${target} HTTP/1.1\r\n${host === null ? "" : `Host: ${host}\r\n`}${extra}` +

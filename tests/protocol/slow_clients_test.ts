@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { type Harness, type HarnessOptions, withHarness } from "../helpers/harness.ts";
 import { rawExchange } from "../helpers/raw_http.ts";
-import { makePng, W } from "../sims/world.ts";
+import { makePng, W } from "../../sims/world.ts";
 
 const SHORT: HarnessOptions = {
   env: {

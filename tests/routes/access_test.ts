@@ -10,7 +10,7 @@ import { json } from "../../src/http/response.ts";
 import { defineRoute } from "../../src/router.ts";
 import { allRoutes } from "../../src/routes/index.ts";
 import { type Harness, TEST_SESSION_SECRET, withHarness } from "../helpers/harness.ts";
-import { W } from "../sims/world.ts";
+import { W } from "../../sims/world.ts";
 
 /** A concrete request for a route: parameters filled with a real note, a search text given. */
 function sampleTarget(path: string, hasQuery: boolean): string {

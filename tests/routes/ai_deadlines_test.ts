@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
-import { type ParserSimOptions, reindexForOwner } from "../sims/parser.ts";
-import { W } from "../sims/world.ts";
+import { type ParserSimOptions, reindexForOwner } from "../../sims/parser.ts";
+import { W } from "../../sims/world.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
-import { type RecordedRequest, reindexForOwner, seedRagIndex } from "../sims/parser.ts";
-import { W } from "../sims/world.ts";
+import { type RecordedRequest, reindexForOwner, seedRagIndex } from "../../sims/parser.ts";
+import { W } from "../../sims/world.ts";
 
 const withParser = (fn: (h: Harness) => Promise<void>) =>
   withHarness(fn, { parser: true, parserSession: true });

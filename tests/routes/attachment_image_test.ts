@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
-import { LAMP_SKETCH_PNG, makePng, SIGIL_PNG, W } from "../sims/world.ts";
+import { LAMP_SKETCH_PNG, makePng, SIGIL_PNG, W } from "../../sims/world.ts";
 
 interface ErrorBody {
   error: string;

@@ -9,7 +9,7 @@ import {
   sealCookie,
   setCookies,
 } from "../helpers/session.ts";
-import { DEFAULT_INTERNAL_SECRET, DEFAULT_OWNER } from "../sims/parser.ts";
+import { DEFAULT_INTERNAL_SECRET, DEFAULT_OWNER } from "../../sims/parser.ts";
 
 const withParser = (
   fn: (h: Harness) => Promise<void>,

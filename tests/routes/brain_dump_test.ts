@@ -13,8 +13,8 @@ import {
 } from "../helpers/harness.ts";
 import { rawExchange } from "../helpers/raw_http.ts";
 import { MAX_BATCH_ITEMS, MAX_COMMIT_ENTITIES } from "../../src/routes/brain_dump.ts";
-import type { BrainDumpSimOptions } from "../sims/parser_brain_dump.ts";
-import { W } from "../sims/world.ts";
+import type { BrainDumpSimOptions } from "../../sims/parser_brain_dump.ts";
+import { W } from "../../sims/world.ts";
 
 const TEXT = "Captain Hollis Marrow sails the Gull Queen out of Saltmarrow Harbor at dawn. " +
   "Hollis Marrow owes the Tidewater Company a fortune.";

@@ -1,7 +1,7 @@
 /** Content collections (quests, statblocks, timeline) over HTTP against the Core double. */
 import assert from "node:assert/strict";
 import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
-import { W } from "../sims/world.ts";
+import { W } from "../../sims/world.ts";
 
 interface Entry {
   noteId: string;

@@ -9,7 +9,7 @@ import {
   TEST_SESSION_SECRET,
   withHarness,
 } from "../helpers/harness.ts";
-import { W } from "../sims/world.ts";
+import { W } from "../../sims/world.ts";
 
 /** A browser's cookie jar: applies `Set-Cookie` answers, sends `Cookie`. */
 function jar(initial: string[] = []) {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { SANITIZER_VERSION } from "../../src/sanitize/html.ts";
 import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
-import { W } from "../sims/world.ts";
+import { W } from "../../sims/world.ts";
 
 const SANDBOX_CSP = "sandbox; default-src 'none'";
 

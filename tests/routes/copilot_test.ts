@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
-import { copilotSimState } from "../sims/parser_copilot.ts";
-import { W } from "../sims/world.ts";
+import { copilotSimState } from "../../sims/parser_copilot.ts";
+import { W } from "../../sims/world.ts";
 
 const MIRA = W.charMira;
 const chatPath = (id: string = MIRA) => `/api/lore/${id}/copilot/chat`;

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { type Harness, withHarness } from "../helpers/harness.ts";
-import { W } from "../sims/world.ts";
+import { W } from "../../sims/world.ts";
 
 const withBackends = (fn: (h: Harness) => Promise<void>) =>
   withHarness(fn, { parser: true, parserSession: true });

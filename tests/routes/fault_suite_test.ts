@@ -1,6 +1,6 @@
 /**
  * The fault suite: every Core- and Parser-backed route of the table, under every fault a broken
- * backend or network produces (tests/sims/fault_proxy.ts sits between the service and the
+ * backend or network produces (sims/fault_proxy.ts sits between the service and the
  * doubles). Under each fault each route must answer — in our error shape with the fault's
  * status, or, for a stream already started, by ending it (an aborted body, or a terminal SSE
  * `error`) — leak nothing of what the backend sent, release every upstream connection, and
@@ -12,16 +12,16 @@ import { allRoutes } from "../../src/routes/index.ts";
 import { concatBytes } from "../../src/util/bytes.ts";
 import { mapLimit } from "../../src/util/concurrency.ts";
 import { assertNoSecrets, type Harness, startHarness } from "../helpers/harness.ts";
-import { DEFAULT_CORE_PASSWORD } from "../sims/core.ts";
+import { DEFAULT_CORE_PASSWORD } from "../../sims/core.ts";
 import {
   FAULT_MARK,
   FAULT_MODES,
   type FaultMode,
   type FaultProxy,
   startFaultProxy,
-} from "../sims/fault_proxy.ts";
-import { DEFAULT_OWNER } from "../sims/parser.ts";
-import { W } from "../sims/world.ts";
+} from "../../sims/fault_proxy.ts";
+import { DEFAULT_OWNER } from "../../sims/parser.ts";
+import { W } from "../../sims/world.ts";
 import { samples as aiSamples } from "./samples/ai.ts";
 import { samples as brainDumpSamples } from "./samples/brain_dump.ts";
 import { samples as copilotSamples } from "./samples/copilot.ts";

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
-import { W } from "../sims/world.ts";
+import { W } from "../../sims/world.ts";
 
 const OPTS = { parser: true, parserSession: true, env: { LORE_ROOT_NOTE_ID: W.loreRoot } };
 

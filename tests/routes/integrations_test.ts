@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
 import { countingListener, login, setCookies } from "../helpers/session.ts";
-import { DEFAULT_CORE_PASSWORD } from "../sims/core.ts";
+import { DEFAULT_CORE_PASSWORD } from "../../sims/core.ts";
 
 const withParser = (
   fn: (h: Harness) => Promise<void>,

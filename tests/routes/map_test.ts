@@ -1,7 +1,7 @@
 /** Map data and map-image upload over HTTP through the real app against the Core double. */
 import assert from "node:assert/strict";
 import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
-import { makePng, W } from "../sims/world.ts";
+import { makePng, W } from "../../sims/world.ts";
 
 interface MapBody {
   noteId: string;

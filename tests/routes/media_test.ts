@@ -1,7 +1,7 @@
 /** Images (streamed download, legacy redirect) and image uploads over HTTP, real app + Core double. */
 import assert from "node:assert/strict";
 import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
-import { CHART_PNG, makePng, W } from "../sims/world.ts";
+import { CHART_PNG, makePng, W } from "../../sims/world.ts";
 
 interface ErrorBody {
   error: string;

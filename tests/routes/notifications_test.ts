@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
-import { extrasTables } from "../sims/parser_extras.ts";
+import { extrasTables } from "../../sims/parser_extras.ts";
 
 const VAPID =
   "BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U";

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { type Harness, withHarness } from "../helpers/harness.ts";
-import { W } from "../sims/world.ts";
+import { W } from "../../sims/world.ts";
 
 /** Base64 ciphertext, as Core stores (and ETAPI sends) a protected note's title. */
 const CIPHER = "T2xkIFNlYWxlZCBUaWRlIHJlY2tvbmluZ3M=";

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { type Harness, withHarness } from "../helpers/harness.ts";
-import { CHART_PNG, W } from "../sims/world.ts";
+import { CHART_PNG, W } from "../../sims/world.ts";
 import { prng, propertySeed } from "../helpers/prng.ts";
 
 type Rng = () => number;

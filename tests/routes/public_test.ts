@@ -15,7 +15,7 @@ import {
   withHarness,
 } from "../helpers/harness.ts";
 import { countingListener, login } from "../helpers/session.ts";
-import { DEFAULT_CORE_TOKEN, startCoreSim } from "../sims/core.ts";
+import { DEFAULT_CORE_TOKEN, startCoreSim } from "../../sims/core.ts";
 import {
   CHART_PNG,
   HARBOR_ALIAS,
@@ -23,7 +23,7 @@ import {
   SHARE_CREDENTIALS,
   SIGIL_PNG,
   W,
-} from "../sims/world.ts";
+} from "../../sims/world.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

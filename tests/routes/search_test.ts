@@ -5,9 +5,9 @@ import { loadConfig } from "../../src/config.ts";
 import { jsonLogger } from "../../src/http/log.ts";
 import { startServer } from "../../src/server.ts";
 import { assertNoSecrets, type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
-import { DEFAULT_CORE_PASSWORD } from "../sims/core.ts";
-import { reindexForOwner } from "../sims/parser.ts";
-import { W } from "../sims/world.ts";
+import { DEFAULT_CORE_PASSWORD } from "../../sims/core.ts";
+import { reindexForOwner } from "../../sims/parser.ts";
+import { W } from "../../sims/world.ts";
 
 const bare = { core: { world: false } };
 

@@ -11,7 +11,7 @@ import {
   withHarness,
 } from "../helpers/harness.ts";
 import { escapeHtml } from "../../src/lore/preview.ts";
-import { HARBOR_ALIAS, W } from "../sims/world.ts";
+import { HARBOR_ALIAS, W } from "../../sims/world.ts";
 
 /** Long enough that only invalidation can explain a change seen within one test. */
 const CACHED: HarnessOptions = { env: { PUBLIC_CACHE_MS: "600000" } };

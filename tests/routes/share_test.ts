@@ -1,7 +1,7 @@
 /** Share settings (`/api/share`, `/api/share/tree`) over HTTP against the Core double. */
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
-import { HARBOR_ALIAS, W } from "../sims/world.ts";
+import { HARBOR_ALIAS, W } from "../../sims/world.ts";
 
 interface RootInfo {
   noteId: string;

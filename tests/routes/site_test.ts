@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { SITE_CSP } from "../../src/site/headers.ts";
 import { SITE_CSS } from "../../src/site/stylesheet.ts";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
-import { HARBOR_ALIAS, SHARE_CREDENTIALS, W } from "../sims/world.ts";
+import { HARBOR_ALIAS, SHARE_CREDENTIALS, W } from "../../sims/world.ts";
 
 /** Titles and sections that exist in Core but are never public. */
 const HIDDEN_TEXT = [

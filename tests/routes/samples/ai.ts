@@ -1,5 +1,5 @@
 /** Parser error-path samples of this feature's routes. @module */
-import { W } from "../../sims/world.ts";
+import { W } from "../../../sims/world.ts";
 import type { ParserSample } from "./parser_sample.ts";
 
 /** One valid request per Parser-backed route of this feature. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { CHART_PNG, W } from "../../sims/world.ts";
+import { CHART_PNG, W } from "../../../sims/world.ts";
 
 /** One valid request to a Core-backed route. */
 export interface CoreSample {

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { loadConfigOrExit } from "../../src/config.ts";
-import { startServer } from "../../src/server.ts";
+import { loadConfigOrExit } from "../src/config.ts";
+import { startServer } from "../src/server.ts";
 import { startCoreSim } from "./core.ts";
 import { DEFAULT_OWNER, startParserSim } from "./parser.ts";
 import { HARBOR_ALIAS, W, WORLD_SUMMARY } from "./world.ts";
