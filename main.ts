@@ -10,7 +10,7 @@ import { allRoutes } from "./src/routes/index.ts";
 import { startServer } from "./src/server.ts";
 
 if (import.meta.main && Deno.args.includes("--print-routes")) {
-  // README's route list is this output (a test keeps them identical)
+  // a quick look at the table; docs/api.md is the full reference (deno task docs)
   console.log(routeTableMarkdown(allRoutes));
 } else if (import.meta.main) {
   const config = loadConfigOrExit(Deno.env.toObject());

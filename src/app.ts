@@ -42,7 +42,8 @@ import { createCoreClient } from "./upstream/core.ts";
 import { createParserClient } from "./upstream/parser.ts";
 import type { AiWork } from "./upstream/ai_calls.ts";
 import { ClientAbortError } from "./upstream/fetch.ts";
-import { answerAiRoute } from "./http/ai_route.ts";
+import { answerAiRoute } from "./pipeline/ai_route.ts";
+import type { ResponseCheck } from "./pipeline/response_check.ts";
 
 /** What an app needs from the outside world; everything but `config` has a default. */
 export interface AppDeps {
@@ -53,6 +54,11 @@ export interface AppDeps {
   now?: () => number;
   /** Extra routes (tests); appended after the built-in table. */
   routes?: readonly Route[];
+  /**
+   * Tests only: holds each answer of a route to its declared responses
+   * (pipeline/response_check.ts). Unset in production, which then pays nothing for it.
+   */
+  checkResponse?: ResponseCheck;
 }
 
 /** A built application. */
@@ -82,7 +88,7 @@ export function createApp(deps: AppDeps): App {
     createCredentialResolver({ config, fetch: fetchFn, log, now: deps.now });
   const publicCoreSource = createPublicCoreSource({ config, fetch: fetchFn, log, now: deps.now });
   const routes = [...allRoutes, ...(deps.routes ?? [])];
-  const state = createAppState(config, routes, deps.now, log, fetchFn);
+  const state = createAppState(config, deps.now, log, fetchFn);
   const table = compileRoutes(routes);
 
   async function handle(req: Request, info: ClientInfo = {}): Promise<Response> {
@@ -97,6 +103,7 @@ export function createApp(deps: AppDeps): App {
     };
     let creds: RequestCredentials | undefined;
     let wroteCore = false;
+    let matched: Route | undefined;
     try {
       const url = requestUrl(req); // a malformed Host or target is a 400 like any bad input
       const match = matchRoute(table, req.method, url.pathname);
@@ -108,7 +115,8 @@ export function createApp(deps: AppDeps): App {
       }
       const { route } = match;
       pattern = route.path;
-      checkCrossSite(req, url, route.access, config.TRUST_PROXY);
+      matched = route;
+      checkCrossSite(req, url, route.access === "public", config.TRUST_PROXY);
       const input = await readInput(route, match.params, req, url);
       const base = publicContext(req, url, requestId, input, onTiming, info);
       if (route.access === "public") {
@@ -125,8 +133,14 @@ export function createApp(deps: AppDeps): App {
           const inWork = (work?: AiWork) =>
             privateContext(session, c, onTiming, work, () => wroteCore = true);
           const ai = route.ai;
+          const parserIdentity = async () => credentialIdentity(await c.parser());
           res = ai
-            ? await answerAiRoute(inWork(), ai, (work) => route.handler(inWork(work)))
+            ? await answerAiRoute(
+              state.aiCalls,
+              { ...inWork(), parserIdentity },
+              ai,
+              (work) => route.handler(inWork(work)),
+            )
             : await route.handler(inWork());
         }
       }
@@ -151,7 +165,10 @@ export function createApp(deps: AppDeps): App {
     }
     // Anything written to Core may change what visitors see (a root moved, a note hidden): they
     // must see it at once, also after a write that failed or was left half done.
-    if (wroteCore) invalidatePublicShare({ state });
+    if (wroteCore) invalidatePublicShare(state.publicShare);
+    if (deps.checkResponse && matched) {
+      res = await deps.checkResponse(matched, req, res, requestId);
+    }
     res = withCommonHeaders(res, requestId);
     for (const cookie of creds?.setCookies ?? []) res.headers.append("set-cookie", cookie);
     log.log(res.status >= 500 ? "warn" : "info", "request", {
@@ -233,6 +250,7 @@ export function createApp(deps: AppDeps): App {
       config,
       log,
       state,
+      routes,
       concurrency: config.UPSTREAM_CONCURRENCY,
       publicCore: async (opts) => {
         const c = await publicCoreSource.credentials(upstream(undefined, onTiming));

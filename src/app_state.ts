@@ -6,14 +6,14 @@
  */
 import { createTtlCache, type TtlCache } from "./cache/ttl_cache.ts";
 import type { Config } from "./config.ts";
-import type { KeptAnswer } from "./http/ai_route.ts";
 import type { Logger } from "./http/log.ts";
+import type { KeptAnswer } from "./pipeline/ai_route.ts";
 import { type AiCalls, createAiCalls } from "./upstream/ai_calls.ts";
 import { createPortalConfig, type PortalConfig } from "./portal_config.ts";
 import { createRateLimiter, type RateLimiter } from "./session/rate_limit.ts";
 import type { AutolinkMatcher } from "./lore/autolink.ts";
-import type { Route } from "./router.ts";
 import { createReadinessProbe, type ReadinessProbe } from "./readiness.ts";
+import { createPublicCaches, type PublicCaches } from "./share/public_snapshot.ts";
 
 /** Everything an app instance keeps between requests. */
 export interface AppState {
@@ -23,8 +23,8 @@ export interface AppState {
   preview: TtlCache<string>;
   /** Login, register and connect attempts per client (`AUTH_RATE_LIMIT` per window). */
   authLimiter: RateLimiter;
-  /** The route table this app serves (for the generated API description). */
-  routes: readonly Route[];
+  /** The public share's snapshots, note contents and search texts. */
+  publicShare: PublicCaches;
   /** The portal config (lore root note id) in `DATA_DIR/portal.json`. */
   portal: PortalConfig;
   /** AI calls running past their client's deadline, and answers kept for a retry. */
@@ -41,18 +41,20 @@ const MAX_AI_CALLS = 500;
  *
  * @example
  * ```ts
- * const state = createAppState(config, routes, Date.now, log, fetch);
+ * import { loadConfig } from "./config.ts";
+ * import { jsonLogger } from "./http/log.ts";
+ *
+ * const state = createAppState(loadConfig({}), Date.now, jsonLogger("silent"), fetch);
  * ```
  */
 export function createAppState(
   config: Config,
-  routes: readonly Route[],
   now: (() => number) | undefined,
   log: Logger,
   fetchFn: typeof fetch,
 ): AppState {
   return {
-    routes,
+    publicShare: createPublicCaches(config),
     readiness: createReadinessProbe(config, fetchFn),
     portal: createPortalConfig({
       dataDir: config.DATA_DIR,

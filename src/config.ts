@@ -37,49 +37,173 @@ const urlList = z.string().transform((v, ctx) => {
 
 const noteId = z.string().regex(/^[A-Za-z0-9_]{1,128}$/, "must be a note id");
 
-/** Every variable the service reads. README's configuration table documents each one. */
+/**
+ * Every variable the service reads. Each `.describe()` is the variable's meaning in the generated
+ * configuration reference (`deno task docs`).
+ */
 export const envSchema = z.object({
-  PORT: intIn(0, 65535, 8080),
-  HOST: z.string().min(1).default("127.0.0.1"),
-  CORE_URL: backendUrl.optional(),
-  CORE_TOKEN: z.string().min(1).optional(),
-  PUBLIC_CORE_TOKEN: z.string().min(1).optional(),
-  PARSER_URL: backendUrl.optional(),
-  PARSER_TOKEN: z.string().min(1).optional(),
-  PARSER_INTERNAL_SECRET: z.string().min(8).optional(),
-  PARSER_ALLOWED_URLS: urlList.default([]),
-  CORE_ALLOWED_URLS: urlList.default([]),
-  SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  COOKIE_SECURE: z.enum(["auto", "always"]).default("auto"),
-  ZERO_LOGIN: bool(false),
-  PROVISION_COOLDOWN_MS: intIn(0, 3_600_000, 30_000),
-  CREDENTIALS_CACHE_MS: intIn(0, 3_600_000, 60_000),
-  AUTH_RATE_LIMIT: intIn(1, 10_000, 10),
-  AUTH_RATE_WINDOW_MS: intIn(1000, 86_400_000, 60_000),
-  ENABLE_WIPE: bool(false),
-  DATA_DIR: z.string().min(1).default("./data"),
-  LORE_ROOT_NOTE_ID: noteId.default("root"),
-  MAX_JSON_BYTES: intIn(1024, 64 * 1024 * 1024, 1024 * 1024),
-  MAX_CONTENT_BYTES: intIn(1024, 256 * 1024 * 1024, 5 * 1024 * 1024),
-  MAX_UPLOAD_BYTES: intIn(1024, 1024 * 1024 * 1024, 20 * 1024 * 1024),
-  UPSTREAM_TIMEOUT_MS: intIn(100, 600_000, 15_000),
-  AI_TIMEOUT_MS: intIn(100, 3_600_000, 180_000),
-  AI_TOTAL_TIMEOUT_MS: intIn(100, 3_600_000, 600_000),
-  AI_RESULT_TTL_MS: intIn(0, 86_400_000, 900_000),
-  STREAM_IDLE_TIMEOUT_MS: intIn(100, 600_000, 60_000),
-  STREAM_TOTAL_TIMEOUT_MS: intIn(100, 3_600_000, 300_000),
-  SSE_TOTAL_TIMEOUT_MS: intIn(100, 3_600_000, 900_000),
-  MAX_UPSTREAM_BODY_BYTES: intIn(1024, 256 * 1024 * 1024, 16 * 1024 * 1024),
-  UPSTREAM_CONCURRENCY: intIn(1, 64, 8),
-  AUTOLINK_CACHE_MS: intIn(0, 3_600_000, 60_000),
-  PUBLIC_CACHE_MS: intIn(0, 3_600_000, 5_000),
-  MENTION_PARSER_BUDGET_MS: intIn(50, 60_000, 800),
-  SHUTDOWN_GRACE_MS: intIn(0, 600_000, 10_000),
-  CLIENT_HEADER_TIMEOUT_MS: intIn(100, 600_000, 15_000),
-  CLIENT_BODY_TIMEOUT_MS: intIn(100, 600_000, 10_000),
-  CLIENT_IDLE_TIMEOUT_MS: intIn(100, 3_600_000, 75_000),
-  TRUST_PROXY: bool(false),
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  PORT: intIn(0, 65535, 8080)
+    .describe("Listening port (`0`: any free port)."),
+  HOST: z.string().min(1).default("127.0.0.1")
+    .describe("Listening address. Set `0.0.0.0` to accept connections from other machines."),
+  CORE_URL: backendUrl.optional()
+    .describe(
+      "Core base URL, e.g. `http://core:8080` (http or https; no credentials, query or " +
+        "fragment). Needs `CORE_TOKEN` or `PUBLIC_CORE_TOKEN`.",
+    ),
+  CORE_TOKEN: z.string().min(1).optional()
+    .describe(
+      "Core ETAPI token for callers without a signed-in session. With it, whoever reaches " +
+        "the service can read and change the lore through it (a warning is logged at " +
+        "start-up). Needs `CORE_URL`.",
+    ),
+  PUBLIC_CORE_TOKEN: z.string().min(1).optional()
+    .describe(
+      "Core ETAPI token used only by the public share routes and site (with `CORE_URL`): " +
+        "publishes lore without opening the private routes the way `CORE_TOKEN` does.",
+    ),
+  PARSER_URL: backendUrl.optional()
+    .describe("Parser base URL (http or https; no credentials, query or fragment)."),
+  PARSER_TOKEN: z.string().min(1).optional()
+    .describe("Parser bearer token for callers without a signed-in session. Needs `PARSER_URL`."),
+  PARSER_INTERNAL_SECRET: z.string().min(8).optional()
+    .describe(
+      "The Parser's `PORTAL_INTERNAL_SECRET`: lets the service fetch each signed-in user's " +
+        "Core credentials from the Parser; zero-login needs it. Sent to `PARSER_URL` only.",
+    ),
+  PARSER_ALLOWED_URLS: urlList.default([])
+    .describe(
+      "Comma-separated extra Parser base URLs a login or registration may name. No other " +
+        "Parser is ever contacted.",
+    ),
+  CORE_ALLOWED_URLS: urlList.default([])
+    .describe(
+      "Comma-separated extra Core base URLs the Parser may hand out for a user, or a " +
+        "connect may name.",
+    ),
+  SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional()
+    .describe(
+      "Key that seals the session cookies. Unset: generated once and kept in " +
+        "`DATA_DIR/session-secret`. Set it when several instances share sessions; changing " +
+        "it signs everyone out.",
+    ),
+  COOKIE_SECURE: z.enum(["auto", "always"]).default("auto")
+    .describe(
+      "`auto`: cookies are `Secure` when the request came over HTTPS (or " +
+        "`X-Forwarded-Proto: https` with `TRUST_PROXY`); `always`: always.",
+    ),
+  ZERO_LOGIN: bool(false)
+    .describe(
+      "Mint a Parser session for a browser without one (development, single-user homelab). " +
+        "Needs `PARSER_URL` and `PARSER_INTERNAL_SECRET`.",
+    ),
+  PROVISION_COOLDOWN_MS: intIn(0, 3_600_000, 30_000)
+    .describe("After a failed zero-login provisioning, how long before trying again."),
+  CREDENTIALS_CACHE_MS: intIn(0, 3_600_000, 60_000)
+    .describe(
+      "How long a session's Core credentials are cached (dropped early on logout, connect, " +
+        "disconnect and a Core 401).",
+    ),
+  AUTH_RATE_LIMIT: intIn(1, 10_000, 10)
+    .describe("Login, register and connect attempts per client address per window (429 beyond)."),
+  AUTH_RATE_WINDOW_MS: intIn(1000, 86_400_000, 60_000)
+    .describe("The window of `AUTH_RATE_LIMIT`."),
+  ENABLE_WIPE: bool(false)
+    .describe(
+      "Allow `POST /api/config/wipe`, which deletes all lore and the Parser's semantic " +
+        "index.",
+    ),
+  DATA_DIR: z.string().min(1).default("./data")
+    .describe("Where the service keeps its small state files (`session-secret`, `portal.json`)."),
+  LORE_ROOT_NOTE_ID: noteId.default("root")
+    .describe(
+      "The lore root: default parent of new lore notes, uploaded images, imports and " +
+        "copilot creations, until `PUT /api/config/portal` stores another.",
+    ),
+  MAX_JSON_BYTES: intIn(1024, 64 * 1024 * 1024, 1024 * 1024)
+    .describe("Largest JSON request body (413 above)."),
+  MAX_CONTENT_BYTES: intIn(1024, 256 * 1024 * 1024, 5 * 1024 * 1024)
+    .describe("Largest note content in `PUT /api/lore/:id/content` (413 above)."),
+  MAX_UPLOAD_BYTES: intIn(1024, 1024 * 1024 * 1024, 20 * 1024 * 1024)
+    .describe("Largest image upload (413 above, enforced while streaming)."),
+  UPSTREAM_TIMEOUT_MS: intIn(100, 600_000, 15_000)
+    .describe(
+      "Deadline for a backend's response head (and body, when read whole); 504 after it. " +
+        "AI routes use `AI_TIMEOUT_MS` instead.",
+    ),
+  AI_TIMEOUT_MS: intIn(100, 3_600_000, 180_000)
+    .describe(
+      "How long a client of an AI route waits without progress from the Parser; then 504 " +
+        "while the call runs on and its answer is kept for a retry.",
+    ),
+  AI_TOTAL_TIMEOUT_MS: intIn(100, 3_600_000, 600_000)
+    .describe(
+      "Longest an AI call may run at all, background included; then it is cancelled and " +
+        "its outcome is a 504. At least `AI_TIMEOUT_MS`.",
+    ),
+  AI_RESULT_TTL_MS: intIn(0, 86_400_000, 900_000)
+    .describe(
+      "How long the answer of an AI call whose client stopped waiting is kept for a retry " +
+        "of the same request (`0`: not kept).",
+    ),
+  STREAM_IDLE_TIMEOUT_MS: intIn(100, 600_000, 60_000)
+    .describe(
+      "A streamed body (content, revisions, images, server-sent events) whose backend " +
+        "sends nothing for this long is ended: a failed transfer, or a terminal SSE `error` " +
+        "event.",
+    ),
+  STREAM_TOTAL_TIMEOUT_MS: intIn(100, 3_600_000, 300_000)
+    .describe(
+      "Longest life of a streamed content, revision or image body; then it is ended like a " +
+        "stalled one. At least `STREAM_IDLE_TIMEOUT_MS`.",
+    ),
+  SSE_TOTAL_TIMEOUT_MS: intIn(100, 3_600_000, 900_000)
+    .describe(
+      "Longest life of an AI event stream (brain dump, copilot), context building " +
+        "included; then it ends with a terminal `error` event. At least " +
+        "`STREAM_IDLE_TIMEOUT_MS`.",
+    ),
+  MAX_UPSTREAM_BODY_BYTES: intIn(1024, 256 * 1024 * 1024, 16 * 1024 * 1024)
+    .describe(
+      "Largest backend answer read whole (JSON of both backends, note content for " +
+        "previews, public pages and search); 502 above, read no further.",
+    ),
+  UPSTREAM_CONCURRENCY: intIn(1, 64, 8)
+    .describe("Parallel backend calls one request may make."),
+  AUTOLINK_CACHE_MS: intIn(0, 3_600_000, 60_000)
+    .describe("How long the autolink title index is kept per caller."),
+  PUBLIC_CACHE_MS: intIn(0, 3_600_000, 5_000)
+    .describe(
+      "How long the public share snapshot is reused before Core is asked again. A write " +
+        "through this instance drops it at once; changes made elsewhere show within this " +
+        "time.",
+    ),
+  MENTION_PARSER_BUDGET_MS: intIn(50, 60_000, 800)
+    .describe(
+      "How long mention search waits for the Parser's suggestions before answering from " +
+        "Core alone.",
+    ),
+  SHUTDOWN_GRACE_MS: intIn(0, 600_000, 10_000)
+    .describe("On SIGTERM or SIGINT, how long requests in flight may finish."),
+  CLIENT_HEADER_TIMEOUT_MS: intIn(100, 600_000, 15_000)
+    .describe(
+      "A client must send a whole request head within this long of its first byte, or the " +
+        "connection is closed (slowloris).",
+    ),
+  CLIENT_BODY_TIMEOUT_MS: intIn(100, 600_000, 10_000)
+    .describe(
+      "A request body that stalls this long (nothing arrives while it is read) is 408 and " +
+        "the connection is closed. Keep it below `UPSTREAM_TIMEOUT_MS`.",
+    ),
+  CLIENT_IDLE_TIMEOUT_MS: intIn(100, 3_600_000, 75_000)
+    .describe(
+      "A connection with no request in progress (new or kept alive) that sends nothing " +
+        "this long is closed. Keep it above a load balancer's idle timeout.",
+    ),
+  TRUST_PROXY: bool(false)
+    .describe("Trust `X-Forwarded-Host` and `X-Forwarded-Proto` from a reverse proxy."),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info")
+    .describe("Least severe log level written."),
 }).superRefine((env, ctx) => {
   const coreToken = env.CORE_TOKEN ?? env.PUBLIC_CORE_TOKEN;
   if (!!env.CORE_URL !== !!coreToken) {

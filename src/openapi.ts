@@ -1,36 +1,62 @@
 /**
  * The OpenAPI document and README's route list, both derived from the route table so they
- * cannot drift from what the service actually serves.
+ * cannot drift from what the service actually serves: parameters, bodies and every answer with
+ * its schema (route_responses.ts), the error shape declared once as `Error`.
  *
  * @module
  */
 import { z } from "zod";
+import { errorBodySchema } from "./http/errors.ts";
+import { type ResponseDoc, routeResponses } from "./route_responses.ts";
 import type { Route } from "./router.ts";
 
-const toSchema = (s: z.ZodType) =>
-  z.toJSONSchema(s, { io: "input", unrepresentable: "any", target: "draft-2020-12" }) as Record<
-    string,
-    unknown
-  >;
+/** JSON Schema of what a request must send (`input`) or an answer carries (`output`). */
+const toSchema = (s: z.ZodType, io: "input" | "output" = "input") => {
+  const { $schema: _, ...schema } = z.toJSONSchema(s, {
+    io,
+    unrepresentable: "any",
+    target: "draft-2020-12",
+  });
+  return schema as Record<string, unknown>;
+};
 
-/** What every AI route may answer (http/ai_route.ts). */
-const AI_DEADLINE = "`UPSTREAM_TIMEOUT`: no progress for `AI_TIMEOUT_MS`; the Parser keeps " +
-  "working and `details` (`retry`, `resultKey`, `keptSeconds`, `historyPath`) say how to get the " +
-  "answer: repeat the same request";
+/** Where the error shape is declared once in the document. */
+const ERROR_REF = { $ref: "#/components/schemas/Error" };
+
+/** An OpenAPI response object for one documented answer. */
+function responseObject(doc: ResponseDoc): Record<string, unknown> {
+  if (doc.schema) {
+    const schema = doc.schema === errorBodySchema ? ERROR_REF : toSchema(doc.schema, "output");
+    return { description: doc.description, content: { "application/json": { schema } } };
+  }
+  if (doc.mediaType) {
+    const events = doc.events &&
+      Object.fromEntries(
+        Object.entries(doc.events).map(([name, data]) => [name, toSchema(data, "output")]),
+      );
+    // OpenAPI has no words for SSE events: an extension lists each event's data
+    const media = events ? { "x-events": events } : {};
+    return { description: doc.description, content: { [doc.mediaType]: media } };
+  }
+  return { description: doc.description };
+}
 
 /**
  * Builds an OpenAPI 3.1 document from the table.
  *
  * @example
  * ```ts
- * const doc = openApiDocument(app.routes);
- * Object.keys(doc.paths).length > 0;
+ * import { allRoutes } from "./routes/index.ts";
+ *
+ * const doc = openApiDocument(allRoutes);
+ * doc.paths["/api/config/portal"].get; // { summary, responses: { 200: { content: … } }, … }
  * ```
  */
 export function openApiDocument(routes: readonly Route[]): {
   openapi: string;
   info: Record<string, string>;
   paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, Record<string, unknown>> };
 } {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
@@ -57,10 +83,10 @@ export function openApiDocument(routes: readonly Route[]): {
       security: r.access === "private" ? [{ cookieSession: [] }] : [],
       parameters,
       responses: Object.fromEntries(
-        Object.entries({ ...(r.ai ? { 504: AI_DEADLINE } : {}), ...r.responses })
-          .map(([code, description]) => [code, { description }]),
+        [...routeResponses(r)].map(([status, doc]) => [status, responseObject(doc)]),
       ),
     };
+    if (r.description) op.description = r.description;
     if (r.ai) op["x-ai-work"] = r.ai;
     if (r.body?.kind === "json") {
       op.requestBody = {
@@ -85,6 +111,7 @@ export function openApiDocument(routes: readonly Route[]): {
     openapi: "3.1.0",
     info: { title: "Lore Portal Proxy API", version: "1.0.0" },
     paths,
+    components: { schemas: { Error: toSchema(errorBodySchema, "output") } },
   };
 }
 
@@ -93,7 +120,9 @@ export function openApiDocument(routes: readonly Route[]): {
  *
  * @example
  * ```ts
- * console.log(routeTableMarkdown(app.routes));
+ * import { allRoutes } from "./routes/index.ts";
+ *
+ * console.log(routeTableMarkdown(allRoutes));
  * ```
  */
 export function routeTableMarkdown(routes: readonly Route[]): string {

@@ -9,7 +9,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import type { Logger } from "./http/log.ts";
-import { idSchema } from "./routes/schemas.ts";
+import { idSchema } from "./lore/ids.ts";
 import { writeFileAtomic } from "./session/secret.ts";
 
 /** File name of the portal config inside the data dir. */
@@ -45,6 +45,9 @@ export interface PortalConfigOptions {
  *
  * @example
  * ```ts
+ * import { jsonLogger } from "./http/log.ts";
+ *
+ * const log = jsonLogger("info");
  * const portal = createPortalConfig({ dataDir: "./data", defaultLoreRoot: "root", log });
  * await portal.set("loreRoot123");
  * (await portal.get()).loreRootNoteId; // "loreRoot123"

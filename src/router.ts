@@ -12,6 +12,8 @@ import type { RequestCredentials } from "./credentials.ts";
 import type { CoreClient } from "./upstream/core.ts";
 import type { ParserClient } from "./upstream/parser.ts";
 import type { AppState } from "./app_state.ts";
+import type { AiRoute } from "./pipeline/ai_route.ts";
+import type { PublicCoreReader } from "./share/public_snapshot.ts";
 
 /** HTTP methods the table uses. */
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -52,12 +54,14 @@ export interface PublicCtx<P = unknown, Q = unknown, B = unknown> {
   config: Config;
   log: Logger;
   state: AppState;
+  /** The route table this app serves (for the generated API description). */
+  routes: readonly Route[];
   /**
    * Core for the public share routes: server-side credentials only (`PUBLIC_CORE_TOKEN`,
    * `CORE_TOKEN`, or the zero-login user's, kept on the server), never this caller's cookies;
    * 503 NOT_CONFIGURED when there are none. `identity` partitions caches like `coreIdentity`.
    */
-  publicCore(opts?: { detached?: boolean }): Promise<{ core: CoreClient; identity: string }>;
+  publicCore: PublicCoreReader;
   /** The client's rate-limit key (its address; the proxy's view only when trusted). */
   clientKey(): string;
   /** Run at most this many upstream calls at once. */
@@ -121,6 +125,30 @@ export type CtxFor<A extends Access, P = unknown, Q = unknown, B = unknown> = {
   private: Ctx<P, Q, B>;
 }[A];
 
+/**
+ * One documented answer. A string only describes it: a bodiless answer, an error (always the one
+ * error shape), or a body not described yet. An object says what the body is: `schema` for JSON
+ * (its zod output, checked in tests), `mediaType` for anything else (SSE, images, HTML, text;
+ * an SSE stream may give each event's data schema in `events`), neither for no body at all.
+ */
+export type ResponseSpec =
+  | string
+  | { description: string; schema: z.ZodType; mediaType?: never; events?: never }
+  | {
+    description: string;
+    mediaType: string;
+    events?: Record<string, z.ZodType>;
+    schema?: never;
+  }
+  | { description: string; schema?: never; mediaType?: never; events?: never };
+
+/**
+ * A route's documented answers, status → {@linkcode ResponseSpec}. A route that writes at least
+ * one answer as an object has declared its responses: in tests every answer it gives must have a
+ * declared status and match its schema (route_responses.ts, pipeline/response_check.ts).
+ */
+export type Responses = Record<number, ResponseSpec>;
+
 /** One row of the route table, for one access level (see {@linkcode Route}). */
 export interface RouteOf<
   A extends Access = Access,
@@ -139,13 +167,22 @@ export interface RouteOf<
   params?: P;
   query?: Q;
   body?: B;
-  /** Documented responses: status → description. */
-  responses: Record<number, string>;
+  /**
+   * Longer Markdown: what the route does where the API leaves it open. It becomes the OpenAPI
+   * operation's `description`.
+   */
+  description?: string;
+  /**
+   * The route's own answers (see {@linkcode Responses}). Statuses the pipeline gives for any
+   * route of this kind (invalid input, another origin, missing credentials, backend failures,
+   * the AI deadline) follow from the rest of the declaration and need not be listed.
+   */
+  responses: Responses;
   /**
    * AI work (the Parser runs a model, or writes for minutes): the handler runs detached from the
    * client, the client waits while it makes progress (`AI_TIMEOUT_MS` without any is a 504 that
    * says how to get the result), and an answer nobody waited for is kept for a retry of the same
-   * request (http/ai_route.ts). Private routes only: the work runs on the caller's credentials.
+   * request (pipeline/ai_route.ts). Private routes only: the work runs on the caller's credentials.
    */
   ai?: A extends "private" ? AiRoute : never;
   // a property, not a method: method parameters are checked bivariantly, which would let a
@@ -157,12 +194,6 @@ export interface RouteOf<
 
 /** One row of the route table: a union on `access`, so the pipeline narrows on it. */
 export type Route = RouteOf<"public"> | RouteOf<"session"> | RouteOf<"private">;
-
-/** What an AI route declares about itself. */
-export interface AiRoute {
-  /** Where the work's outcome is listed besides the retry (e.g. the brain-dump history). */
-  historyPath?: string;
-}
 
 /** The value of `ctx.body` for a body spec. */
 export type BodyValue<B> = B extends { kind: "json"; schema: infer S extends z.ZodType }
@@ -176,9 +207,14 @@ export type BodyValue<B> = B extends { kind: "json"; schema: infer S extends z.Z
  *
  * @example
  * ```ts
+ * import { z } from "zod";
+ * import { json } from "./http/response.ts";
+ *
+ * const noteSchema = z.object({ noteId: z.string(), title: z.string() });
  * export const getNote = defineRoute({
  *   method: "GET", path: "/api/lore/:id", summary: "Note", backend: "Core", access: "private",
- *   tag: "lore", params: idParams, responses: { 200: "The note" },
+ *   tag: "lore", params: z.object({ id: z.string() }),
+ *   responses: { 200: { description: "The note", schema: noteSchema }, 404: "No such note" },
  *   handler: async (ctx) => json(await (await ctx.core()).getNote(ctx.params.id)),
  * });
  * ```

@@ -6,7 +6,7 @@ const URL_ = new URL("http://127.0.0.1:8080/api/lore");
 const req = (method: string, headers: Record<string, string>) =>
   new Request(URL_, { method, headers });
 const check = (r: Request, access: "public" | "private" = "private", trustProxy = false) =>
-  checkCrossSite(r, URL_, access, trustProxy);
+  checkCrossSite(r, URL_, access === "public", trustProxy);
 const refused = (e: unknown) =>
   e instanceof ApiError && e.status === 403 && e.code === "CSRF_REJECTED";
 

@@ -4,30 +4,55 @@
  *
  * @module
  */
+import { z } from "zod";
 
 /** Machine-readable error codes. The HTTP status is part of each code's meaning. */
-export type ErrorCode =
-  | "INVALID_REQUEST"
-  | "NOT_FOUND"
-  | "METHOD_NOT_ALLOWED"
-  | "UNSUPPORTED_MEDIA_TYPE"
-  | "PAYLOAD_TOO_LARGE"
-  | "FORBIDDEN"
-  | "CSRF_REJECTED"
-  | "UNAUTHORIZED"
-  | "NOT_AUTHENTICATED"
-  | "REQUEST_TIMEOUT"
-  | "CONFLICT"
-  | "RATE_LIMITED"
-  | "NOT_CONFIGURED"
-  | "UPSTREAM_UNAUTHORIZED"
-  | "UPSTREAM_FORBIDDEN"
-  | "UPSTREAM_REJECTED"
-  | "UPSTREAM_ERROR"
-  | "UPSTREAM_UNAVAILABLE"
-  | "UPSTREAM_TIMEOUT"
-  | "PARTIAL_FAILURE"
-  | "INTERNAL_ERROR";
+export const ERROR_CODES = [
+  "INVALID_REQUEST",
+  "NOT_FOUND",
+  "METHOD_NOT_ALLOWED",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "PAYLOAD_TOO_LARGE",
+  "FORBIDDEN",
+  "CSRF_REJECTED",
+  "UNAUTHORIZED",
+  "NOT_AUTHENTICATED",
+  "REQUEST_TIMEOUT",
+  "CONFLICT",
+  "RATE_LIMITED",
+  "NOT_CONFIGURED",
+  "UPSTREAM_UNAUTHORIZED",
+  "UPSTREAM_FORBIDDEN",
+  "UPSTREAM_REJECTED",
+  "UPSTREAM_ERROR",
+  "UPSTREAM_UNAVAILABLE",
+  "UPSTREAM_TIMEOUT",
+  "PARTIAL_FAILURE",
+  "INTERNAL_ERROR",
+  // only with the response check on (tests): an answer broke its route's declaration
+  "RESPONSE_SCHEMA",
+] as const;
+
+/** One of {@linkcode ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * The body of every error answer, whatever the route (routes never restate it: the OpenAPI
+ * document and the response check apply it to every 4xx and 5xx).
+ *
+ * @example
+ * ```ts
+ * errorBodySchema.parse({ error: "NOT_FOUND", message: "Note not found", requestId: "req-1" });
+ * ```
+ */
+export const errorBodySchema = z.object({
+  error: z.enum(ERROR_CODES),
+  message: z.string(),
+  requestId: z.string(),
+  details: z.record(z.string(), z.unknown()).optional().describe(
+    "Facts a client can act on, e.g. `fields` (failing input), `service`, `upstreamCode`",
+  ),
+});
 
 /**
  * An error that maps to one HTTP answer. Throw it anywhere below a handler; the app turns it
@@ -130,7 +155,10 @@ export function errorResponse(err: unknown, requestId: string): Response {
  *
  * @example
  * ```ts
- * if (upstreamCode(e) === "PROPERTY_VALIDATION_ERROR") throw invalidRequest("parent does not exist");
+ * const e = new ApiError(400, "UPSTREAM_REJECTED", "Core rejected the request", {
+ *   upstreamCode: "PROPERTY_VALIDATION_ERROR",
+ * });
+ * upstreamCode(e); // "PROPERTY_VALIDATION_ERROR"
  * ```
  */
 export function upstreamCode(e: unknown): string | undefined {
@@ -147,7 +175,8 @@ export function upstreamCode(e: unknown): string | undefined {
  *
  * @example
  * ```ts
- * const attr = await core.getAttribute(id).catch(nullOn404);
+ * const gone = Promise.reject(new ApiError(404, "NOT_FOUND", "Attribute not found"));
+ * const attr = await gone.catch(nullOn404); // null
  * ```
  */
 export function nullOn404(e: unknown): null {

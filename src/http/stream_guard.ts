@@ -7,8 +7,9 @@
  *
  * @module
  */
-import type { Ctx } from "../router.ts";
+import type { Config } from "../config.ts";
 import { ApiError } from "./errors.ts";
+import type { Logger } from "./log.ts";
 
 /** How a guarded stream ended (for the log). */
 export type StreamEnd =
@@ -59,8 +60,9 @@ export interface StreamGuardOptions {
  *
  * @example
  * ```ts
+ * const upstream = new Response("<p>lore</p>");
  * const body = guardedBody(upstream.body!, { idleMs: 60_000, totalMs: 300_000, service: "Core" });
- * return new Response(body, { headers: { "content-type": "text/html" } });
+ * const res = new Response(body, { headers: { "content-type": "text/html" } });
  * ```
  */
 export function guardedBody(
@@ -135,8 +137,15 @@ export function guardedBody(
   }, { highWaterMark: 0 });
 }
 
-/** What {@linkcode guardedResponseBody} needs from a request's context. */
-export type StreamContext = Pick<Ctx, "config" | "signal" | "log" | "requestId" | "url">;
+/** What {@linkcode guardedResponseBody} needs from a request (every route context has it). */
+export interface StreamContext {
+  config: Pick<Config, "STREAM_IDLE_TIMEOUT_MS" | "STREAM_TOTAL_TIMEOUT_MS">;
+  /** The client's signal. */
+  signal: AbortSignal;
+  log: Logger;
+  requestId: string;
+  url: URL;
+}
 
 /**
  * {@linkcode guardedBody} for a backend body this request streams to its client (content,
@@ -145,7 +154,9 @@ export type StreamContext = Pick<Ctx, "config" | "signal" | "log" | "requestId" 
  *
  * @example
  * ```ts
- * return new Response(guardedResponseBody(ctx, upstream.body!, "Core"), { headers });
+ * function passOn(ctx: StreamContext, upstream: Response): Response {
+ *   return new Response(guardedResponseBody(ctx, upstream.body!, "Core"), upstream);
+ * }
  * ```
  */
 export function guardedResponseBody(

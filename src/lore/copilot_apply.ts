@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
-import { attributeNameSchema, LORE_TYPES } from "../routes/schemas.ts";
+import { attributeNameSchema, LORE_TYPES } from "./vocabulary.ts";
 import { sanitizeLoreHtml } from "../sanitize/html.ts";
 import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
 import { loadArticleScope, writableTargetIds } from "./copilot_context.ts";
@@ -107,8 +107,13 @@ export interface ApplyInput {
  *
  * @example
  * ```ts
- * const report = await applyProposal(core, { noteId, proposal, concurrency: 8, loreRootId });
- * report.failed; // [] when every target was written
+ * import type { CoreClient } from "../upstream/core.ts";
+ *
+ * async function apply(core: CoreClient, noteId: string, proposal: Proposal) {
+ *   const loreRootId = () => Promise.resolve("root");
+ *   const report = await applyProposal(core, { noteId, proposal, concurrency: 8, loreRootId });
+ *   return report.failed; // [] when every target was written
+ * }
  * ```
  */
 export async function applyProposal(core: CoreClient, input: ApplyInput): Promise<ApplyReport> {

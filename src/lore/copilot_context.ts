@@ -11,12 +11,13 @@ import { z } from "zod";
 import { ApiError, nullOn404 } from "../http/errors.ts";
 import type { Logger } from "../http/log.ts";
 import { noteIdFromHref, sanitizeLoreHtml } from "../sanitize/html.ts";
-import type { CoreClient, CoreNote } from "../upstream/core.ts";
+import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
 import type { ParserClient } from "../upstream/parser.ts";
 import { mapLimit } from "../util/concurrency.ts";
-import { AUTOMATIC_RELATIONS, hasLabel, labelValue, ownAttributes } from "./note_view.ts";
+import { hasLabel, labelValue, ownAttributes } from "./note_view.ts";
 import { relationNotePrefix, relationshipTypeOf } from "./relationship_types.ts";
 import { isSystemNote } from "./system_notes.ts";
+import { AUTOMATIC_RELATIONS, isUserRelation, userRelations } from "./user_relations.ts";
 
 /** Bounds of the context sent with one copilot turn. */
 export const COPILOT_CONTEXT_LIMITS = {
@@ -83,24 +84,31 @@ export interface ArticleScope {
   linked: LoadedNote[];
 }
 
-// Relations that are structure, not "this note is about that one".
-const NOT_LINKS: ReadonlySet<string> = new Set(["template", "inherit", "imageLink"]);
+// A relation that says "this note is about that one": the user's, or a content link that is not
+// an image (images are no linked notes).
+const isLink = (a: CoreAttribute) =>
+  isUserRelation(a) || (a.type === "relation" && AUTOMATIC_RELATIONS.has(a.name) &&
+    a.name !== "imageLink");
 // Note types whose content is the article's HTML.
 const HTML_TYPES: ReadonlySet<string> = new Set(["text", "book"]);
 
 /**
- * Ids of the notes `note` links to, relations first (own, not structural), then links in its
- * HTML (`#root/…` hrefs, `data-note-id`), without itself or Core's system notes, at most `max`.
+ * Ids of the notes `note` links to, relations first (its own user relations and non-image
+ * content-link relations), then links in its HTML (`#root/…` hrefs, `data-note-id`), without
+ * itself or Core's system notes, at most `max`.
  *
  * @example
  * ```ts
- * linkedNoteIds(note, '<a href="#root/a/b/Xyz123">X</a>', 12); // [...relation targets, "Xyz123"]
+ * import type { CoreNote } from "../upstream/core.ts";
+ *
+ * const links = (note: CoreNote) => linkedNoteIds(note, '<a href="#root/a/b/Xyz123">X</a>', 12);
+ * // [...relation targets, "Xyz123"]
  * ```
  */
 export function linkedNoteIds(note: CoreNote, contentHtml: string, max: number): string[] {
   const ids = new Set<string>();
   for (const a of ownAttributes(note)) {
-    if (a.type === "relation" && !NOT_LINKS.has(a.name)) ids.add(a.value);
+    if (isLink(a)) ids.add(a.value);
   }
   for (const m of contentHtml.matchAll(/\bhref\s*=\s*(?:"([^"]*)"|'([^']*)')/gi)) {
     const id = noteIdFromHref(m[1] ?? m[2]);
@@ -118,8 +126,12 @@ export function linkedNoteIds(note: CoreNote, contentHtml: string, max: number):
  *
  * @example
  * ```ts
- * const scope = await loadArticleScope(core, "abc123", { concurrency: 8, linkedContent: true });
- * scope.linked.map((l) => l.note.title);
+ * import type { CoreClient } from "../upstream/core.ts";
+ *
+ * async function linkedTitles(core: CoreClient) {
+ *   const scope = await loadArticleScope(core, "abc123", { concurrency: 8, linkedContent: true });
+ *   return scope.linked.map((l) => l.note.title);
+ * }
  * ```
  */
 export async function loadArticleScope(
@@ -152,7 +164,12 @@ export async function loadArticleScope(
  *
  * @example
  * ```ts
- * writableTargetIds(await loadArticleScope(core, id, { concurrency: 8, linkedContent: false }));
+ * import type { CoreClient } from "../upstream/core.ts";
+ *
+ * async function writable(core: CoreClient, id: string) {
+ *   const scope = await loadArticleScope(core, id, { concurrency: 8, linkedContent: false });
+ *   return writableTargetIds(scope);
+ * }
  * ```
  */
 export function writableTargetIds(scope: ArticleScope): string[] {
@@ -165,12 +182,13 @@ export function writableTargetIds(scope: ArticleScope): string[] {
 }
 
 /**
- * A loaded note as the contract's `NoteCtx`: own labels, own relations (not Core's automatic
- * link relations) with the `#relationNote` description when there is one.
+ * A loaded note as the contract's `NoteCtx`: own labels, its user relations (user_relations.ts)
+ * with the `#relationNote` description when there is one.
  *
  * @example
  * ```ts
- * noteCtx(scope.current).relations; // [{ name: "relAlly", targetNoteId: "…", description: "…" }]
+ * const relationsOf = (scope: ArticleScope) => noteCtx(scope.current).relations;
+ * // [{ name: "relAlly", targetNoteId: "…", description: "…" }]
  * ```
  */
 export function noteCtx(loaded: LoadedNote): NoteCtx {
@@ -184,9 +202,7 @@ export function noteCtx(loaded: LoadedNote): NoteCtx {
     contentHtml: loaded.contentHtml,
     parentNoteIds: note.parentNoteIds,
     labels: own.filter((a) => a.type === "label").map((a) => ({ name: a.name, value: a.value })),
-    relations: own.filter((a) =>
-      a.type === "relation" && !AUTOMATIC_RELATIONS.has(a.name) && !NOT_LINKS.has(a.name)
-    ).map((a) => {
+    relations: userRelations(note).map((a) => {
       const type = relationshipTypeOf(a.name);
       const prefix = type && relationNotePrefix(type, a.value);
       const described = prefix && notes.find((l) => l.value.startsWith(prefix));
@@ -215,7 +231,13 @@ const ragAnswer = z.object({
  *
  * @example
  * ```ts
- * const passages = await relatedPassages(parser, "Who guards the lamp?", { excludeNoteId: id, log, requestId });
+ * import { jsonLogger } from "../http/log.ts";
+ * import type { ParserClient } from "../upstream/parser.ts";
+ *
+ * async function lampLore(parser: ParserClient, id: string) {
+ *   const opts = { excludeNoteId: id, log: jsonLogger("info"), requestId: "req-1" };
+ *   return await relatedPassages(parser, "Who guards the lamp?", opts);
+ * }
  * ```
  */
 export async function relatedPassages(
@@ -267,8 +289,16 @@ export interface CopilotTurn {
  *
  * @example
  * ```ts
- * const body = await buildCopilotBody(core, parser, { noteId, transcript }, { concurrency: 8, log, requestId });
- * await parser.json("POST", "/copilot/article", body);
+ * import { jsonLogger } from "../http/log.ts";
+ * import type { CoreClient } from "../upstream/core.ts";
+ * import type { ParserClient } from "../upstream/parser.ts";
+ *
+ * async function ask(core: CoreClient, parser: ParserClient, noteId: string, question: string) {
+ *   const turn = { noteId, transcript: [{ role: "user" as const, content: question }] };
+ *   const opts = { concurrency: 8, log: jsonLogger("info"), requestId: "req-1" };
+ *   const body = await buildCopilotBody(core, parser, turn, opts);
+ *   return await parser.json("POST", "/copilot/article", body);
+ * }
  * ```
  */
 export async function buildCopilotBody(

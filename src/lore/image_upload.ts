@@ -19,7 +19,9 @@ import type { WriteSteps } from "./write_steps.ts";
  *
  * @example
  * ```ts
- * imageSize(firstBytes.subarray(0, SIZE_PREFIX_BYTES));
+ * import { imageSize } from "../media/image_info.ts";
+ *
+ * const sizeOf = (firstBytes: Uint8Array) => imageSize(firstBytes.subarray(0, SIZE_PREFIX_BYTES));
  * ```
  */
 export const SIZE_PREFIX_BYTES = 256 * 1024;
@@ -61,8 +63,10 @@ export interface ImageUpload {
  *
  * @example
  * ```ts
- * const upload = await readImageUpload(ctx.req, ctx.config.MAX_UPLOAD_BYTES, 10_000);
- * upload.mime; // "image/png"
+ * async function mimeOf(req: Request) {
+ *   const upload = await readImageUpload(req, 20 * 1024 * 1024, 10_000);
+ *   return upload.mime; // "image/png"
+ * }
  * ```
  */
 export async function readImageUpload(
@@ -124,7 +128,11 @@ export async function readImageUpload(
  *
  * @example
  * ```ts
- * const map = await core.getNote(id).catch(discarding(upload));
+ * import type { CoreClient } from "../upstream/core.ts";
+ *
+ * async function mapNote(core: CoreClient, id: string, upload: ImageUpload) {
+ *   return await core.getNote(id).catch(discarding(upload));
+ * }
  * ```
  */
 export function discarding(upload: ImageUpload): (e: unknown) => Promise<never> {
@@ -152,11 +160,17 @@ export interface UploadedImage {
  *
  * @example
  * ```ts
- * const w = writeSteps();
- * const image = await uploadImage(core, w, upload, {
- *   parentNoteId: "abc123",
- *   missingParent: new ApiError(404, "NOT_FOUND", "Note not found"),
- * });
+ * import { ApiError } from "../http/errors.ts";
+ * import type { CoreClient } from "../upstream/core.ts";
+ * import { writeSteps } from "./write_steps.ts";
+ *
+ * async function store(core: CoreClient, upload: ImageUpload) {
+ *   const image = await uploadImage(core, writeSteps(), upload, {
+ *     parentNoteId: "abc123",
+ *     missingParent: new ApiError(404, "NOT_FOUND", "Note not found"),
+ *   });
+ *   return image.noteId;
+ * }
  * ```
  */
 export async function uploadImage(

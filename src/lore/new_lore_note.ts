@@ -10,13 +10,13 @@ import { rethrowMissingReference } from "./references.ts";
 import { KEEP_TYPE_STEP, linkTemplate } from "./template_link.ts";
 import type { WriteSteps } from "./write_steps.ts";
 import type { CoreBranch, CoreClient, CoreNote } from "../upstream/core.ts";
-import { DEFAULT_MIMES, LORE_TYPES, type NOTE_TYPES } from "../routes/schemas.ts";
+import { DEFAULT_MIMES, LORE_TYPES, type NoteType } from "./vocabulary.ts";
 
 /** What a new lore note is made of. */
 export interface NewLoreNote {
   parentNoteId: string;
   title: string;
-  type: (typeof NOTE_TYPES)[number];
+  type: NoteType;
   /** Default: Core's default for the type. The note ends with this type and mime. */
   mime?: string;
   content: string;
@@ -33,10 +33,19 @@ export interface NewLoreNote {
  *
  * @example
  * ```ts
- * const w = writeSteps();
- * const { note } = await createLoreNote(core, w, {
- *   parentNoteId: "root", title: "Mira", type: "text", content: "<p>Pilot</p>", loreType: "character",
- * });
+ * import type { CoreClient } from "../upstream/core.ts";
+ * import { writeSteps } from "./write_steps.ts";
+ *
+ * async function mira(core: CoreClient) {
+ *   const { note } = await createLoreNote(core, writeSteps(), {
+ *     parentNoteId: "root",
+ *     title: "Mira",
+ *     type: "text",
+ *     content: "<p>Pilot</p>",
+ *     loreType: "character",
+ *   });
+ *   return note.noteId;
+ * }
  * ```
  */
 export async function createLoreNote(

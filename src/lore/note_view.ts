@@ -6,20 +6,14 @@
  */
 import type { CoreAttribute, CoreNote } from "../upstream/core_schemas.ts";
 
-/** Relations Core creates by itself from content links; not user-facing relationships. */
-export const AUTOMATIC_RELATIONS: ReadonlySet<string> = new Set([
-  "internalLink",
-  "imageLink",
-  "includeNoteLink",
-  "relationMapLink",
-]);
-
 /**
  * Attributes the note owns (not inherited from parents or templates).
  *
  * @example
  * ```ts
- * ownAttributes(note).filter((a) => a.type === "label");
+ * import type { CoreNote } from "../upstream/core.ts";
+ *
+ * const ownLabels = (note: CoreNote) => ownAttributes(note).filter((a) => a.type === "label");
  * ```
  */
 export function ownAttributes(note: Pick<CoreNote, "noteId" | "attributes">): CoreAttribute[] {
@@ -31,7 +25,9 @@ export function ownAttributes(note: Pick<CoreNote, "noteId" | "attributes">): Co
  *
  * @example
  * ```ts
- * labelValue(note, "loreType"); // "character"
+ * import type { CoreNote } from "../upstream/core.ts";
+ *
+ * const loreTypeOf = (note: CoreNote) => labelValue(note, "loreType"); // "character"
  * ```
  */
 export function labelValue(
@@ -47,7 +43,9 @@ export function labelValue(
  *
  * @example
  * ```ts
- * hasLabel(note, "gmOnly");
+ * import type { CoreNote } from "../upstream/core.ts";
+ *
+ * const gmOnly = (note: CoreNote) => hasLabel(note, "gmOnly");
  * ```
  */
 export function hasLabel(note: Pick<CoreNote, "attributes">, name: string): boolean {
@@ -59,7 +57,9 @@ export function hasLabel(note: Pick<CoreNote, "attributes">, name: string): bool
  *
  * @example
  * ```ts
- * relationTarget(note, "portraitImage"); // "img123"
+ * import type { CoreNote } from "../upstream/core.ts";
+ *
+ * const portraitOf = (note: CoreNote) => relationTarget(note, "portraitImage"); // "img123"
  * ```
  */
 export function relationTarget(
@@ -74,7 +74,9 @@ export function relationTarget(
  *
  * @example
  * ```ts
- * notes.map(noteSummary);
+ * import type { CoreNote } from "../upstream/core.ts";
+ *
+ * const summaries = (notes: CoreNote[]) => notes.map(noteSummary);
  * ```
  */
 export function noteSummary(note: CoreNote): NoteSummary {

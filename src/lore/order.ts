@@ -33,7 +33,12 @@ export interface Titled {
  *
  * @example
  * ```ts
- * notes.sort(compareByTitle);
+ * const notes = [
+ *   { noteId: "n1", title: "b" },
+ *   { noteId: "n2", title: "[protected]", isProtected: true },
+ *   { noteId: "n3", title: "A" },
+ * ];
+ * notes.sort(compareByTitle).map((n) => n.noteId); // ["n3", "n1", "n2"]
  * ```
  */
 export function compareByTitle(a: Titled, b: Titled): number {

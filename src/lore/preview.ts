@@ -17,7 +17,7 @@ export type PreviewMode = "gm" | "player";
  *
  * @example
  * ```ts
- * z.object({ mode: z.enum(PREVIEW_MODES).default("gm") });
+ * PREVIEW_MODES.includes("player"); // true
  * ```
  */
 export const PREVIEW_MODES = ["gm", "player"] as const;
@@ -45,8 +45,12 @@ export type PreviewPlan =
  *
  * @example
  * ```ts
- * const plan = planPreview(note, "player");
- * const html = plan.kind === "static" ? plan.html : plan.render(await core.contentText(id));
+ * import type { CoreClient, CoreNote } from "../upstream/core.ts";
+ *
+ * async function playerPreview(core: CoreClient, note: CoreNote): Promise<string> {
+ *   const plan = planPreview(note, "player");
+ *   return plan.kind === "static" ? plan.html : plan.render(await core.contentText(note.noteId));
+ * }
  * ```
  */
 export function planPreview(

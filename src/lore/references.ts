@@ -12,7 +12,9 @@ import { ApiError, invalidRequest, upstreamCode } from "../http/errors.ts";
  *
  * @example
  * ```ts
- * if (isMissingReference(e)) throw invalidRequest("parentNoteId does not exist");
+ * import { ApiError } from "../http/errors.ts";
+ *
+ * isMissingReference(new ApiError(404, "NOT_FOUND", "Note not found")); // true
  * ```
  */
 export function isMissingReference(e: unknown): boolean {
@@ -25,7 +27,12 @@ export function isMissingReference(e: unknown): boolean {
  *
  * @example
  * ```ts
- * await core.createNote(input).catch(rethrowMissingReference("parentNoteId"));
+ * import type { CoreClient } from "../upstream/core.ts";
+ *
+ * async function underParent(core: CoreClient, parentNoteId: string) {
+ *   return await core.createNote({ parentNoteId, title: "Mira", type: "text", content: "" })
+ *     .catch(rethrowMissingReference("parentNoteId"));
+ * }
  * ```
  */
 export function rethrowMissingReference(field: string): (e: unknown) => never {

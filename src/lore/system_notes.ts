@@ -25,7 +25,8 @@ export function isSystemNote(noteId: string): boolean {
  *
  * @example
  * ```ts
- * refuseSystemNote(ctx.params.id, "deleted");
+ * refuseSystemNote("abc123", "deleted"); // passes
+ * refuseSystemNote("_share", "deleted"); // throws a 400
  * ```
  */
 export function refuseSystemNote(noteId: string, action: string): void {

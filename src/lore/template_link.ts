@@ -25,7 +25,11 @@ export interface TypeAndMime {
  *
  * @example
  * ```ts
- * await restoreTypeAndMime(core, noteId, { type: "code", mime: "application/javascript" });
+ * import type { CoreClient } from "../upstream/core.ts";
+ *
+ * async function stayCode(core: CoreClient, noteId: string) {
+ *   await restoreTypeAndMime(core, noteId, { type: "code", mime: "application/javascript" });
+ * }
  * ```
  */
 export async function restoreTypeAndMime(
@@ -63,7 +67,12 @@ export interface TemplateLink {
  *
  * @example
  * ```ts
- * await w.step(KEEP_TYPE_STEP, () => core.patchNote(noteId, keep), "covered");
+ * import type { CoreClient } from "../upstream/core.ts";
+ * import type { WriteSteps } from "./write_steps.ts";
+ *
+ * async function keepText(core: CoreClient, w: WriteSteps, noteId: string) {
+ *   await w.step(KEEP_TYPE_STEP, () => core.patchNote(noteId, { type: "text" }), "covered");
+ * }
  * ```
  */
 export const KEEP_TYPE_STEP = "keep the note's type and mime";
@@ -73,10 +82,18 @@ export const KEEP_TYPE_STEP = "keep the note's type and mime";
  *
  * @example
  * ```ts
- * await linkTemplate(core, w, {
- *   noteId, templateId: "_template_spell", keep: { type: "code", mime: "application/javascript" },
- *   field: "templateId", undo: "covered",
- * });
+ * import type { CoreClient } from "../upstream/core.ts";
+ * import type { WriteSteps } from "./write_steps.ts";
+ *
+ * async function spellCode(core: CoreClient, w: WriteSteps, noteId: string) {
+ *   await linkTemplate(core, w, {
+ *     noteId,
+ *     templateId: "_template_spell",
+ *     keep: { type: "code", mime: "application/javascript" },
+ *     field: "templateId",
+ *     undo: "covered",
+ *   });
+ * }
  * ```
  */
 export async function linkTemplate(

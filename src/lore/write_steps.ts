@@ -28,9 +28,19 @@ export interface WriteSteps {
  *
  * @example
  * ```ts
- * const w = writeSteps();
- * const { note } = await w.step("create the note", () => core.createNote(input), (r) => core.deleteNote(r.note.noteId));
- * await w.step("add #lore", () => core.createAttribute({ noteId: note.noteId, type: "label", name: "lore", value: "" }), "covered");
+ * import type { CoreClient } from "../upstream/core.ts";
+ *
+ * async function loreNote(core: CoreClient, title: string) {
+ *   const w = writeSteps();
+ *   const { note } = await w.step(
+ *     "create the note",
+ *     () => core.createNote({ parentNoteId: "root", title, type: "text", content: "" }),
+ *     (r) => core.deleteNote(r.note.noteId),
+ *   );
+ *   const label = { noteId: note.noteId, type: "label" as const, name: "lore", value: "" };
+ *   await w.step("add #lore", () => core.createAttribute(label), "covered");
+ *   return note;
+ * }
  * ```
  */
 export function writeSteps(): WriteSteps {

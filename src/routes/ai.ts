@@ -9,28 +9,24 @@
  *
  * @module
  */
-// @ts-types="@types/sanitize-html"
-import sanitizeHtml from "sanitize-html";
 import { z } from "zod";
 import { ApiError, invalidRequest } from "../http/errors.ts";
 import { json } from "../http/response.ts";
-import {
-  AUTOMATIC_RELATIONS,
-  decodeTitleEntities,
-  hasLabel,
-  labelValue,
-} from "../lore/note_view.ts";
+import { idSchema } from "../lore/ids.ts";
+import { decodeTitleEntities, hasLabel, labelValue } from "../lore/note_view.ts";
 import {
   relationName,
   RELATIONSHIP_TYPES,
   relationshipTypeOf,
 } from "../lore/relationship_types.ts";
+import { userRelations } from "../lore/user_relations.ts";
 import { type Ctx, defineRoute, type Route } from "../router.ts";
-import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
+import { htmlToText } from "../sanitize/plain_text.ts";
+import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import type { ParserClient } from "../upstream/parser.ts";
 import { upstreamPath } from "../upstream/path.ts";
 import { parserJson, parserRoute } from "./parser_proxy.ts";
-import { idParams, idSchema } from "./schemas.ts";
+import { idParams } from "./schemas.ts";
 import { notesByIds, RAG_DEFAULT_TOP_K, RAG_TOP_K, ragAnswer, ragCall } from "./search.ts";
 
 /** Longest text sent for relationship suggestions (the Parser's brain-dump bound). */
@@ -314,30 +310,18 @@ export const applyRelationships = parserRoute({
   },
 });
 
-/** Relations a user made: the note's own, minus Core's automatic and structural ones. */
-function userRelations(note: CoreNote): CoreAttribute[] {
-  return note.attributes.filter((a) =>
-    a.noteId === note.noteId && a.type === "relation" && !AUTOMATIC_RELATIONS.has(a.name) &&
-    a.name !== "template" && a.name !== "inherit"
-  );
-}
-
 /**
- * What the Parser reads to suggest relationships for a note: its title and plain text (HTML
- * tags dropped, text kept, whitespace collapsed), bounded like the text route's input.
+ * What the Parser reads to suggest relationships for a note: its title and plain text (for text
+ * notes the HTML's visible text, gm-only parts included), bounded like the text route's input.
  */
 async function suggestionText(core: CoreClient, note: CoreNote): Promise<string> {
   let body = "";
   if (note.type === "text") {
-    const html = await core.contentText(note.noteId);
-    // every text node is followed by a space so block boundaries do not glue words together
-    body = decodeTitleEntities(
-      sanitizeHtml(html, { allowedTags: [], allowedAttributes: {}, textFilter: (t) => `${t} ` }),
-    );
+    body = htmlToText(await core.contentText(note.noteId));
   } else if (note.type === "code") {
-    body = await core.contentText(note.noteId);
+    body = (await core.contentText(note.noteId)).replace(/\s+/g, " ").trim();
   }
-  const text = `${decodeTitleEntities(note.title)}\n\n${body.replace(/\s+/g, " ").trim()}`;
+  const text = `${decodeTitleEntities(note.title)}\n\n${body}`;
   return text.slice(0, MAX_SUGGEST_TEXT);
 }
 

@@ -2,19 +2,18 @@
  * Attributes of a note: create a label or relation, delete one by id. Names are checked here
  * because Core would silently rewrite a bad name (`lore-type` → `lore_type`), a `~template` keeps
  * the note's type (Core would change an empty note's), and a delete only ever touches an
- * attribute the note in the URL owns.
+ * attribute the note in the URL owns (lore/attribute_writes.ts).
  *
  * @module
  */
 import { z } from "zod";
-import { ApiError, invalidRequest, nullOn404, upstreamCode } from "../http/errors.ts";
 import { json, noContent } from "../http/response.ts";
+import { addAttribute, removeOwnAttribute } from "../lore/attribute_writes.ts";
+import { attributeIdSchema, idSchema } from "../lore/ids.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
-import { linkTemplate } from "../lore/template_link.ts";
-import { writeSteps } from "../lore/write_steps.ts";
+import { attributeNameSchema } from "../lore/vocabulary.ts";
 import { defineRoute, type Route } from "../router.ts";
-import type { CoreAttribute, CoreClient } from "../upstream/core.ts";
-import { attributeIdSchema, attributeNameSchema, idParams, idSchema } from "./schemas.ts";
+import { idParams } from "./schemas.ts";
 
 /** A name as users write it (`#race`, `~relAlly`): the sigil of the attribute's type is dropped. */
 const nameWithSigil = (sigil: "#" | "~") =>
@@ -63,23 +62,7 @@ export const createAttribute = defineRoute({
     const noteId = ctx.params.id;
     refuseSystemNote(noteId, "changed");
     const core = await ctx.core({ detached: true });
-    const { type, name, value, isInheritable, position } = ctx.body;
-    if (type === "relation" && name === "template") {
-      return json(await addTemplate(core, noteId, value, { isInheritable, position }), 201);
-    }
-    try {
-      const attribute = await core.createAttribute({
-        noteId,
-        type,
-        name,
-        value,
-        isInheritable,
-        position,
-      });
-      return json(attribute, 201);
-    } catch (e) {
-      throw await explainCreateFailure(core, noteId, type, e);
-    }
+    return json(await addAttribute(core, noteId, ctx.body), 201);
   },
 });
 
@@ -102,60 +85,10 @@ export const deleteAttribute = defineRoute({
     const noteId = ctx.params.id;
     refuseSystemNote(noteId, "changed");
     const core = await ctx.core({ detached: true });
-    const attrId = ctx.query.attrId;
-    const attribute = await core.getAttribute(attrId).catch(nullOn404);
-    if (!attribute) return noContent(); // idempotent, like Core's own DELETE
-    if (attribute.noteId !== noteId) {
-      throw new ApiError(404, "NOT_FOUND", "Attribute not found", { field: "query.attrId" });
-    }
-    await core.deleteAttribute(attrId);
+    await removeOwnAttribute(core, noteId, ctx.query.attrId);
     return noContent();
   },
 });
-
-/**
- * `~template` keeps the note's type and mime ({@linkcode linkTemplate}); a missing note is 404,
- * a missing template 400 naming `value`.
- */
-async function addTemplate(
-  core: CoreClient,
-  noteId: string,
-  templateId: string,
-  extra: { isInheritable?: boolean; position?: number },
-): Promise<CoreAttribute> {
-  const note = await core.getNote(noteId);
-  return await linkTemplate(core, writeSteps(), {
-    noteId,
-    templateId,
-    ...extra,
-    keep: note,
-    field: "value",
-    undo: "remove",
-  });
-}
-
-/**
- * Core reports a missing owner as 400 PROPERTY_VALIDATION_ERROR and a missing relation target as
- * 404 NOTE_NOT_FOUND (it checks the target first, so with both missing it says 404 too): the
- * owner is the URL's resource (404), the target is a body field (400).
- */
-async function explainCreateFailure(
-  core: CoreClient,
-  noteId: string,
-  type: "label" | "relation",
-  e: unknown,
-): Promise<unknown> {
-  if (!(e instanceof ApiError)) return e;
-  if (upstreamCode(e) === "PROPERTY_VALIDATION_ERROR") {
-    return new ApiError(404, "NOT_FOUND", "Note not found", { service: "core" });
-  }
-  if (e.status !== 404 || type !== "relation") return e;
-  const owner = await core.getNote(noteId).catch(nullOn404);
-  if (!owner) return new ApiError(404, "NOT_FOUND", "Note not found", { service: "core" });
-  return invalidRequest("value does not name an existing note", [
-    { path: "body.value", message: "not found" },
-  ]);
-}
 
 /** The attribute routes. */
 export const attributeRoutes: Route[] = [createAttribute, deleteAttribute];

@@ -9,6 +9,7 @@ import { ApiError, invalidRequest, notConfigured } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { defineRoute, type Route, type SessionCtx } from "../router.ts";
 import type { ParserUser } from "../upstream/parser.ts";
+import { credentialSourceSchema, parserUserSchema } from "./response_schemas.ts";
 
 /**
  * Counts one attempt of `action` for this client; 429 `RATE_LIMITED` with `Retry-After` when the
@@ -16,7 +17,9 @@ import type { ParserUser } from "../upstream/parser.ts";
  *
  * @example
  * ```ts
- * enforceRateLimit(ctx, "login");
+ * import type { SessionCtx } from "../router.ts";
+ *
+ * const login = (ctx: SessionCtx) => enforceRateLimit(ctx, "login"); // 429 once used up
  * ```
  */
 export function enforceRateLimit(
@@ -42,7 +45,9 @@ export function enforceRateLimit(
  *
  * @example
  * ```ts
- * const parserUrl = allowedBaseUrl(ctx, "parser", ctx.body.url);
+ * import type { SessionCtx } from "../router.ts";
+ *
+ * const parserUrl = (ctx: SessionCtx, url?: string) => allowedBaseUrl(ctx, "parser", url);
  * ```
  */
 export function allowedBaseUrl(
@@ -87,6 +92,16 @@ const registerBody = z.strictObject({
   url: urlField,
 });
 
+/** The answer of login and register: the user, never the token (it stays in the cookie). */
+const signedInAnswer = z.object({ user: parserUserSchema });
+
+/** What login and register decide where the API is silent. */
+const SIGN_IN_NOTES = "A `url` naming another Parser must be on the allow-list (`PARSER_URL` + " +
+  "`PARSER_ALLOWED_URLS`), or the request is refused before any connection. The Parser's token " +
+  "and address go into sealed HttpOnly cookies (`parser_token`, `parser_url`); the answer " +
+  "carries the user only. Rate-limited per client address with connect (`AUTH_RATE_LIMIT` per " +
+  "`AUTH_RATE_WINDOW_MS`).";
+
 /** Starts the browser session for a freshly issued Parser token; the token stays in the cookie. */
 async function startSession(
   ctx: SessionCtx,
@@ -105,8 +120,12 @@ const login = {
   access: "session",
   tag: "auth",
   body: { kind: "json", schema: loginBody },
+  description: `${SIGN_IN_NOTES} A failed login does not end an existing session.`,
   responses: {
-    200: "`{ user }`; sets `parser_url`/`parser_token` cookies",
+    200: {
+      description: "`{ user }`; sets `parser_url`/`parser_token` cookies",
+      schema: signedInAnswer,
+    },
     400: "Bad body or a `url` outside the allow-list",
     401: "Wrong email or password",
     429: "Too many attempts (`Retry-After`)",
@@ -135,8 +154,13 @@ const register = {
   access: "session",
   tag: "auth",
   body: { kind: "json", schema: registerBody },
+  description: `${SIGN_IN_NOTES} The sign-up bootstrap secret (\`PARSER_INTERNAL_SECRET\`) ` +
+    "is sent only to `PARSER_URL`; an account that already exists is 409.",
   responses: {
-    201: "`{ user }`; sets `parser_url`/`parser_token` cookies",
+    201: {
+      description: "`{ user }`; sets `parser_url`/`parser_token` cookies",
+      schema: signedInAnswer,
+    },
     400: "Bad body or a `url` outside the allow-list",
     403: "The Parser does not accept sign-ups",
     409: "An account with this email exists",
@@ -196,7 +220,14 @@ export const authLogout = defineRoute({
   backend: "Parser",
   access: "session",
   tag: "auth",
-  responses: { 200: "`{ ok: true, parserSignedOut }` (cookies cleared either way)" },
+  description: "Signs out at the Parser only for a cookie session (best effort: a failure is " +
+    "logged and `parserSignedOut` is false) and always clears the session cookies.",
+  responses: {
+    200: {
+      description: "`{ ok: true, parserSignedOut }` (cookies cleared either way)",
+      schema: z.object({ ok: z.literal(true), parserSignedOut: z.boolean() }),
+    },
+  },
   handler: async (ctx) => {
     let parserSignedOut = false;
     const parser = await ctx.sessionParser({ detached: true });
@@ -224,9 +255,19 @@ export const authSession = defineRoute({
   backend: "Parser",
   access: "private",
   tag: "auth",
+  description: "`source` says where the session comes from: the browser's login " +
+    "(`session`), a zero-login session (`provisioned`) or the environment (`env`). A session " +
+    "the Parser no longer knows is 401 and its cookies are cleared.",
   responses: {
-    200: "`{ user, expiresAt, source }` (`source`: session, provisioned or env)",
-    401: "The session is no longer valid (cookies cleared)",
+    200: {
+      description: "`{ user, expiresAt, source }` (`source`: session, provisioned or env)",
+      schema: z.object({
+        user: parserUserSchema,
+        expiresAt: z.string().nullable(),
+        source: credentialSourceSchema,
+      }),
+    },
+    401: "`UNAUTHORIZED`: the session is no longer valid (cookies cleared)",
     503: "No Parser credentials",
   },
   handler: async (ctx) => {

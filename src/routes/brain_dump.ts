@@ -10,6 +10,7 @@
  * @module
  */
 import { z } from "zod";
+import { idSchema, parserIdSchema } from "../lore/ids.ts";
 import type { Route } from "../router.ts";
 import { sanitizeLoreHtml } from "../sanitize/html.ts";
 import { upstreamPath } from "../upstream/path.ts";
@@ -20,7 +21,6 @@ import {
   parserStreamRoute,
   type StreamOutcome,
 } from "./parser_proxy.ts";
-import { idSchema, parserIdSchema } from "./schemas.ts";
 
 /** Seed limit: the history shows the 20 most recent brain dumps (one page; `cursor` pages on). */
 export const HISTORY_PAGE_SIZE = 20;
@@ -211,13 +211,8 @@ const storedEntry = z.object({ entities: z.array(z.unknown()), summary: z.string
 /**
  * The auto answer from the stream's outcome, in the non-stream route's shape: the write result,
  * or for a cache hit (`raw` is the stored `{ entities, summary, revisions }`) the `[cached]`
- * answer that route gives; an `error` event is the error that route would give.
- *
- * @example
- * ```ts
- * autoAnswer({ done: { raw: '{"entities":[],"summary":"Two notes"}' } });
- * // { summary: "[cached] Two notes", created: [], updated: [], skipped: [] }
- * ```
+ * answer that route gives (`{ summary: "[cached] <summary>", created: [], updated: [],
+ * skipped: [] }`); an `error` event is the error that route would give.
  */
 function autoAnswer(outcome: StreamOutcome): unknown {
   if (outcome.error !== undefined) throw mapParserStreamError(outcome.error);

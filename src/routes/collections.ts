@@ -61,7 +61,9 @@ function inWorldDate(note: CoreNote): string | null {
  *
  * @example
  * ```ts
- * notes.sort(compareTimeline);
+ * import type { CoreNote } from "../upstream/core.ts";
+ *
+ * const timeline = (notes: CoreNote[]) => notes.sort(compareTimeline);
  * ```
  */
 export function compareTimeline(a: CoreNote, b: CoreNote): number {

@@ -7,10 +7,13 @@
 import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { json } from "../http/response.ts";
+import { idSchema } from "../lore/ids.ts";
 import { type Ctx, defineRoute, type Route } from "../router.ts";
-import { idSchema } from "./schemas.ts";
+import { credentialSourceSchema } from "./response_schemas.ts";
 
 const disconnectQuery = z.object({ service: z.enum(["codex", "parser", "all"]) });
+
+const backendName = z.enum(["codex", "parser"]);
 
 /** `DELETE /api/config/disconnect?service=codex|parser|all` — forget credentials in this browser. */
 export const disconnect = defineRoute({
@@ -22,8 +25,13 @@ export const disconnect = defineRoute({
   access: "private",
   tag: "config",
   query: disconnectQuery,
+  description: "`codex` stops using Core in this browser (a sealed marker cookie) until the " +
+    "next connect; `parser` logs out locally (the session cookies are cleared); `all` does both.",
   responses: {
-    200: '`{ disconnected: ("codex" | "parser")[] }`; effective from the next request',
+    200: {
+      description: '`{ disconnected: ("codex" | "parser")[] }`; effective from the next request',
+      schema: z.object({ disconnected: z.array(backendName) }),
+    },
     400: "`service` missing or not one of codex, parser, all",
   },
   handler: async (ctx) => {
@@ -42,6 +50,18 @@ export const disconnect = defineRoute({
   },
 });
 
+/** The portal config as answered: where `loreRootNoteId` comes from is `source`. */
+const portalAnswer = z.object({
+  loreRootNoteId: z.string(),
+  source: z.enum(["file", "env"]).describe(
+    "`file`: set through this API (`DATA_DIR/portal.json`); `env`: `LORE_ROOT_NOTE_ID`",
+  ),
+});
+
+/** What the portal routes decide where the API is silent. */
+const PORTAL_NOTES = "The config lives in `DATA_DIR/portal.json`, written atomically; without " +
+  "one, or with a corrupt one (logged), `LORE_ROOT_NOTE_ID` is the lore root.";
+
 /** `GET /api/config/portal` — the lore root note id and where it comes from. */
 export const getPortal = defineRoute({
   method: "GET",
@@ -50,7 +70,10 @@ export const getPortal = defineRoute({
   backend: "None",
   access: "private",
   tag: "config",
-  responses: { 200: '`{ loreRootNoteId, source: "file" | "env" }`' },
+  description: PORTAL_NOTES,
+  responses: {
+    200: { description: '`{ loreRootNoteId, source: "file" | "env" }`', schema: portalAnswer },
+  },
   handler: async (ctx) => json(await ctx.state.portal.get()),
 });
 
@@ -66,8 +89,13 @@ export const putPortal = defineRoute({
   access: "private",
   tag: "config",
   body: { kind: "json", schema: portalBody },
+  description:
+    `The note must exist in Core (checked first; nothing is stored otherwise). ${PORTAL_NOTES}`,
   responses: {
-    200: '`{ loreRootNoteId, source: "file" }`',
+    200: {
+      description: '`{ loreRootNoteId, source: "file" }`',
+      schema: portalAnswer.extend({ source: z.literal("file") }),
+    },
     400: "Body is not exactly `{ loreRootNoteId }` with a valid id",
     404: "No such note in Core (nothing stored)",
   },
@@ -79,15 +107,15 @@ export const putPortal = defineRoute({
 });
 
 /** What the status route says about one backend: facts only, never a URL or a token. */
-interface BackendStatus {
-  configured: boolean;
-  reachable: boolean;
-  latencyMs: number | null;
-  version: string | null;
-  /** Why it is not configured or not reachable (error code, plus a reason when known). */
-  error?: string;
-  reason?: string;
-}
+const backendStatus = z.object({
+  configured: z.boolean(),
+  reachable: z.boolean(),
+  latencyMs: z.number().nullable(),
+  version: z.string().nullable(),
+  error: z.string().optional().describe("Why it is not configured or not reachable (error code)"),
+  reason: z.string().optional(),
+});
+type BackendStatus = z.output<typeof backendStatus>;
 
 /**
  * Resolves a backend client and asks it for its version; any failure becomes a fact in the
@@ -144,9 +172,18 @@ export const status = defineRoute({
   backend: "Both",
   access: "private",
   tag: "config",
+  description: "Always 200: a backend without credentials for this caller, or one that does " +
+    "not answer, is a fact in the answer (`configured`, `reachable`, `error`), never an error.",
   responses: {
-    200:
-      '`{ core: BackendStatus, parser: BackendStatus, session: { source: "session" | "provisioned" | "env" | null } }`; `BackendStatus` = `{ configured, reachable, latencyMs, version, error?, reason? }`',
+    200: {
+      description:
+        '`{ core: BackendStatus, parser: BackendStatus, session: { source: "session" | "provisioned" | "env" | null } }`',
+      schema: z.object({
+        core: backendStatus,
+        parser: backendStatus,
+        session: z.object({ source: credentialSourceSchema.nullable() }),
+      }),
+    },
   },
   handler: async (ctx) => {
     const [core, parser] = await Promise.all([
@@ -171,7 +208,12 @@ export const models = defineRoute({
   backend: "Parser",
   access: "private",
   tag: "config",
-  responses: { 200: "`{ [task]: { models: string[], autoMode: boolean } }`" },
+  responses: {
+    200: {
+      description: "`{ [task]: { models: string[], autoMode: boolean } }`",
+      schema: modelsSchema,
+    },
+  },
   handler: async (ctx) => {
     const raw = await (await ctx.parser()).json("GET", "/config/models");
     const parsed = modelsSchema.safeParse(raw);
@@ -200,8 +242,10 @@ export const wipe = defineRoute({
   access: "private",
   tag: "config",
   body: { kind: "json", schema: wipeBody },
+  description: "Deletes every `#lore` note and the Parser's semantic index, irreversibly. The " +
+    "title index and preview caches are cleared whatever the outcome.",
   responses: {
-    200: "`{ ok, coreDeleted }` from the Parser",
+    200: { description: "`{ ok, coreDeleted }` from the Parser", schema: wipeAnswer },
     400: 'Body is not exactly `{ confirm: "DELETE ALL LORE" }`',
     403: "`ENABLE_WIPE` is off, or the Parser refuses to wipe (production build)",
   },

@@ -8,11 +8,12 @@ import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { json, noContent, sandboxedHtmlHeaders } from "../http/response.ts";
 import { guardedResponseBody, type StreamContext } from "../http/stream_guard.ts";
+import { idSchema } from "../lore/ids.ts";
 import { contentBlobId, etagMatches, planPreview, PREVIEW_MODES } from "../lore/preview.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { type CoreNote, mapCoreError } from "../upstream/core.ts";
-import { idParams, idSchema } from "./schemas.ts";
+import { idParams } from "./schemas.ts";
 
 /** `GET /api/lore/:id/content` — Core's content, streamed, as an inert sandboxed document. */
 export const getContent = defineRoute({

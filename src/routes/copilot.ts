@@ -10,11 +10,12 @@ import { z } from "zod";
 import { json } from "../http/response.ts";
 import { applyProposal, proposalSchema } from "../lore/copilot_apply.ts";
 import { buildCopilotBody } from "../lore/copilot_context.ts";
+import { parserIdSchema } from "../lore/ids.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { mapParserStreamError } from "../upstream/parser.ts";
 import { parserAnswer, parserStreamOutcome, streamResponse } from "./parser_proxy.ts";
-import { idParams, parserIdSchema } from "./schemas.ts";
+import { idParams } from "./schemas.ts";
 
 /** Bounds of one turn's transcript. */
 export const TRANSCRIPT_LIMITS = { messages: 50, messageChars: 20_000 } as const;

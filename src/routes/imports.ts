@@ -14,6 +14,7 @@
  */
 import { z } from "zod";
 import { json } from "../http/response.ts";
+import { idSchema } from "../lore/ids.ts";
 import { rethrowMissingReference } from "../lore/references.ts";
 import { type Ctx, defineRoute, type Route } from "../router.ts";
 import {
@@ -23,7 +24,6 @@ import {
   sanitizeLoreHtml,
 } from "../sanitize/html.ts";
 import { parserJson } from "./parser_proxy.ts";
-import { idSchema } from "./schemas.ts";
 
 /**
  * Most statblocks per system-pack request. Each is up to 23 sequential Core writes inside the

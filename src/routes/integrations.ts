@@ -22,6 +22,12 @@ const connectBody = z.strictObject({
   "give exactly one of password and token",
 );
 
+/** Whether Core is connected for this user, and when that last changed. */
+const integrationStatus = z.object({
+  connected: z.boolean(),
+  updatedAt: z.string().nullable().describe("ISO 8601"),
+});
+
 /** `POST /api/integrations/codex/connect` — get a Core token and store it in the Parser. */
 export const connectCore = defineRoute({
   method: "POST",
@@ -32,10 +38,18 @@ export const connectCore = defineRoute({
   access: "private",
   tag: "integrations",
   body: { kind: "json", schema: connectBody },
+  description: "Exactly one of `password` and `token`; `url` (default `CORE_URL`) must be on " +
+    "the allow-list (`CORE_URL` + `CORE_ALLOWED_URLS`). The Parser is resolved first, so no Core " +
+    "token is minted that could not be stored; should storing it fail anyway, the token stays in " +
+    `Core (named "${CORE_TOKEN_NAME}" among its ETAPI tokens). The Core URL and token never ` +
+    "appear in answers, cookies or logs. Rate-limited per client address with login and register.",
   responses: {
-    200: "`{ connected: true, updatedAt }`",
+    200: {
+      description: "`{ connected: true, updatedAt }`",
+      schema: integrationStatus.extend({ connected: z.literal(true) }),
+    },
     400: "Bad body or a `url` outside the allow-list",
-    401: "Wrong Core password",
+    401: "`UNAUTHORIZED`: wrong Core password (`details.field`: `password`)",
     429: "Too many attempts (`Retry-After`)",
     503: "No Core URL or no Parser credentials",
   },
@@ -70,7 +84,12 @@ export const coreStatus = defineRoute({
   backend: "Parser",
   access: "private",
   tag: "integrations",
-  responses: { 200: "`{ connected, updatedAt }`" },
+  responses: {
+    200: {
+      description: "`{ connected, updatedAt }`, never a URL or token",
+      schema: integrationStatus,
+    },
+  },
   handler: async (ctx) => {
     const { connected, updatedAt } = await (await ctx.parser()).coreStatus();
     return json({ connected, updatedAt });
@@ -85,7 +104,14 @@ export const disconnectCore = defineRoute({
   backend: "Parser",
   access: "private",
   tag: "integrations",
-  responses: { 200: "`{ connected: false }`" },
+  description: "This caller's cached Core credentials are dropped at once, so the next request " +
+    "no longer reaches Core with them.",
+  responses: {
+    200: {
+      description: "`{ connected: false }`",
+      schema: z.object({ connected: z.literal(false) }),
+    },
+  },
   handler: async (ctx) => {
     await (await ctx.parser({ detached: true })).disconnectCore();
     await ctx.credentials.invalidateCore();

@@ -7,26 +7,17 @@
 import { z } from "zod";
 import { nullOn404 } from "../http/errors.ts";
 import { json, noContent } from "../http/response.ts";
-import {
-  AUTOMATIC_RELATIONS,
-  httpUrlOrNull,
-  labelValue,
-  ownAttributes,
-  relationTarget,
-} from "../lore/note_view.ts";
+import { idSchema } from "../lore/ids.ts";
+import { httpUrlOrNull, labelValue, relationTarget } from "../lore/note_view.ts";
 import { createLoreNote } from "../lore/new_lore_note.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
+import { userRelations } from "../lore/user_relations.ts";
+import { attributeNameSchema, NOTE_TYPES } from "../lore/vocabulary.ts";
 import { writeSteps } from "../lore/write_steps.ts";
 import { defineRoute, type Route } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
-import {
-  attributeNameSchema,
-  callerQuerySchema,
-  idParams,
-  idSchema,
-  NOTE_TYPES,
-} from "./schemas.ts";
+import { callerQuerySchema, idParams } from "./schemas.ts";
 
 const RESERVED_ATTRIBUTES = new Set(["lore", "loreType", "template"]);
 
@@ -173,16 +164,13 @@ export const deleteLore = defineRoute({
   },
 });
 
-/** Relations shown to users: the note's own, minus Core's automatic link relations. */
+/** The note's user relations (user_relations.ts) whose target still exists, with its title. */
 export async function resolveRelations(
   core: CoreClient,
   note: CoreNote,
   concurrency: number,
 ): Promise<ResolvedRelation[]> {
-  const relations = ownAttributes(note).filter((a) =>
-    a.type === "relation" && !AUTOMATIC_RELATIONS.has(a.name) && a.name !== "template" &&
-    a.name !== "inherit"
-  );
+  const relations = userRelations(note);
   const targetIds = [...new Set(relations.map((r) => r.value))];
   const targets = new Map<string, CoreNote | null>();
   await mapLimit(targetIds, concurrency, async (id) => {

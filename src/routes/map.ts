@@ -1,17 +1,14 @@
 /**
  * Maps: a map note's image, its size and the pins of its children (`#geolocation="x, y"`), and
- * uploading a new map image.
+ * uploading a new map image (lore/map_view.ts, lore/map_image.ts).
  *
  * @module
  */
-import { ApiError } from "../http/errors.ts";
 import { json } from "../http/response.ts";
-import { parseGeolocation } from "../lore/geolocation.ts";
-import { discarding, readImageUpload, uploadImage } from "../lore/image_upload.ts";
-import { labelValue, ownAttributes, relationTarget } from "../lore/note_view.ts";
-import { writeSteps } from "../lore/write_steps.ts";
+import { discarding, readImageUpload } from "../lore/image_upload.ts";
+import { replaceMapImage } from "../lore/map_image.ts";
+import { loadMapView } from "../lore/map_view.ts";
 import { defineRoute, type Route } from "../router.ts";
-import type { CoreNote } from "../upstream/core.ts";
 import { idParams } from "./schemas.ts";
 
 /** `GET /api/lore/:id/map` — image, size and pins, in two parallel Core calls. */
@@ -28,16 +25,7 @@ export const getMap = defineRoute({
       "pins: [{ noteId, title, loreType, x, y }], invalidPins: [{ noteId, title, value }] }`",
     404: "No such note",
   },
-  handler: async (ctx) => {
-    const { id } = ctx.params;
-    const core = await ctx.core();
-    // Every child in one search (depth exactly 1 below the map), never one call per child.
-    const [note, children] = await Promise.all([
-      core.getNote(id),
-      core.search("note.noteId != ''", { ancestorNoteId: id, ancestorDepth: "eq1" }),
-    ]);
-    return json(mapView(note, children));
-  },
+  handler: async (ctx) => json(await loadMapView(await ctx.core(), ctx.params.id)),
 });
 
 /** `POST /api/lore/:id/map/upload` — a new map image under the map note, replacing the old one. */
@@ -70,47 +58,7 @@ export const uploadMap = defineRoute({
       ctx.config.CLIENT_BODY_TIMEOUT_MS,
     );
     const core = await ctx.core({ detached: true }).catch(discarding(upload));
-    const map = await core.getNote(id).catch(discarding(upload));
-    const own = ownAttributes(map);
-    const w = writeSteps();
-    const image = await uploadImage(core, w, upload, {
-      parentNoteId: id,
-      missingParent: new ApiError(404, "NOT_FOUND", "Note not found"),
-    });
-    // Core deletes relations pointing at a deleted note, so undoing the upload covers this.
-    await w.step(
-      "set the map image",
-      () =>
-        core.createAttribute({
-          noteId: id,
-          type: "relation",
-          name: "mapImage",
-          value: image.noteId,
-        }),
-      "covered",
-    );
-    for (const [name, value] of [["mapWidth", image.width], ["mapHeight", image.height]] as const) {
-      if (own.some((a) => a.type === "label" && a.name === name)) continue;
-      await w.step(
-        `add the #${name} label`,
-        () => core.createAttribute({ noteId: id, type: "label", name, value: String(value) }),
-        (attribute) => core.deleteAttribute(attribute.attributeId),
-      );
-    }
-    // Last, so any earlier failure leaves the old map in place; the old image note is kept.
-    for (const old of own.filter((a) => a.type === "relation" && a.name === "mapImage")) {
-      await w.step(
-        "remove the previous map image",
-        () => core.deleteAttribute(old.attributeId),
-        () =>
-          core.createAttribute({
-            noteId: id,
-            type: "relation",
-            name: "mapImage",
-            value: old.value,
-          }),
-      );
-    }
+    const image = await replaceMapImage(core, upload, id);
     return json({
       noteId: id,
       imageNoteId: image.noteId,
@@ -120,73 +68,6 @@ export const uploadMap = defineRoute({
     }, 201);
   },
 });
-
-/** The map as the client draws it. */
-export interface MapView {
-  noteId: string;
-  title: string;
-  image: { noteId: string; url: string } | null;
-  width: number | null;
-  height: number | null;
-  pins: { noteId: string; title: string; loreType: string | null; x: number; y: number }[];
-  invalidPins: { noteId: string; title: string; value: string }[];
-}
-
-/**
- * Builds the map view from the map note and the search results for its children. Only direct
- * children count (results are re-checked against `parentNoteIds`), each by its own
- * `#geolocation`; pins keep the map's child order.
- */
-function mapView(note: CoreNote, results: CoreNote[]): MapView {
-  const order = new Map(note.childNoteIds.map((childId, i) => [childId, i]));
-  const children = results
-    .filter((c) => c.noteId !== note.noteId && c.parentNoteIds.includes(note.noteId))
-    .sort((a, b) =>
-      (order.get(a.noteId) ?? order.size) - (order.get(b.noteId) ?? order.size) ||
-      a.noteId.localeCompare(b.noteId)
-    );
-  const view: MapView = {
-    noteId: note.noteId,
-    title: note.title,
-    image: null,
-    width: ownDimension(note, "mapWidth"),
-    height: ownDimension(note, "mapHeight"),
-    pins: [],
-    invalidPins: [],
-  };
-  const imageId = relationTarget(note, "mapImage");
-  if (imageId) {
-    view.image = { noteId: imageId, url: `/api/lore/${encodeURIComponent(imageId)}/image` };
-  }
-  for (const child of children) {
-    const value = ownLabel(child, "geolocation");
-    if (value === undefined) continue;
-    const point = parseGeolocation(value);
-    if (point) {
-      view.pins.push({
-        noteId: child.noteId,
-        title: child.title,
-        loreType: labelValue(child, "loreType") ?? null,
-        ...point,
-      });
-    } else {
-      view.invalidPins.push({ noteId: child.noteId, title: child.title, value });
-    }
-  }
-  return view;
-}
-
-function ownLabel(note: CoreNote, name: string): string | undefined {
-  return ownAttributes(note).find((a) => a.type === "label" && a.name === name)?.value;
-}
-
-/** A positive integer from the note's own label, else null. */
-function ownDimension(note: CoreNote, name: string): number | null {
-  const value = ownLabel(note, name)?.trim();
-  if (!value || !/^\d{1,9}$/.test(value)) return null;
-  const n = Number(value);
-  return n > 0 ? n : null;
-}
 
 /** The map routes. */
 export const mapRoutes: Route[] = [getMap, uploadMap];

@@ -8,12 +8,13 @@ import { z } from "zod";
 import { ApiError, invalidRequest } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { guardedResponseBody } from "../http/stream_guard.ts";
+import { idSchema } from "../lore/ids.ts";
 import { discarding, readImageUpload, uploadImage } from "../lore/image_upload.ts";
 import { etagMatches } from "../lore/preview.ts";
 import { writeSteps } from "../lore/write_steps.ts";
 import { declaredRasterMime, verifiedRasterStream } from "../media/image_response.ts";
 import { defineRoute, type Route } from "../router.ts";
-import { idParams, idSchema } from "./schemas.ts";
+import { idParams } from "./schemas.ts";
 
 /** Seed: images are cached 1 day; `private` because they come from an authenticated backend. */
 const IMAGE_CACHE_CONTROL = "private, max-age=86400";

@@ -66,15 +66,23 @@ const subscribeBody = z.strictObject({
   }),
 });
 
+/** The VAPID key answer, as the Parser sends it and we pass it on. */
+const vapidAnswer = z.object({ publicKey: z.string().min(1).max(512).nullable() });
+
+/** What the subscription routes decide where the API is silent. */
+const ENDPOINT_RULE = "`endpoint` must be an https URL on the default port of a public DNS name " +
+  "(no IP address, no local name, at most 2048 characters), so the Parser, which later posts to " +
+  "it, cannot be made to call into a private network.";
+
 /** `GET /api/notifications/vapid-public-key` — the key, or null when push is not set up. */
 export const vapidPublicKey = parserRoute({
   method: "GET",
   path: "/api/notifications/vapid-public-key",
   summary: "VAPID public key for push subscription (`null` when the Parser has none)",
   tag: "notifications",
-  responses: { 200: "`{ publicKey: string | null }`" },
+  responses: { 200: { description: "`{ publicKey: string | null }`", schema: vapidAnswer } },
   upstream: () => ({ path: "/notifications/vapid-public-key" }),
-  answer: z.object({ publicKey: z.string().min(1).max(512).nullable() }),
+  answer: vapidAnswer,
 });
 
 /** `POST /api/notifications/subscribe` — store this browser's push subscription. */
@@ -85,10 +93,15 @@ export const subscribe = parserRoute({
     "Register a browser push subscription `{ endpoint, keys: { p256dh, auth } }` (a public https push service)",
   tag: "notifications",
   body: subscribeBody,
+  description: `${ENDPOINT_RULE} \`p256dh\` must be a 65-byte uncompressed P-256 key, \`auth\` ` +
+    "16 bytes (base64, standard or URL-safe); `expirationTime` is accepted and not stored.",
   responses: {
-    200: "`{ ok: true }`; subscribing an endpoint again updates its keys",
+    200: {
+      description: "`{ ok: true }`; subscribing an endpoint again updates its keys",
+      schema: parserOk,
+    },
     400: "Endpoint not a public https push-service URL, or keys of the wrong size",
-    503: "NOT_CONFIGURED (`reason: push-not-configured`): the Parser has no VAPID key",
+    503: "`NOT_CONFIGURED` (`reason: push-not-configured`): the Parser has no VAPID key",
   },
   upstream: (ctx) => ({
     method: "POST",
@@ -105,7 +118,13 @@ export const unsubscribe = parserRoute({
   summary: "Remove a push subscription: JSON body `{ endpoint }`; idempotent",
   tag: "notifications",
   body: z.strictObject({ endpoint: endpointSchema }),
-  responses: { 200: "`{ ok: true }`, also when there was no such subscription" },
+  description: ENDPOINT_RULE,
+  responses: {
+    200: {
+      description: "`{ ok: true }`, also when there was no such subscription",
+      schema: parserOk,
+    },
+  },
   upstream: (ctx) => ({
     method: "DELETE",
     path: "/notifications/unsubscribe",

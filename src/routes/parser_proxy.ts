@@ -5,7 +5,7 @@
  * use {@linkcode parserStreamRoute}: errors before the first byte are our JSON errors, after it
  * a terminal SSE `error` event.
  *
- * AI routes (`ai`) get the AI deadline (see http/ai_route.ts); one whose work the Parser also
+ * AI routes (`ai`) get the AI deadline (see pipeline/ai_route.ts); one whose work the Parser also
  * offers as a stream may read that stream instead (`fromStream`,
  * {@linkcode parserStreamOutcome}): its events and keepalives are progress, so the client waits
  * as long as the Parser keeps working, and the final event becomes the same JSON answer.
@@ -16,12 +16,13 @@ import type { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { createSseTracker, sseResponse, type SseWriter } from "../http/sse.ts";
+import type { AiRoute } from "../pipeline/ai_route.ts";
 import {
-  type AiRoute,
   type BodyValue,
   type Ctx,
   defineRoute,
   type Method,
+  type Responses,
   type Route,
   type RouteOf,
 } from "../router.ts";
@@ -51,7 +52,9 @@ export interface ParserRouteSpec<
   query?: Q;
   /** JSON body schema (zod), when the route takes one. */
   body?: S;
-  responses: Record<number, string>;
+  /** What the route decides where the API is silent (`Route.description`). */
+  description?: string;
+  responses: Responses;
   /** The Parser call for this request. */
   upstream(ctx: ParserCtx<P, Q, S>): ParserCall;
   /** The Parser's answer as we accept it. */
@@ -90,13 +93,23 @@ export type ParserCtx<P extends z.ZodType, Q extends z.ZodType, S> = Ctx<
 /** What a Parser-backed route declares about itself, taken from its spec. */
 type RouteHead = Pick<
   RouteOf<"private">,
-  "method" | "path" | "summary" | "tag" | "responses" | "ai"
+  "method" | "path" | "summary" | "tag" | "description" | "responses" | "ai"
 >;
 
 /** A spec's declaration as a route row: the Parser behind it, the caller's credentials needed. */
 function declaration(spec: RouteHead): RouteHead & Pick<RouteOf<"private">, "backend" | "access"> {
-  const { method, path, summary, tag, responses, ai } = spec;
-  return { method, path, summary, backend: "Parser", access: "private", tag, responses, ai };
+  const { method, path, summary, tag, description, responses, ai } = spec;
+  return {
+    method,
+    path,
+    summary,
+    backend: "Parser",
+    access: "private",
+    tag,
+    description,
+    responses,
+    ai,
+  };
 }
 
 /**
@@ -104,7 +117,12 @@ function declaration(spec: RouteHead): RouteHead & Pick<RouteOf<"private">, "bac
  *
  * @example
  * ```ts
- * const models = await parserJson(await ctx.parser(), { path: "/config/models" }, modelsSchema);
+ * import { z } from "zod";
+ * import type { Ctx } from "../router.ts";
+ *
+ * const modelsSchema = z.record(z.string(), z.object({ models: z.array(z.string()) }));
+ * const models = async (ctx: Ctx) =>
+ *   await parserJson(await ctx.parser(), { path: "/config/models" }, modelsSchema);
  * ```
  */
 export async function parserJson<A extends z.ZodType>(
@@ -121,7 +139,10 @@ export async function parserJson<A extends z.ZodType>(
  *
  * @example
  * ```ts
- * const turn = parserAnswer(copilotAnswerSchema, outcome.result);
+ * import { z } from "zod";
+ *
+ * parserAnswer(z.object({ ok: z.boolean() }), { ok: true }); // { ok: true }
+ * parserAnswer(z.object({ ok: z.boolean() }), "oops"); // throws 502 UPSTREAM_ERROR
  * ```
  */
 export function parserAnswer<A extends z.ZodType>(schema: A, raw: unknown): z.output<A> {
@@ -144,8 +165,14 @@ function unexpected(): ApiError {
  *
  * @example
  * ```ts
- * const outcome = await parserStreamOutcome(await ctx.parser({ ai: true }), call, ctx);
- * if (outcome.error !== undefined) throw mapParserStreamError(outcome.error);
+ * import type { Ctx } from "../router.ts";
+ * import { mapParserStreamError } from "../upstream/parser.ts";
+ *
+ * const turn = async (ctx: Ctx, call: ParserCall) => {
+ *   const outcome = await parserStreamOutcome(await ctx.parser({ ai: true }), call, ctx);
+ *   if (outcome.error !== undefined) throw mapParserStreamError(outcome.error);
+ *   return outcome.result;
+ * };
  * ```
  */
 export async function parserStreamOutcome(
@@ -203,11 +230,15 @@ export async function parserStreamOutcome(
  *
  * @example
  * ```ts
- * export const vapidKey = parserRoute({
+ * import { z } from "zod";
+ *
+ * const vapidAnswer = z.object({ publicKey: z.string().nullable() });
+ * const vapidKey = parserRoute({
  *   method: "GET", path: "/api/notifications/vapid-public-key", tag: "notifications",
- *   summary: "VAPID public key", responses: { 200: "`{ publicKey }`" },
+ *   summary: "VAPID public key",
+ *   responses: { 200: { description: "`{ publicKey }`", schema: vapidAnswer } },
  *   upstream: () => ({ path: "/notifications/vapid-public-key" }),
- *   answer: z.object({ publicKey: z.string().nullable() }),
+ *   answer: vapidAnswer,
  * });
  * ```
  */
@@ -245,7 +276,9 @@ export interface ParserStreamSpec<P extends z.ZodType, S extends z.ZodType> {
   tag: string;
   params?: P;
   body: S;
-  responses: Record<number, string>;
+  /** What the route decides where the API is silent (`Route.description`). */
+  description?: string;
+  responses: Responses;
   upstream(ctx: Ctx<z.output<P>, unknown, BodyValue<{ kind: "json"; schema: S }>>): ParserCall;
 }
 
@@ -256,9 +289,12 @@ export interface ParserStreamSpec<P extends z.ZodType, S extends z.ZodType> {
  *
  * @example
  * ```ts
- * export const brainDumpStream = parserStreamRoute({
+ * import { z } from "zod";
+ *
+ * const brainDumpStream = parserStreamRoute({
  *   method: "POST", path: "/api/brain-dump/stream", tag: "brain-dump", summary: "…",
- *   body: streamBody, responses: { 200: "SSE" },
+ *   body: z.object({ rawText: z.string() }),
+ *   responses: { 200: { description: "Server-sent events", mediaType: "text/event-stream" } },
  *   upstream: (ctx) => ({ method: "POST", path: "/brain-dump/stream", body: ctx.body }),
  * });
  * ```
@@ -288,10 +324,14 @@ export function parserStreamRoute<P extends z.ZodType, S extends z.ZodType>(
  *
  * @example
  * ```ts
- * return streamResponse(ctx, async (w) => {
- *   await w.event("status", { stage: "context" });
- *   w.pipe(await parser.stream("POST", "/copilot/article/stream", body));
- * });
+ * import type { Ctx } from "../router.ts";
+ *
+ * const answer = (ctx: Ctx, body: unknown) =>
+ *   streamResponse(ctx, async (w) => {
+ *     await w.event("status", { stage: "context" });
+ *     const parser = await ctx.parser();
+ *     await w.pipe(await parser.stream("POST", "/copilot/article/stream", body));
+ *   });
  * ```
  */
 export function streamResponse(

@@ -6,10 +6,10 @@
  * @module
  */
 import { z } from "zod";
+import { idSchema } from "../lore/ids.ts";
 import { etagMatches } from "../lore/preview.ts";
-import { defineRoute, type Route } from "../router.ts";
-import { publicShare } from "../share/public_api.ts";
-import { idSchema } from "./schemas.ts";
+import { defineRoute, type PublicCtx, type Route } from "../router.ts";
+import { type PublicShare, publicShare } from "../share/public_api.ts";
 
 /**
  * A note id or `#shareAlias` as it appears in a path segment (percent-encoded; control
@@ -19,6 +19,22 @@ const idOrAliasSchema = z.string().min(1).max(256).regex(
   /^[^\s/\\]+$/,
   "must be a note id or share alias",
 );
+
+/**
+ * The public share for one request: the server's public Core and the app's public caches.
+ *
+ * @example
+ * ```ts
+ * import type { PublicCtx } from "../router.ts";
+ *
+ * async function shareRootTitle(ctx: PublicCtx) {
+ *   return (await shareFor(ctx).home(null)).root.title;
+ * }
+ * ```
+ */
+export function shareFor(ctx: PublicCtx): PublicShare {
+  return publicShare({ ...ctx, caches: ctx.state.publicShare });
+}
 
 const COMMON_RESPONSES = {
   304: "`If-None-Match` matched the ETag",
@@ -62,7 +78,7 @@ export const publicLore = defineRoute({
   },
   handler: async (ctx) => {
     const authorization = ctx.req.headers.get("authorization");
-    const { note, etag, noIndex } = await publicShare(ctx).note(ctx.params.id, authorization);
+    const { note, etag, noIndex } = await shareFor(ctx).note(ctx.params.id, authorization);
     return publicJson(ctx.req, note, etag, noIndex);
   },
 });
@@ -84,7 +100,7 @@ export const publicSearch = defineRoute({
   },
   handler: async (ctx) => {
     const authorization = ctx.req.headers.get("authorization");
-    const { result, etag } = await publicShare(ctx).search(ctx.query.q, authorization);
+    const { result, etag } = await shareFor(ctx).search(ctx.query.q, authorization);
     return publicJson(ctx.req, result, etag, true);
   },
 });
@@ -107,7 +123,7 @@ export const publicImage = defineRoute({
     ...COMMON_RESPONSES,
   },
   handler: (ctx) =>
-    publicShare(ctx).image(
+    shareFor(ctx).image(
       ctx.params.id,
       ctx.req.headers.get("authorization"),
       ctx.signal,

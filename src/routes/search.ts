@@ -12,13 +12,15 @@ import { labelEquals, quoteSearchValue, titleContains } from "../core/search_que
 import { ApiError } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { type AutolinkTitle, compileAutolink } from "../lore/autolink.ts";
+import { idSchema } from "../lore/ids.ts";
 import { decodeTitleEntities, hasLabel, labelValue, noteSummary } from "../lore/note_view.ts";
 import { rankByTitle } from "../lore/title_rank.ts";
 import { type Ctx, defineRoute, type Route } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
 import { type ParserCall, parserJson } from "./parser_proxy.ts";
-import { idSchema, refineCallerQuery, searchTerm } from "./schemas.ts";
+import { noteSummarySchema, titleHitSchema } from "./response_schemas.ts";
+import { refineCallerQuery, searchTerm } from "./schemas.ts";
 
 /** Seed limit of `/api/lore/mention-search`. */
 export const MENTION_LIMIT = 8;
@@ -46,8 +48,10 @@ const IDS_PER_SEARCH = 50;
  *
  * @example
  * ```ts
- * const found = await notesByIds(core, ["abc", "def"], { lore: true, concurrency: 8 });
- * found.get("abc")?.title;
+ * import type { CoreClient } from "../upstream/core.ts";
+ *
+ * const titleOf = async (core: CoreClient) =>
+ *   (await notesByIds(core, ["abc", "def"], { lore: true, concurrency: 8 })).get("abc")?.title;
  * ```
  */
 export async function notesByIds(
@@ -81,7 +85,10 @@ export async function notesByIds(
  *
  * @example
  * ```ts
- * await coreMentionCandidates(core, "ash"); // [{ noteId, title: "Ashford", loreType: "location", source: "core" }]
+ * import type { CoreClient } from "../upstream/core.ts";
+ *
+ * const mentions = (core: CoreClient) => coreMentionCandidates(core, "ash");
+ * // [{ noteId, title: "Ashford", loreType: "location", source: "core" }]
  * ```
  */
 export async function coreMentionCandidates(
@@ -125,6 +132,11 @@ async function parserMentionIds(ctx: Ctx, q: string): Promise<string[]> {
   }
 }
 
+/** What the title pickers decide where the API is silent. */
+const PICKER_NOTES = "One Core search (fast search, a quoted title-contains term), ranked: exact " +
+  "title, prefix, word start, substring, then shorter and alphabetical. Protected notes are left " +
+  "out (Core's external API shows their titles encrypted).";
+
 /** `GET /api/lore/mention-search?q=` */
 export const mentionSearch = defineRoute({
   method: "GET",
@@ -135,9 +147,21 @@ export const mentionSearch = defineRoute({
   access: "private",
   tag: "search",
   query: z.object({ q: searchTerm(2) }),
+  description: `${PICKER_NOTES} Only \`#lore\` notes. Core's candidates come first, then the ` +
+    "Parser's suggestions that one Core search confirms are readable lore notes (titles from " +
+    "Core), deduplicated, at most 8. The Parser gets at most `MENTION_PARSER_BUDGET_MS` (the " +
+    "call is cancelled after that): no Parser session, a failure or slowness gives Core's " +
+    "answer alone.",
   responses: {
-    200:
-      '`{ results: [{ noteId, title, loreType, source: "core" | "parser" }] }`: Core title matches first (best first), then Parser suggestions that Core confirms are readable lore notes, titles from Core; Core alone when the Parser is absent, fails or exceeds `MENTION_PARSER_BUDGET_MS`',
+    200: {
+      description:
+        '`{ results: [{ noteId, title, loreType, source: "core" | "parser" }] }`, Core title matches first (best first), then confirmed Parser suggestions',
+      schema: z.object({
+        results: z.array(titleHitSchema.extend({ source: z.enum(["core", "parser"]) })).max(
+          MENTION_LIMIT,
+        ),
+      }),
+    },
     400: "q shorter than 2 or longer than 200 characters",
   },
   handler: async (ctx) => {
@@ -184,8 +208,13 @@ export const noteSearch = defineRoute({
   access: "private",
   tag: "search",
   query: z.object({ q: searchTerm(2), type: loreTypeFilter.optional() }),
+  description: `${PICKER_NOTES} With \`type\`, only notes with that \`#loreType\`; without ` +
+    "it every note counts (pickers can find images too). At most 12.",
   responses: {
-    200: "`{ results: [{ noteId, title, loreType }] }`, best match first",
+    200: {
+      description: "`{ results: [{ noteId, title, loreType }] }`, best match first",
+      schema: z.object({ results: z.array(titleHitSchema).max(NOTE_SEARCH_LIMIT) }),
+    },
     400: "q shorter than 2 or longer than 200 characters, or a malformed type",
   },
   handler: async (ctx) => {
@@ -211,7 +240,18 @@ export const autolink = defineRoute({
   access: "private",
   tag: "search",
   body: { kind: "json", schema: z.strictObject({ text: z.string().min(1).max(200_000) }) },
-  responses: { 200: "`{ matches: [{ term, noteId, title }] }` in order of appearance" },
+  description: "Whole words, case-insensitive, the longest match wins; titles under 3 " +
+    "characters are ignored, protected notes never offered; each note is reported once, at its " +
+    "first occurrence. The title index is one `#lore` search per caller (keyed by a hash of the " +
+    "Core credentials), kept `AUTOLINK_CACHE_MS` (60 s) and loaded once for concurrent requests.",
+  responses: {
+    200: {
+      description: "`{ matches: [{ term, noteId, title }] }` in order of appearance",
+      schema: z.object({
+        matches: z.array(z.object({ term: z.string(), noteId: z.string(), title: z.string() })),
+      }),
+    },
+  },
   handler: async (ctx) => {
     const identity = await ctx.coreIdentity();
     // Shared by every concurrent request of this caller: it must not die with the first
@@ -244,12 +284,18 @@ export const ragAnswer = z.object({
  *
  * @example
  * ```ts
- * const { results } = await parserJson(await ctx.parser(), ragCall("who rules the coast", 10), ragAnswer);
+ * import type { Ctx } from "../router.ts";
+ * import { parserJson } from "./parser_proxy.ts";
+ *
+ * const hits = async (ctx: Ctx) =>
+ *   (await parserJson(await ctx.parser(), ragCall("who rules the coast", 10), ragAnswer)).results;
  * ```
  */
 export function ragCall(text: string, topK: number): ParserCall {
   return { method: "POST", path: "/rag/query", body: { text, topK } };
 }
+
+const count = z.number().int().nonnegative().describe("The number of `results`");
 
 /** `GET /api/search?q=&mode=` */
 export const search = defineRoute({
@@ -265,11 +311,26 @@ export const search = defineRoute({
   }).superRefine((v, ctx) => {
     if (v.mode === "etapi") refineCallerQuery(v.q, ctx, ["q"]);
   }),
+  description: "`etapi` (default): `q` in Core's search syntax, the complete list; a query " +
+    "Core would fail on is a 400 naming `query.q`, as for `GET /api/lore`. `rag`: the " +
+    `Parser's ${RAG_DEFAULT_TOP_K} best notes, best first, each confirmed and summarised by ` +
+    "one Core search (notes Core no longer has are left out); it needs the Parser (503 " +
+    "`NOT_CONFIGURED` without one, 401 `NOT_AUTHENTICATED` before login).",
   responses: {
-    200:
-      '`{ mode: "etapi", results: NoteSummary[], count }`, or `{ mode: "rag", results: (NoteSummary & { score, excerpt })[], count }`: the Parser\'s 10 best notes, best first, each confirmed and summarised by Core (notes Core no longer has are left out)',
+    200: {
+      description:
+        '`{ mode: "etapi", results: NoteSummary[], count }` or `{ mode: "rag", results: (NoteSummary & { score, excerpt })[], count }`',
+      schema: z.discriminatedUnion("mode", [
+        z.object({ mode: z.literal("etapi"), results: z.array(noteSummarySchema), count }),
+        z.object({
+          mode: z.literal("rag"),
+          results: z.array(noteSummarySchema.extend({ score: z.number(), excerpt: z.string() })),
+          count,
+        }),
+      ]),
+    },
     400: "`etapi`: a query Core cannot run (e.g. an invalid regular expression after `%=`)",
-    503: "NOT_CONFIGURED: `rag` needs the Parser, which is not connected",
+    503: "`NOT_CONFIGURED`: `rag` needs the Parser, which is not connected",
   },
   handler: async (ctx) => {
     const core = await ctx.core();
@@ -302,7 +363,9 @@ export const search = defineRoute({
  *
  * @example
  * ```ts
- * const index = await loreTitleIndex(core); // [{ noteId, title }, …]
+ * import type { CoreClient } from "../upstream/core.ts";
+ *
+ * const index = (core: CoreClient) => loreTitleIndex(core); // [{ noteId, title }, …]
  * ```
  */
 export async function loreTitleIndex(core: CoreClient): Promise<AutolinkTitle[]> {

@@ -6,21 +6,15 @@
  */
 import { z } from "zod";
 import { json } from "../http/response.ts";
+import { idSchema } from "../lore/ids.ts";
 import { hasLabel } from "../lore/note_view.ts";
 import { compareByTitle } from "../lore/order.ts";
+import { setShareRoot } from "../lore/share_root.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
-import { type WriteSteps, writeSteps } from "../lore/write_steps.ts";
 import { defineRoute, type Route } from "../router.ts";
-import {
-  findShareRoots,
-  loadShareSnapshot,
-  ownShareRootLabels,
-  SHARE_NOTE_ID,
-  type ShareRoots,
-} from "../share/snapshot.ts";
+import { findShareRoots, loadShareSnapshot, type ShareRoots } from "../share/snapshot.ts";
 import { ownShareAlias } from "../share/tree_filter.ts";
-import type { CoreClient, CoreNote } from "../upstream/core.ts";
-import { idSchema } from "./schemas.ts";
+import type { CoreNote } from "../upstream/core.ts";
 
 /** The share root as the settings page shows it. */
 export interface ShareRootInfo {
@@ -49,14 +43,6 @@ function rootInfo(note: CoreNote, isPublished: boolean): ShareRootInfo {
 /** Every owner of `#shareRoot` when there are several (then nothing is public), else empty. */
 function conflictOf({ owners, publishedIds }: ShareRoots): ShareRootInfo[] {
   return owners.length > 1 ? owners.map((n) => rootInfo(n, publishedIds.has(n.noteId))) : [];
-}
-
-/** Clones under these do not keep a note alive: losing its last other branch deletes it. */
-const WEAK_PARENTS: ReadonlySet<string> = new Set([SHARE_NOTE_ID, "_lbBookmarks"]);
-
-/** Core's branch ids are `<parent>_<note>`. */
-function shareBranchId(noteId: string): string {
-  return `${SHARE_NOTE_ID}_${noteId}`;
 }
 
 /** `GET /api/share` — the share root, or every note claiming to be one when they conflict. */
@@ -108,88 +94,10 @@ export const putShare = defineRoute({
       noteId === null ? null : core.getNote(noteId),
       findShareRoots(core),
     ]);
-    const w = writeSteps();
-    if (note) await makeShareRoot(core, w, note);
-    const result = await retireOtherRoots(core, w, roots, noteId);
-    return json({ shareRoot: note ? rootInfo(note, true) : null, ...result });
+    const change = await setShareRoot(core, note, roots.owners);
+    return json({ shareRoot: note ? rootInfo(note, true) : null, ...change });
   },
 });
-
-/** Places the note under `_share` (unless it is already there) and gives it its own label. */
-async function makeShareRoot(core: CoreClient, w: WriteSteps, note: CoreNote): Promise<void> {
-  const noteId = note.noteId;
-  // POST /etapi/branches on an existing branch overwrites its position and prefix: only create.
-  if (!note.parentNoteIds.includes(SHARE_NOTE_ID)) {
-    await w.step(
-      `place ${noteId} under ${SHARE_NOTE_ID}`,
-      () => core.createBranch({ noteId, parentNoteId: SHARE_NOTE_ID }),
-      (branch) => core.deleteBranch(branch.branchId),
-    );
-  }
-  if (ownShareRootLabels(note).length === 0) {
-    await w.step(
-      `label ${noteId} #shareRoot`,
-      () => core.createAttribute({ noteId, type: "label", name: "shareRoot", value: "" }),
-      (attr) => core.deleteAttribute(attr.attributeId),
-    );
-  }
-}
-
-/**
- * Removes `#shareRoot` from every owner but `keepId` (which also resolves a conflict), and takes
- * each out of `_share` — unless it has no strong parent besides: deleting a note's last strong
- * branch deletes the note, so such a branch is kept and reported instead.
- */
-async function retireOtherRoots(
-  core: CoreClient,
-  w: WriteSteps,
-  roots: ShareRoots,
-  keepId: string | null,
-): Promise<{ unsharedNoteIds: string[]; keptBranches: string[] }> {
-  const unsharedNoteIds: string[] = [];
-  const keptBranches: string[] = [];
-  for (const old of roots.owners.filter((n) => n.noteId !== keepId)) {
-    for (const label of ownShareRootLabels(old)) {
-      await w.step(
-        `remove #shareRoot from ${old.noteId}`,
-        () => core.deleteAttribute(label.attributeId),
-        () =>
-          core.createAttribute({
-            noteId: old.noteId,
-            type: "label",
-            name: label.name,
-            value: label.value,
-            isInheritable: label.isInheritable,
-            position: label.position,
-          }),
-      );
-    }
-    unsharedNoteIds.push(old.noteId);
-    if (!old.parentNoteIds.includes(SHARE_NOTE_ID)) continue;
-    const branchId = shareBranchId(old.noteId);
-    if (!old.parentNoteIds.some((p) => !WEAK_PARENTS.has(p))) {
-      keptBranches.push(branchId);
-      continue;
-    }
-    await w.step(
-      `take ${old.noteId} out of ${SHARE_NOTE_ID}`,
-      async () => {
-        // Read first so an undo can put the branch back where it was.
-        const branch = await core.getBranch(branchId);
-        await core.deleteBranch(branchId);
-        return branch;
-      },
-      (branch) =>
-        core.createBranch({
-          noteId: old.noteId,
-          parentNoteId: SHARE_NOTE_ID,
-          notePosition: branch.notePosition,
-          prefix: branch.prefix ?? null,
-        }),
-    );
-  }
-  return { unsharedNoteIds, keptBranches };
-}
 
 /** `GET /api/share/tree` — every lore note and every note of the share subtree, with flags. */
 export const getShareTree = defineRoute({

@@ -9,7 +9,6 @@ import { z } from "zod";
 import { ApiError, invalidRequest } from "../http/errors.ts";
 import { etagMatches } from "../lore/preview.ts";
 import { defineRoute, type PublicCtx, type Route } from "../router.ts";
-import { publicShare } from "../share/public_api.ts";
 import { errorPageResponse } from "../site/error_page.ts";
 import { siteHeaders } from "../site/headers.ts";
 import { homePage } from "../site/home_page.ts";
@@ -19,6 +18,7 @@ import { pageResponse } from "../site/respond.ts";
 import { searchPage } from "../site/search_page.ts";
 import { SITE_CSS, SITE_CSS_VERSION } from "../site/stylesheet.ts";
 import { ClientAbortError } from "../upstream/fetch.ts";
+import { shareFor } from "./public.ts";
 
 const PAGE_RESPONSES = {
   304: "`If-None-Match` matched the page's ETag",
@@ -72,7 +72,7 @@ export const home = defineRoute({
   },
   handler: (ctx) =>
     htmlPage(ctx, async () => {
-      const share = publicShare(ctx);
+      const share = shareFor(ctx);
       const authorization = ctx.req.headers.get("authorization");
       const q = ctx.query.q?.trim() ?? "";
       if (q.length > SEARCH_MAX_LENGTH) {
@@ -103,7 +103,7 @@ export const notePageRoute = defineRoute({
   handler: (ctx) =>
     htmlPage(ctx, async () => {
       const authorization = ctx.req.headers.get("authorization");
-      const { note, etag, noIndex } = await publicShare(ctx).note(ctx.params.id, authorization);
+      const { note, etag, noIndex } = await shareFor(ctx).note(ctx.params.id, authorization);
       return pageResponse(ctx.req, notePage(note, noIndex), etag);
     }),
 });

@@ -51,7 +51,7 @@ export const openapi = defineRoute({
   tag: "operations",
   responses: { 200: "OpenAPI document" },
   handler: (ctx) =>
-    json(openApiDocument(ctx.state.routes), 200, { "cache-control": "public, max-age=300" }),
+    json(openApiDocument(ctx.routes), 200, { "cache-control": "public, max-age=300" }),
 });
 
 /** The operational routes. */

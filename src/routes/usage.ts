@@ -86,9 +86,15 @@ export const summary = parserRoute({
     "Token/cost usage per day, task and model (`from`/`to`: days or ISO date-times, together, spanning at most 366 days; default the last 30 days)",
   tag: "usage",
   query: summaryQuery,
+  description: "`from`/`to` are given together or not at all: calendar days (`YYYY-MM-DD`, " +
+    "UTC; `to` includes its whole day) or ISO 8601 date-times with a zone, `from` ≤ `to`, " +
+    `spanning at most ${MAX_RANGE_DAYS} days; neither gives the Parser's last 30 days.`,
   responses: {
-    200:
-      "`{ summary: { totalTokens, totalRequests, avgLatency, totalCostUsd }, dailyBurn: [{ date, tokens, cost, count }], taskCosts: [{ task, tokens, cost, count, avgLatency }], modelDistribution (by cost, descending), latencyStats: [{ task, model, count, avg, p50, p90, p95, p99 }] }`",
+    200: {
+      description:
+        "Totals, one `dailyBurn` row per day, costs per task, `modelDistribution` (by cost, descending) and latency percentiles per task and model",
+      schema: summaryAnswer,
+    },
     400: "A bad date, only one of from/to, from after to, or a range over 366 days",
   },
   upstream: (ctx) => ({
@@ -116,7 +122,12 @@ export const getBudgets = parserRoute({
   path: "/api/usage/budgets",
   summary: "The user's budget thresholds (USD per day and month) and alert e-mail",
   tag: "usage",
-  responses: { 200: "`{ dailyBudgetUsd, monthlyBudgetUsd, alertEmail }`, each null when unset" },
+  responses: {
+    200: {
+      description: "`{ dailyBudgetUsd, monthlyBudgetUsd, alertEmail }`, each null when unset",
+      schema: budgetsAnswer,
+    },
+  },
   upstream: () => ({ path: "/usage/budgets" }),
   answer: budgetsAnswer,
 });
@@ -141,8 +152,15 @@ export const putBudgets = defineRoute({
   access: "private",
   tag: "usage",
   body: { kind: "json", schema: budgetsBody },
+  description: "A partial update: omitted fields keep their value, `null` clears one (budgets " +
+    "> 0, ≤ 1 000 000, at most 2 decimals; `alertEmail` an e-mail address). The Parser replaces " +
+    "every field on its PUT, so the current budgets are read first and sent back with the " +
+    "changes: two simultaneous updates can overwrite each other.",
   responses: {
-    200: "The thresholds now stored: `{ dailyBudgetUsd, monthlyBudgetUsd, alertEmail }`",
+    200: {
+      description: "The thresholds now stored: `{ dailyBudgetUsd, monthlyBudgetUsd, alertEmail }`",
+      schema: budgetsAnswer,
+    },
     400: "Empty body, unknown field, a budget ≤ 0, over 1,000,000 or with more than 2 decimals, " +
       "or not an e-mail address",
   },
@@ -155,6 +173,16 @@ export const putBudgets = defineRoute({
   },
 });
 
+const alertStatusAnswer = z.object({
+  configured: z.boolean(),
+  dailySpendUsd: amount,
+  monthlySpendUsd: amount,
+  dailyBudgetUsd: amount.nullable(),
+  monthlyBudgetUsd: amount.nullable(),
+  dailyOverBudget: z.boolean(),
+  monthlyOverBudget: z.boolean(),
+});
+
 /** `GET /api/usage/alert-status` — today's and this month's spend against the budgets. */
 export const alertStatus = parserRoute({
   method: "GET",
@@ -162,19 +190,14 @@ export const alertStatus = parserRoute({
   summary: "Spend today and this month (UTC) against the budgets, and whether either is exceeded",
   tag: "usage",
   responses: {
-    200:
-      "`{ configured, dailySpendUsd, monthlySpendUsd, dailyBudgetUsd, monthlyBudgetUsd, dailyOverBudget, monthlyOverBudget }`",
+    200: {
+      description:
+        "`{ configured, dailySpendUsd, monthlySpendUsd, dailyBudgetUsd, monthlyBudgetUsd, dailyOverBudget, monthlyOverBudget }`",
+      schema: alertStatusAnswer,
+    },
   },
   upstream: () => ({ path: "/usage/alert-status" }),
-  answer: z.object({
-    configured: z.boolean(),
-    dailySpendUsd: amount,
-    monthlySpendUsd: amount,
-    dailyBudgetUsd: amount.nullable(),
-    monthlyBudgetUsd: amount.nullable(),
-    dailyOverBudget: z.boolean(),
-    monthlyOverBudget: z.boolean(),
-  }),
+  answer: alertStatusAnswer,
 });
 
 /** The usage routes. */

@@ -7,9 +7,9 @@
  * @module
  */
 import { ApiError } from "../http/errors.ts";
-import { guardedResponseBody } from "../http/stream_guard.ts";
+import type { Config } from "../config.ts";
+import { guardedResponseBody, type StreamContext } from "../http/stream_guard.ts";
 import {
-  AUTOMATIC_RELATIONS,
   coreUtcToIso,
   hasLabel,
   httpUrlOrNull,
@@ -19,8 +19,8 @@ import {
 } from "../lore/note_view.ts";
 import { compareByTitle } from "../lore/order.ts";
 import { etagMatches } from "../lore/preview.ts";
+import { userRelations } from "../lore/user_relations.ts";
 import { verifiedRasterStream } from "../media/image_response.ts";
-import type { PublicCtx } from "../router.ts";
 import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
 import {
@@ -35,7 +35,8 @@ import {
 } from "./public_content.ts";
 import {
   digest,
-  publicCaches,
+  type PublicCaches,
+  type PublicCoreReader,
   type PublicSnapshot,
   type PublicSource,
   publicSource,
@@ -94,13 +95,6 @@ export const SHARE_AUTH_CHALLENGE = 'Basic realm="Shared lore", charset="UTF-8"'
 
 /** Images are public for a day (seed limit); credentialed ones only in the visitor's cache. */
 const IMAGE_MAX_AGE = 86400;
-
-/** Relations that are links or structure, not relationships a reader follows. */
-const STRUCTURAL_RELATIONS: ReadonlySet<string> = new Set([
-  ...AUTOMATIC_RELATIONS,
-  "template",
-  "inherit",
-]);
 
 /** Labels never shown, even when a template promotes them: they steer sharing. */
 const SHARE_CONTROL = /^(?:share|draft$|gmOnly$)/;
@@ -229,10 +223,8 @@ function displayAttributes(note: CoreNote): PublicAttribute[] {
 }
 
 function relationsOf(snap: PublicSnapshot, note: CoreNote, access: Access): PublicRelation[] {
-  return ownAttributes(note).flatMap((a) => {
-    if (a.type !== "relation" || STRUCTURAL_RELATIONS.has(a.name) || !access.canSee(a.value)) {
-      return [];
-    }
+  return userRelations(note).flatMap((a) => {
+    if (!access.canSee(a.value)) return [];
     const target = snap.byId.get(a.value)!;
     return [{
       name: a.name,
@@ -244,24 +236,50 @@ function relationsOf(snap: PublicSnapshot, note: CoreNote, access: Access): Publ
 }
 
 /**
- * The public share bound to one request: server-side Core credentials, the cached snapshot, and
- * the request's signal for streamed images.
+ * What the public share needs for one request; a public route's context has all of it but the
+ * caches, which the app keeps.
+ */
+export interface PublicShareDeps extends StreamContext {
+  /** Core on the server's public credentials. */
+  publicCore: PublicCoreReader;
+  /** The app's public caches. */
+  caches: PublicCaches;
+  config:
+    & StreamContext["config"]
+    & Pick<
+      Config,
+      | "CORE_URL"
+      | "CORE_ALLOWED_URLS"
+      | "PARSER_URL"
+      | "PARSER_ALLOWED_URLS"
+      | "UPSTREAM_TIMEOUT_MS"
+    >;
+  /** Run at most this many Core calls at once (search reads note texts). */
+  concurrency: number;
+}
+
+/**
+ * The public share bound to one request: server-side Core credentials, the app's cached
+ * snapshot, and the request's signal and log for streamed images.
  *
  * @example
  * ```ts
- * const { note, etag } = await publicShare(ctx).note("harbor-town", req.headers.get("authorization"));
+ * async function harborTown(deps: PublicShareDeps, authorization: string | null) {
+ *   const { note, etag } = await publicShare(deps).note("harbor-town", authorization);
+ *   return { title: note.title, etag };
+ * }
  * ```
  */
-export function publicShare(ctx: PublicCtx): PublicShare {
+export function publicShare(deps: PublicShareDeps): PublicShare {
   let source: Promise<PublicSource> | undefined;
-  const load = () => source ??= publicSource(ctx);
-  const caches = publicCaches(ctx);
+  const load = () => source ??= publicSource(deps.publicCore, deps.caches);
+  const { caches, config } = deps;
   const backendHosts = new Set(
     [
-      ctx.config.CORE_URL,
-      ...ctx.config.CORE_ALLOWED_URLS,
-      ctx.config.PARSER_URL,
-      ...ctx.config.PARSER_ALLOWED_URLS,
+      config.CORE_URL,
+      ...config.CORE_ALLOWED_URLS,
+      config.PARSER_URL,
+      ...config.PARSER_ALLOWED_URLS,
     ]
       .filter((u): u is string => !!u)
       .map((u) => new URL(u).host.toLowerCase()),
@@ -390,7 +408,7 @@ export function publicShare(ctx: PublicCtx): PublicShare {
               n,
               snap.version,
               policy(snap, access),
-            ), ctx.concurrency);
+            ), deps.concurrency);
         const results: PublicSearchHit[] = scored
           .sort((a, b) => b.score - a.score || compareByTitle(a.n, b.n))
           .map(({ n, score }) => ({
@@ -412,7 +430,7 @@ export function publicShare(ctx: PublicCtx): PublicShare {
       guarded(async () => {
         signal.throwIfAborted();
         const { snap } = await published();
-        const { core } = await ctx.publicCore();
+        const { core } = await deps.publicCore();
         const target = await imageTarget(core, snap, id);
         if (!target) throw publicNotFound();
         const ownerId = target.kind === "note" ? id : target.ownerId;
@@ -437,10 +455,10 @@ export function publicShare(ctx: PublicCtx): PublicShare {
         const upstream = target.kind === "note"
           ? await core.content(id)
           : await core.attachmentContent(id);
-        const image = await verifiedRasterStream(upstream, ctx.config.UPSTREAM_TIMEOUT_MS);
+        const image = await verifiedRasterStream(upstream, config.UPSTREAM_TIMEOUT_MS);
         if (!image) throw publicNotFound();
         headers.set("content-type", image.mime);
-        return new Response(guardedResponseBody(ctx, image.stream, "Core"), { headers });
+        return new Response(guardedResponseBody(deps, image.stream, "Core"), { headers });
       }),
   };
 }

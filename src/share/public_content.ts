@@ -14,6 +14,7 @@ import {
   noteIdFromImageSrc,
   sanitizePlayerHtml,
 } from "../sanitize/html.ts";
+import { decodeHtmlEntities, htmlToText } from "../sanitize/plain_text.ts";
 import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
 import type { PublicCaches } from "./public_snapshot.ts";
 import { ownShareAlias } from "./tree_filter.ts";
@@ -99,28 +100,8 @@ const textOnly = (policy: PublicLinkPolicy): HtmlRewriter => ({
   removes: (el) => removedForPublic(policy, el),
 });
 
-const ENTITY = /&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|(amp|lt|gt|quot|apos|nbsp));/gi;
-const NAMED: Readonly<Record<string, string>> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: " ",
-};
-
-function decodeEntities(text: string): string {
-  return text.replace(ENTITY, (_, dec: string, hex: string, name: string) => {
-    if (name) return NAMED[name.toLowerCase()] ?? " ";
-    const code = dec ? Number(dec) : parseInt(hex, 16);
-    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : " ";
-  });
-}
-
 function visibleText(html: string, rewriter: HtmlRewriter): string {
-  return normalizeForSearch(
-    decodeEntities(sanitizePlayerHtml(html, rewriter).replace(/<[^>]*>/g, " ")),
-  );
+  return normalizeForSearch(htmlToText(html, (h) => sanitizePlayerHtml(h, rewriter)));
 }
 
 /**
@@ -238,14 +219,18 @@ export function removedForPublic(policy: PublicLinkPolicy, el: ElementView): boo
   if (targetId === undefined || policy.isPublic(targetId)) return false;
   const target = policy.note(targetId);
   if (target === undefined || copied || el.classes.includes("reference-link")) return true;
-  return mayName(el.text, [decodeEntities(target.title), ownShareAlias(target) ?? "", targetId]);
+  return mayName(el.text, [
+    decodeHtmlEntities(target.title),
+    ownShareAlias(target) ?? "",
+    targetId,
+  ]);
 }
 
 const wordsOf = (text: string) => normalizeForSearch(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 
 /** Text and a name overlap: one contains the other, as a string or as a set of words. */
 function mayName(rawText: string, names: readonly string[]): boolean {
-  const text = normalizeForSearch(decodeEntities(rawText));
+  const text = normalizeForSearch(decodeHtmlEntities(rawText));
   if (text === "") return false;
   const textWords = wordsOf(text);
   return names.some((raw) => {

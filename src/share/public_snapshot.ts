@@ -8,8 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { createTtlCache, type TtlCache } from "../cache/ttl_cache.ts";
-import type { AppState } from "../app_state.ts";
-import type { PublicCtx } from "../router.ts";
+import type { Config } from "../config.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { loadShareSnapshot } from "./snapshot.ts";
 import { SANITIZER_VERSION } from "../sanitize/html.ts";
@@ -34,6 +33,15 @@ export interface PublicSnapshot {
   lookup(idOrAlias: string): CoreNote | undefined;
 }
 
+/**
+ * Core for the public share: a client on the server's own public credentials (never a
+ * visitor's), and the identity of those credentials, which partitions every public cache.
+ * `detached` clients ignore the visitor's disconnect (shared work others may wait for).
+ */
+export type PublicCoreReader = (
+  opts?: { detached?: boolean },
+) => Promise<{ core: CoreClient; identity: string }>;
+
 /** The snapshot and the Core client that loaded it (detached: shared work). */
 export interface PublicSource {
   snapshot: PublicSnapshot | null;
@@ -41,7 +49,7 @@ export interface PublicSource {
   identity: string;
 }
 
-/** Per-app caches of the public share, kept beside the app's state. */
+/** One app's caches of the public share (two apps in one process never share entries). */
 export interface PublicCaches {
   snapshots: TtlCache<PublicSnapshot | null>;
   /** Raw note content by `${identity}:${blobId}` (content-addressed: never stale). */
@@ -50,62 +58,61 @@ export interface PublicCaches {
   texts: TtlCache<string>;
 }
 
-// Keyed by the app's state so two apps in one process (tests) never share entries.
-const cachesByApp = new WeakMap<AppState, PublicCaches>();
-
 /**
- * The public caches of the app serving `ctx` (created on first use).
+ * Empty public caches: snapshots kept for `PUBLIC_CACHE_MS`, content and search text for an
+ * hour.
  *
  * @example
  * ```ts
- * const text = publicCaches(ctx).contents.get(`${identity}:${blobId}`);
+ * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 5_000 });
+ * caches.contents.get("identity:blob");
  * ```
  */
-export function publicCaches(ctx: Pick<PublicCtx, "state" | "config">): PublicCaches {
-  let caches = cachesByApp.get(ctx.state);
-  if (!caches) {
-    caches = {
-      snapshots: createTtlCache({ ttlMs: ctx.config.PUBLIC_CACHE_MS, maxEntries: 16 }),
-      contents: createTtlCache({ ttlMs: 3600_000, maxEntries: 500 }),
-      texts: createTtlCache({ ttlMs: 3600_000, maxEntries: 20_000 }),
-    };
-    cachesByApp.set(ctx.state, caches);
-  }
-  return caches;
+export function createPublicCaches(config: Pick<Config, "PUBLIC_CACHE_MS">): PublicCaches {
+  return {
+    snapshots: createTtlCache({ ttlMs: config.PUBLIC_CACHE_MS, maxEntries: 16 }),
+    contents: createTtlCache({ ttlMs: 3600_000, maxEntries: 500 }),
+    texts: createTtlCache({ ttlMs: 3600_000, maxEntries: 20_000 }),
+  };
 }
 
 /**
- * Forgets this app's public snapshots, for every public Core identity, after a write through this
- * service: the next public request loads the share as Core now holds it, and a load still in
- * flight is served to those already waiting but never cached. Content and search-text caches stay:
- * they are keyed by content-addressed blob ids, so they cannot be stale. Other instances still
- * serve their snapshots until `PUBLIC_CACHE_MS` runs out.
+ * Forgets the public snapshots in `caches`, for every public Core identity, after a write
+ * through this service: the next public request loads the share as Core now holds it, and a
+ * load still in flight is served to those already waiting but never cached. Content and
+ * search-text caches stay: they are keyed by content-addressed blob ids, so they cannot be
+ * stale. Other instances still serve their snapshots until `PUBLIC_CACHE_MS` runs out.
  *
  * @example
  * ```ts
- * await core.deleteAttribute(shareRootLabel.attributeId);
- * invalidatePublicShare(ctx);
+ * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 5_000 });
+ * invalidatePublicShare(caches);
  * ```
  */
-export function invalidatePublicShare(ctx: Pick<PublicCtx, "state">): void {
-  cachesByApp.get(ctx.state)?.snapshots.clear();
+export function invalidatePublicShare(caches: PublicCaches): void {
+  caches.snapshots.clear();
 }
 
 /**
- * The public snapshot for this app's public Core identity: cached, single-flight, loaded with a
- * detached client so one visitor leaving cannot fail the load others wait for. `snapshot` is
- * null when no note owns `#shareRoot`, several do, or Core does not serve it (it is not under
- * `_share`): then nothing is public.
+ * The public snapshot for the public Core identity: cached in `caches`, single-flight, loaded
+ * with a detached client so one visitor leaving cannot fail the load others wait for.
+ * `snapshot` is null when no note owns `#shareRoot`, several do, or Core does not serve it (it
+ * is not under `_share`): then nothing is public.
  *
  * @example
  * ```ts
- * const { snapshot } = await publicSource(ctx);
- * if (!snapshot?.view.isPublic(id)) throw notFound();
+ * async function isPublished(publicCore: PublicCoreReader, caches: PublicCaches, id: string) {
+ *   const { snapshot } = await publicSource(publicCore, caches);
+ *   return snapshot?.view.isPublic(id) ?? false;
+ * }
  * ```
  */
-export async function publicSource(ctx: PublicCtx): Promise<PublicSource> {
-  const { core, identity } = await ctx.publicCore({ detached: true });
-  const snapshot = await publicCaches(ctx).snapshots.getOrLoad(identity, async () => {
+export async function publicSource(
+  publicCore: PublicCoreReader,
+  caches: PublicCaches,
+): Promise<PublicSource> {
+  const { core, identity } = await publicCore({ detached: true });
+  const snapshot = await caches.snapshots.getOrLoad(identity, async () => {
     const loaded = await loadShareSnapshot(core);
     return loaded?.published
       ? buildPublicSnapshot(loaded.root.noteId, loaded.notes, loaded.view)
@@ -120,7 +127,11 @@ export async function publicSource(ctx: PublicCtx): Promise<PublicSource> {
  *
  * @example
  * ```ts
- * const snap = buildPublicSnapshot(root.noteId, notes, buildShareView({ rootId, notes }));
+ * import type { CoreNote } from "../upstream/core.ts";
+ * import { buildShareView } from "./tree_filter.ts";
+ *
+ * const notes: CoreNote[] = []; // the share root's subtree, as Core returns it
+ * const snap = buildPublicSnapshot("root", notes, buildShareView({ rootId: "root", notes }));
  * ```
  */
 export function buildPublicSnapshot(
@@ -183,7 +194,7 @@ export function digest(...parts: string[]): string {
  *
  * @example
  * ```ts
- * weakEtag(snapshot.version, "note", noteId); // 'W/"…"'
+ * weakEtag(digest("snapshot"), "note", "abc123"); // 'W/"…"'
  * ```
  */
 export function weakEtag(...parts: string[]): string {

@@ -6,31 +6,12 @@
  * @module
  */
 import { compareByTitle } from "../lore/order.ts";
-import { ownAttributes } from "../lore/note_view.ts";
-import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
+import { ownShareRootLabels, SHARE_NOTE_ID, SHARE_ROOT_LABEL } from "../lore/share_root.ts";
+import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { buildShareView, type ShareView } from "./tree_filter.ts";
-
-/** Core's fixed share note: only what lies under it is served. */
-export const SHARE_NOTE_ID = "_share";
-
-const SHARE_ROOT_LABEL = "shareRoot";
 
 /** Every note below the ancestor, the ancestor included (verified on a real Core). */
 const WHOLE_SUBTREE = "note.noteId != ''";
-
-/**
- * The `#shareRoot` labels a note owns (inherited ones belong to another note).
- *
- * @example
- * ```ts
- * ownShareRootLabels(note).map((a) => a.attributeId);
- * ```
- */
-export function ownShareRootLabels(
-  note: Pick<CoreNote, "noteId" | "attributes">,
-): CoreAttribute[] {
-  return ownAttributes(note).filter((a) => a.type === "label" && a.name === SHARE_ROOT_LABEL);
-}
 
 /** The notes that own `#shareRoot`, as found by {@linkcode findShareRoots}. */
 export interface ShareRoots {

@@ -6,6 +6,7 @@
  */
 import { loadConfig } from "../../src/config.ts";
 import { jsonLogger } from "../../src/http/log.ts";
+import { responseCheck } from "../../src/pipeline/response_check.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import { type CoreSim, type CoreSimOptions, startCoreSim } from "../../sims/core.ts";
 import { type ParserSim, type ParserSimOptions, startParserSim } from "../../sims/parser.ts";
@@ -25,6 +26,11 @@ export interface Harness {
   parserToken?: string;
   /** Every JSON log line the service wrote. */
   logs: string[];
+  /**
+   * Answers that broke their route's declared responses (status or schema), one line each; the
+   * client got a 500 `RESPONSE_SCHEMA` instead, and `close()` fails the test.
+   */
+  responseProblems: string[];
   /** Calls the service; `json` sets the body and `content-type: application/json`. */
   request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
   /** Calls the service and parses a JSON answer. */
@@ -65,7 +71,8 @@ export interface HarnessOptions {
 }
 
 /**
- * Starts a Core double and the service wired to it via env credentials.
+ * Starts a Core double and the service wired to it via env credentials, with the response check
+ * on: every answer of a route that declares its responses is held to them.
  *
  * @example
  * ```ts
@@ -102,10 +109,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   };
   const config = loadConfig(env);
   const logs: string[] = [];
+  const responseProblems: string[] = [];
   const secrets = [config.CORE_TOKEN, config.PARSER_TOKEN].filter((s): s is string => !!s);
   const server = await startServer({
     config,
     log: jsonLogger("debug", (l) => logs.push(l), secrets),
+    checkResponse: responseCheck((p) => responseProblems.push(p)),
   });
   const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {
     const { json, ...rest } = init;
@@ -123,6 +132,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     parser,
     parserToken,
     logs,
+    responseProblems,
     request,
     async requestJson<T>(path: string, init?: RequestInit & { json?: unknown }) {
       const res = await request(path, init);
@@ -162,6 +172,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       await server.stop();
       await parser?.close();
       await core.close();
+      if (responseProblems.length) {
+        throw new Error(
+          `answers that break their route's declared responses:\n${responseProblems.join("\n")}`,
+        );
+      }
     },
   };
 }

@@ -4,8 +4,8 @@ import { createPublicCoreSource } from "../../src/credentials.ts";
 import { jsonLogger } from "../../src/http/log.ts";
 import { json } from "../../src/http/response.ts";
 import { defineRoute } from "../../src/router.ts";
+import { shareFor } from "../../src/routes/public.ts";
 import { startServer } from "../../src/server.ts";
-import { publicShare } from "../../src/share/public_api.ts";
 import type { PublicLoreNote, PublicSearchResult } from "../../src/share/public_types.ts";
 import {
   assertNoSecrets,
@@ -950,7 +950,7 @@ Deno.test("home: the root note and published lore by type, only what the visitor
     access: "public",
     tag: "test",
     responses: {},
-    handler: async (ctx) => json(await publicShare(ctx).home(ctx.req.headers.get("authorization"))),
+    handler: async (ctx) => json(await shareFor(ctx).home(ctx.req.headers.get("authorization"))),
   });
   const server = await startServer({
     config: loadConfig({

@@ -1,0 +1,97 @@
+/**
+ * A map note as the client draws it: its image (`~mapImage`), size (`#mapWidth`/`#mapHeight`)
+ * and the pins of its child notes (`#geolocation="x, y"`).
+ *
+ * @module
+ */
+import type { CoreClient, CoreNote } from "../upstream/core.ts";
+import { parseGeolocation } from "./geolocation.ts";
+import { labelValue, ownAttributes, relationTarget } from "./note_view.ts";
+
+/**
+ * Reads the map note and its children in two parallel Core calls (every child in one search,
+ * depth exactly 1 below the map, never one call per child). A missing map note is 404.
+ *
+ * @example
+ * ```ts
+ * import type { CoreClient } from "../upstream/core.ts";
+ *
+ * async function pinCount(core: CoreClient) {
+ *   return (await loadMapView(core, "mapNote1")).pins.length;
+ * }
+ * ```
+ */
+export async function loadMapView(core: CoreClient, mapNoteId: string): Promise<MapView> {
+  const [note, children] = await Promise.all([
+    core.getNote(mapNoteId),
+    core.search("note.noteId != ''", { ancestorNoteId: mapNoteId, ancestorDepth: "eq1" }),
+  ]);
+  return mapView(note, children);
+}
+
+/** The map as the client draws it. */
+export interface MapView {
+  noteId: string;
+  title: string;
+  image: { noteId: string; url: string } | null;
+  width: number | null;
+  height: number | null;
+  pins: { noteId: string; title: string; loreType: string | null; x: number; y: number }[];
+  invalidPins: { noteId: string; title: string; value: string }[];
+}
+
+/**
+ * Builds the map view from the map note and the search results for its children. Only direct
+ * children count (results are re-checked against `parentNoteIds`), each by its own
+ * `#geolocation`; pins keep the map's child order.
+ */
+function mapView(note: CoreNote, results: CoreNote[]): MapView {
+  const order = new Map(note.childNoteIds.map((childId, i) => [childId, i]));
+  const children = results
+    .filter((c) => c.noteId !== note.noteId && c.parentNoteIds.includes(note.noteId))
+    .sort((a, b) =>
+      (order.get(a.noteId) ?? order.size) - (order.get(b.noteId) ?? order.size) ||
+      a.noteId.localeCompare(b.noteId)
+    );
+  const view: MapView = {
+    noteId: note.noteId,
+    title: note.title,
+    image: null,
+    width: ownDimension(note, "mapWidth"),
+    height: ownDimension(note, "mapHeight"),
+    pins: [],
+    invalidPins: [],
+  };
+  const imageId = relationTarget(note, "mapImage");
+  if (imageId) {
+    view.image = { noteId: imageId, url: `/api/lore/${encodeURIComponent(imageId)}/image` };
+  }
+  for (const child of children) {
+    const value = ownLabel(child, "geolocation");
+    if (value === undefined) continue;
+    const point = parseGeolocation(value);
+    if (point) {
+      view.pins.push({
+        noteId: child.noteId,
+        title: child.title,
+        loreType: labelValue(child, "loreType") ?? null,
+        ...point,
+      });
+    } else {
+      view.invalidPins.push({ noteId: child.noteId, title: child.title, value });
+    }
+  }
+  return view;
+}
+
+function ownLabel(note: CoreNote, name: string): string | undefined {
+  return ownAttributes(note).find((a) => a.type === "label" && a.name === name)?.value;
+}
+
+/** A positive integer from the note's own label, else null. */
+function ownDimension(note: CoreNote, name: string): number | null {
+  const value = ownLabel(note, name)?.trim();
+  if (!value || !/^\d{1,9}$/.test(value)) return null;
+  const n = Number(value);
+  return n > 0 ? n : null;
+}

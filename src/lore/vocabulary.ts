@@ -1,0 +1,114 @@
+/**
+ * The words the service and Core agree on: note types with the mime Core gives each, the lore
+ * types that have templates, and which attribute names Core stores as written.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/**
+ * The 17 note types Core accepts.
+ *
+ * @example
+ * ```ts
+ * NOTE_TYPES.includes("mermaid"); // true
+ * ```
+ */
+export const NOTE_TYPES = [
+  "text",
+  "code",
+  "render",
+  "file",
+  "image",
+  "search",
+  "relationMap",
+  "book",
+  "noteMap",
+  "mermaid",
+  "canvas",
+  "webView",
+  "launcher",
+  "doc",
+  "contentWidget",
+  "mindMap",
+  "aiChat",
+] as const;
+
+/** One of {@linkcode NOTE_TYPES}. */
+export type NoteType = (typeof NOTE_TYPES)[number];
+
+/**
+ * The mime Core gives a new note of each type when none is sent.
+ *
+ * @example
+ * ```ts
+ * DEFAULT_MIMES.code; // "text/plain"
+ * ```
+ */
+export const DEFAULT_MIMES: Readonly<Record<NoteType, string>> = {
+  text: "text/html",
+  code: "text/plain",
+  render: "",
+  file: "application/octet-stream",
+  image: "",
+  search: "",
+  relationMap: "application/json",
+  book: "",
+  noteMap: "",
+  mermaid: "text/vnd.mermaid",
+  canvas: "application/json",
+  webView: "",
+  launcher: "",
+  doc: "",
+  contentWidget: "",
+  mindMap: "application/json",
+  aiChat: "application/json",
+};
+
+/**
+ * The 21 lore types that have templates in Core (`_template_<type>`).
+ *
+ * @example
+ * ```ts
+ * (LORE_TYPES as readonly string[]).includes("character"); // true
+ * ```
+ */
+export const LORE_TYPES = [
+  "character",
+  "location",
+  "faction",
+  "creature",
+  "event",
+  "timeline",
+  "manuscript",
+  "statblock",
+  "item",
+  "spell",
+  "building",
+  "language",
+  "session",
+  "quest",
+  "scene",
+  "organization",
+  "race",
+  "myth",
+  "cosmology",
+  "deity",
+  "religion",
+] as const;
+
+/** One of {@linkcode LORE_TYPES}. */
+export type LoreType = (typeof LORE_TYPES)[number];
+
+/**
+ * Label/relation names Core stores unchanged (it rewrites anything else to `_`).
+ *
+ * @example
+ * ```ts
+ * attributeNameSchema.safeParse("lore-type").success; // false: Core would store `lore_type`
+ * ```
+ */
+export const attributeNameSchema = z.string().min(1).max(100).regex(
+  /^[\p{L}\p{N}_:]+$/u,
+  "may contain only letters, digits, _ and :",
+);
