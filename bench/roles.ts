@@ -1,23 +1,43 @@
 /**
- * Starts the roles of bench/stack.ts (Core double, Parser double, service) in their own
- * processes, shared by every benchmark.
+ * Starts the processes of a benchmark, each on its own as in production: the roles of
+ * bench/stack.ts (Core double, Parser double, bare `Deno.serve`) and the service itself from
+ * main.ts with a production environment. Every child's stdout is drained for its whole life,
+ * the way a container runtime reads a service's log, and its lines are counted.
  *
  * @module
  */
+
+const REPO = decodeURIComponent(new URL("..", import.meta.url).pathname);
+
+/** What a child wrote to stdout so far. */
+export interface OutputCount {
+  lines: number;
+  bytes: number;
+}
+
+/** A started child process. */
+export interface Role {
+  child: Deno.ChildProcess;
+  /** The JSON line a bench/stack.ts role prints first (`token` is empty for `bare`). */
+  info: { url: string; token: string };
+  output: OutputCount;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
 
 /**
  * Starts one role of bench/stack.ts in its own process and reads its address line.
  *
  * @example
  * ```ts
- * const core = await spawnRole(["core"]);
- * console.log(core.info.url);
- * core.child.kill("SIGTERM");
+ * async function coreDouble() {
+ *   const core = await spawnRole(["core", "300"]);
+ *   console.log(core.info.url);
+ *   await core.stop();
+ * }
  * ```
  */
-export async function spawnRole(
-  args: string[],
-): Promise<{ child: Deno.ChildProcess; info: Record<string, string> }> {
+export async function spawnRole(args: string[]): Promise<Role> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -25,34 +45,163 @@ export async function spawnRole(
       "--allow-env",
       "--allow-read",
       "--allow-sys",
-      new URL("./stack.ts", import.meta.url).pathname,
+      `${REPO}bench/stack.ts`,
       ...args,
     ],
+    cwd: REPO,
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let first = "";
-  while (!first.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`bench stack ${args[0]} exited early`);
-    first += value;
-  }
-  reader.releaseLock();
-  return { child, info: JSON.parse(first.split("\n")[0]) };
+  const output: OutputCount = { lines: 0, bytes: 0 };
+  const first = await drain(child.stdout, output);
+  if (first === null) throw new Error(`bench stack ${args[0]} exited early`);
+  const info = JSON.parse(first);
+  return {
+    child,
+    info: { url: info.url, token: info.token ?? "" },
+    output,
+    stop: () => stop(child),
+  };
+}
+
+/** The service started by {@linkcode spawnService}. */
+export interface Service {
+  child: Deno.ChildProcess;
+  url: string;
+  /** Its log lines on stdout. */
+  output: OutputCount;
+  stop(): Promise<void>;
 }
 
 /**
- * The median of a list of numbers (NaN for an empty list).
+ * Starts the service as `deno task start` does (main.ts, the same permissions) on a free port,
+ * with `env` added to this process's environment, and waits until `/healthz` answers. `LOG_LEVEL`
+ * defaults to `info` and `DATA_DIR` to a fresh temporary directory (removed by `stop`).
+ * `denoFlags` go before the script (e.g. `--cpu-prof`, `--v8-flags=…`).
  *
  * @example
  * ```ts
- * median([3, 1, 2]); // 2
+ * async function service(coreUrl: string, token: string) {
+ *   const svc = await spawnService({ CORE_URL: coreUrl, CORE_TOKEN: token });
+ *   console.log((await fetch(`${svc.url}/healthz`)).status); // 200
+ *   await svc.stop();
+ * }
  * ```
  */
-export function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  if (!s.length) return NaN;
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+export async function spawnService(
+  env: Record<string, string>,
+  denoFlags: string[] = [],
+): Promise<Service> {
+  const port = freePort();
+  const dataDir = await Deno.makeTempDir({ prefix: "lpp-bench-data-" });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...denoFlags,
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      "--allow-write",
+      "--allow-sys",
+      `${REPO}main.ts`,
+    ],
+    cwd: REPO,
+    env: { LOG_LEVEL: "info", DATA_DIR: dataDir, ...env, HOST: "127.0.0.1", PORT: String(port) },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const output: OutputCount = { lines: 0, bytes: 0 };
+  drain(child.stdout, output).catch(() => {}); // a broken pipe shows as the service failing
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/healthz`, child.status);
+  return {
+    child,
+    url,
+    output,
+    stop: async () => {
+      await stop(child);
+      await Deno.remove(dataDir, { recursive: true });
+    },
+  };
+}
+
+/**
+ * A TCP port free on 127.0.0.1 right now (for a child told which port to listen on).
+ *
+ * @example
+ * ```ts
+ * const port = freePort();
+ * ```
+ */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/**
+ * Waits until `url` answers at all (any status), failing when `exited` settles first (the child
+ * died) or after `timeoutMs`.
+ *
+ * @example
+ * ```ts
+ * async function ready(child: Deno.ChildProcess) {
+ *   await waitForHttp("http://127.0.0.1:8080/healthz", child.status);
+ * }
+ * ```
+ */
+export async function waitForHttp(
+  url: string,
+  exited: Promise<unknown>,
+  timeoutMs = 15_000,
+): Promise<void> {
+  let gone = false;
+  exited.then(() => gone = true, () => gone = true);
+  const deadline = Date.now() + timeoutMs;
+  while (!gone && Date.now() < deadline) {
+    try {
+      await (await fetch(url)).body?.cancel();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(gone ? `${url}: the process exited before it answered` : `${url}: no answer`);
+}
+
+/**
+ * Reads `stream` to its end in the background, counting lines and bytes into `output`; resolves
+ * with the first line (null when the stream ends before one).
+ */
+function drain(stream: ReadableStream<Uint8Array>, output: OutputCount): Promise<string | null> {
+  const decoder = new TextDecoder();
+  let firstLine: string | null = null;
+  let pending = "";
+  return new Promise((resolve, reject) => {
+    (async () => {
+      for await (const chunk of stream) {
+        output.bytes += chunk.byteLength;
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) output.lines++;
+        if (firstLine === null) {
+          pending += decoder.decode(chunk, { stream: true });
+          const end = pending.indexOf("\n");
+          if (end !== -1) {
+            firstLine = pending.slice(0, end);
+            resolve(firstLine);
+          }
+        }
+      }
+      resolve(firstLine);
+    })().catch(reject);
+  });
+}
+
+async function stop(child: Deno.ChildProcess): Promise<void> {
+  try {
+    child.kill("SIGTERM");
+  } catch {
+    // already exited
+  }
+  await child.status;
 }

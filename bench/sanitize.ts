@@ -13,7 +13,7 @@
 import sanitizeHtml from "sanitize-html";
 import { sanitizePlayerHtml } from "../src/sanitize/html.ts";
 import { buildShareView, type ShareNote } from "../src/share/tree_filter.ts";
-import { median } from "./roles.ts";
+import { median } from "./stats.ts";
 
 const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? 15);
 

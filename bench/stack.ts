@@ -1,20 +1,27 @@
 /**
- * The system under test for benchmarks. `deno run bench/stack.ts core` starts the Core double
- * with the sample world; `parser <coreUrl> <token>` starts the Parser double wired to it (its
- * answer carries the owner's bearer token); `service <coreUrl> <token> [parserUrl parserToken]`
- * starts the service wired to them. Each runs in its own process (as the backends and the
- * service do in production) and prints one JSON line with its address, then serves until killed.
+ * The backends of a benchmark, one role per process (as the backends run in production). Each
+ * prints one JSON line with its address, then serves until killed:
+ *
+ *  - `core [extraNotes]`: the Core double with the sample world, plus `extraNotes` (default 0)
+ *    lore notes and a note with four relations (bench/bench_notes.ts);
+ *  - `parser <coreUrl> <token>`: the Parser double wired to that Core (its answer carries the
+ *    owner's bearer token);
+ *  - `bare`: a bare `Deno.serve` answering a constant, the runtime's own limit.
+ *
+ * The service itself starts from main.ts (bench/roles.ts).
  *
  * @module
  */
-import { loadConfig } from "../src/config.ts";
-import { startServer } from "../src/server.ts";
 import { startCoreSim } from "../sims/core.ts";
 import { startParserSim } from "../sims/parser.ts";
+import { seedBenchNotes } from "./bench_notes.ts";
 
-const [role, coreUrl, token, parserUrl, parserToken] = Deno.args;
+const [role, coreUrl, token] = Deno.args;
 if (role === "core") {
   const core = await startCoreSim();
+  seedBenchNotes(core.store, Number(Deno.args[1] ?? 0));
+  // the double records every request for tests; under load that record only grows
+  setInterval(() => core.clearRequests(), 1000);
   console.log(JSON.stringify({ url: core.url, token: core.token }));
 } else if (role === "parser") {
   const parser = await startParserSim({
@@ -22,25 +29,18 @@ if (role === "core") {
     brainDump: { paceMs: Number(Deno.env.get("BENCH_PACE_MS") ?? 0) },
     rateLimits: { "brain-dump": { max: 1_000_000, windowMs: 60_000 } },
   });
+  setInterval(() => parser.clearRequests(), 1000);
   console.log(JSON.stringify({ url: parser.url, token: parser.ownerToken() }));
-} else if (role === "service") {
-  const server = await startServer({
-    config: loadConfig({
-      HOST: "127.0.0.1",
-      PORT: "0",
-      CORE_URL: coreUrl,
-      CORE_TOKEN: token,
-      ...(parserUrl ? { PARSER_URL: parserUrl, PARSER_TOKEN: parserToken } : {}),
-      LOG_LEVEL: Deno.env.get("BENCH_LOG_LEVEL") ?? "silent",
-    }),
-  });
-  console.log(JSON.stringify({ url: server.url }));
-} else {
-  console.error(
-    "usage: stack.ts core | parser <coreUrl> <token> | service <coreUrl> <token> [parserUrl parserToken]",
+} else if (role === "bare") {
+  const body = JSON.stringify({ status: "ok" });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response(body, { headers: { "content-type": "application/json" } }),
   );
+  console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}` }));
+} else {
+  console.error("usage: stack.ts core [extraNotes] | parser <coreUrl> <token> | bare");
   Deno.exit(2);
 }
 
-// exit cleanly on SIGTERM so profilers (--cpu-prof) can write their output
 Deno.addSignalListener("SIGTERM", () => Deno.exit(0));

@@ -11,7 +11,7 @@ import {
   startCoreSim,
 } from "./core.ts";
 import { blobIdOf, type NotePojo } from "./core_store.ts";
-import { crc32, HARBOR_ALIAS, makePng, SHARE_CREDENTIALS, W, WORLD_SUMMARY } from "./world.ts";
+import { crc32, makePng, W, WORLD_SUMMARY } from "./world.ts";
 
 interface Res {
   status: number;
@@ -78,22 +78,21 @@ async function searchIds(sim: CoreSim, query: string, extra = ""): Promise<strin
   return (res.json.results as NotePojo[]).map((n) => n.noteId);
 }
 
-function basic(user: string, pass: string): string {
-  return `Basic ${btoa(`${user}:${pass}`)}`;
-}
-
 const NOT_AUTHENTICATED = { status: 401, code: "NOT_AUTHENTICATED", message: "Not authenticated" };
 
 // ---------------------------------------------------------------------------------------------
 
-Deno.test("auth: raw, Bearer and Basic etapi:<token> work; other forms get Core's 401", async () => {
+Deno.test("auth: the raw token works, a wrong one gets Core's 401, Basic/Bearer fail loudly", async () => {
   await withSim(async (sim) => {
     assert.equal(sim.token, DEFAULT_CORE_TOKEN);
     assert.match(sim.token, /^[A-Za-z0-9]{12}_[A-Za-z0-9+/=]{44}$/);
-    for (const auth of [sim.token, `Bearer ${sim.token}`, basic("etapi", sim.token)]) {
-      assert.equal((await call(sim, "/etapi/app-info", { auth })).status, 200, auth);
+    assert.equal((await call(sim, "/etapi/app-info")).status, 200);
+    for (const auth of [`Bearer ${sim.token}`, `Basic ${btoa(`etapi:${sim.token}`)}`]) {
+      const res = await call(sim, "/etapi/app-info", { auth });
+      assert.equal(res.status, 500, auth);
+      assert.match(res.json.message, /^core sim: Basic and Bearer ETAPI auth are not modelled/);
     }
-    for (const auth of [null, basic("trilium", sim.token), "nope", `${sim.token}_x`]) {
+    for (const auth of [null, "nope", `${sim.token}_x`, `x${sim.token}`]) {
       const res = await call(sim, "/etapi/app-info", { auth });
       assert.equal(res.status, 401);
       assert.deepEqual(res.json, NOT_AUTHENTICATED);
@@ -103,7 +102,7 @@ Deno.test("auth: raw, Bearer and Basic etapi:<token> work; other forms get Core'
   });
 });
 
-Deno.test("auth: login issues a new token each time, wrong password, logout revokes", async () => {
+Deno.test("auth: login issues a new token each time, wrong password", async () => {
   await withSim(async (sim) => {
     const login = () =>
       call(sim, "/etapi/auth/login", { auth: null, body: { password: DEFAULT_CORE_PASSWORD } });
@@ -128,21 +127,7 @@ Deno.test("auth: login issues a new token each time, wrong password, logout revo
       contentType: "text/html",
     });
     assert.deepEqual([body.status, body.json.code], [500, "GENERIC"]);
-
-    const out = await call(sim, "/etapi/auth/logout", { method: "POST", auth: a.json.authToken });
-    assert.equal(out.status, 204);
-    assert.equal((await call(sim, "/etapi/app-info", { auth: a.json.authToken })).status, 401);
     assert.equal((await call(sim, "/etapi/app-info", { auth: b.json.authToken })).status, 200);
-
-    // express-rate-limit: 10 failed logins per 15 minutes, then a plain-text 429
-    for (let i = 0; i < 8; i++) {
-      await call(sim, "/etapi/auth/login", { auth: null, body: { password: "x" } });
-    }
-    const limited = await login();
-    assert.deepEqual([limited.status, limited.text], [
-      429,
-      "Too many requests, please try again later.",
-    ]);
   }, { password: DEFAULT_CORE_PASSWORD });
 });
 
@@ -163,10 +148,6 @@ Deno.test("errors: unknown route 404 before auth, bad JSON 500, app-info", async
     const info = await call(sim, "/etapi/app-info");
     assert.equal(info.json.appVersion, "0.101.3");
     assert.equal(typeof info.json.nodeVersion, "string");
-
-    const history = await call(sim, "/etapi/notes/history");
-    assert.equal(history.status, 500);
-    assert.match(history.json.message, /^core sim: unsupported endpoint/);
   });
 });
 
@@ -380,7 +361,7 @@ Deno.test("attributes: inherited (owner kept), templates minus #template, no dup
   });
 });
 
-Deno.test("attributes: name sanitising, relation checks, PATCH rules, idempotent delete", async () => {
+Deno.test("attributes: name sanitising, relation checks, idempotent delete", async () => {
   await withSim(async (sim) => {
     const res = await call(sim, "/etapi/attributes", {
       body: { noteId: W.charOskar, type: "label", name: "lore-type", value: "x" },
@@ -406,31 +387,6 @@ Deno.test("attributes: name sanitising, relation checks, PATCH rules, idempotent
     assert.equal(empty.status, 500);
     assert.match(empty.json.message, /^Invalid empty name/);
 
-    const label = await call(sim, `/etapi/attributes/${res.json.attributeId}`, {
-      method: "PATCH",
-      body: { value: "y" },
-    });
-    assert.equal(label.json.value, "y");
-    const renamed = await call(sim, `/etapi/attributes/${res.json.attributeId}`, {
-      method: "PATCH",
-      body: { name: "z" },
-    });
-    assert.equal(renamed.json.code, "PROPERTY_NOT_ALLOWED");
-    const rel = sim.store.ownAttributes(W.charMira).find((a) => a.name === "relAlly")!;
-    const noValue = await call(sim, `/etapi/attributes/${rel.attributeId}`, {
-      method: "PATCH",
-      body: { position: 5 },
-    });
-    assert.deepEqual(noValue.json, {
-      status: 404,
-      code: "NOTE_NOT_FOUND",
-      message: "Note 'undefined' not found.",
-    });
-    const withValue = await call(sim, `/etapi/attributes/${rel.attributeId}`, {
-      method: "PATCH",
-      body: { value: W.charIselde, position: 5 },
-    });
-    assert.equal(withValue.json.code, "PROPERTY_NOT_ALLOWED");
     for (let i = 0; i < 2; i++) {
       const del = await call(sim, `/etapi/attributes/${res.json.attributeId}`, {
         method: "DELETE",
@@ -633,47 +589,28 @@ Deno.test("revisions: 600 s snapshot rule with an injected clock; list vs single
   }, { now: () => now });
 });
 
-Deno.test("attachments: create omits two keys, list/get include them, content, position 10", async () => {
+Deno.test("attachments: position 10 by default; list and get include length and erasure date", async () => {
   await withSim(async (sim) => {
-    const made = await call(sim, "/etapi/attachments", {
-      body: {
-        ownerId: W.charOskar,
-        role: "file",
-        mime: "text/plain",
-        title: "notes.txt",
-        content: "hi",
-      },
+    const made = sim.store.createAttachment({
+      ownerId: W.charOskar,
+      role: "file",
+      mime: "text/plain",
+      title: "notes.txt",
+      content: "hi",
     });
-    assert.equal(made.status, 201);
-    assert.equal("contentLength" in made.json, false);
-    assert.equal("utcDateScheduledForErasureSince" in made.json, false);
-    assert.equal(made.json.position, 10);
-    const one = (await call(sim, `/etapi/attachments/${made.json.attachmentId}`)).json;
+    assert.equal(made.position, 10);
+    const one = (await call(sim, `/etapi/attachments/${made.attachmentId}`)).json;
     assert.equal(one.contentLength, 2);
     assert.equal(one.utcDateScheduledForErasureSince, null);
     const list = (await call(sim, `/etapi/notes/${W.charOskar}/attachments`)).json;
     assert.deepEqual(list.map((a: { attachmentId: string }) => a.attachmentId), [
-      made.json.attachmentId,
+      made.attachmentId,
     ]);
-    const content = await call(sim, `/etapi/attachments/${made.json.attachmentId}/content`);
+    const content = await call(sim, `/etapi/attachments/${made.attachmentId}/content`);
     assert.deepEqual([content.text, content.headers.get("content-type")], [
       "hi",
       "text/plain; charset=utf-8",
     ]);
-    const noOwner = await call(sim, "/etapi/attachments", {
-      body: { role: "file", mime: "x", title: "t" },
-    });
-    assert.deepEqual(noOwner.json, { status: 500, code: "GENERIC", message: "Missing owner ID." });
-    assert.equal(
-      (await call(sim, `/etapi/attachments/${made.json.attachmentId}`, { method: "DELETE" }))
-        .status,
-      204,
-    );
-    assert.equal(
-      (await call(sim, `/etapi/attachments/${made.json.attachmentId}`, { method: "DELETE" }))
-        .status,
-      204,
-    );
   });
 });
 
@@ -691,17 +628,15 @@ Deno.test("attachments: unknown ids are 404 ATTACHMENT_NOT_FOUND; text length co
       });
     }
     // Core reads contentLength as SQLite LENGTH(blobs.content): characters of a text blob
-    const made = await call(sim, "/etapi/attachments", {
-      body: {
-        ownerId: W.charOskar,
-        role: "file",
-        mime: "text/plain",
-        title: "k.txt",
-        content: "Küste",
-      },
+    const made = sim.store.createAttachment({
+      ownerId: W.charOskar,
+      role: "file",
+      mime: "text/plain",
+      title: "k.txt",
+      content: "Küste",
     });
     assert.equal(
-      (await call(sim, `/etapi/attachments/${made.json.attachmentId}`)).json.contentLength,
+      (await call(sim, `/etapi/attachments/${made.attachmentId}`)).json.contentLength,
       5,
     );
     const sigil = (await call(sim, `/etapi/attachments/${W.attSigil}`)).json;
@@ -827,36 +762,26 @@ Deno.test("search: parameters, hidden and archived notes, subset semantics", asy
     );
     assert.deepEqual(await searchIds(sim, "#questStatus=rumoured"), [W.questLedger]);
     assert.deepEqual(await searchIds(sim, '#geolocation*=*"past the"'), [W.locReef]);
-    assert.deepEqual(await searchIds(sim, "#geolocation*=gulls"), [W.locReef]);
-    assert.deepEqual(await searchIds(sim, "#loreType=*loc #geolocation=*40"), [W.locLighthouse]);
-    assert.deepEqual(await searchIds(sim, "#inWorldDate*=14"), [W.eventFlood]);
     assert.deepEqual(
-      (await searchIds(sim, "#loreType=event or #loreType=faction")).sort(),
+      (await searchIds(sim, '#loreType="event" OR #loreType="faction"')).sort(),
       [W.eventFlood, W.eventPact, W.faction].sort(),
     );
+    // `#noteId` is a label no note has (the Parser's consistency lookup relies on it)
+    assert.deepEqual(await searchIds(sim, `#noteId=${W.charMira} OR #noteId=${W.charOskar}`), []);
     assert.deepEqual(
-      (await searchIds(sim, "#loreType=character and not(~relAlly) and #!shareAlias")).sort(),
-      [W.charBrannoch, W.charOskar].sort(),
+      await searchIds(sim, `note.noteId = "${W.charMira}" or note.noteId = "gone12345678"`),
+      [W.charMira],
     );
-    assert.deepEqual(await searchIds(sim, `~relAlly.noteId=${W.charOskar}`), [W.charMira]);
-    assert.deepEqual(await searchIds(sim, `~relAlly.noteId="${W.charOskar}"`), [W.charMira]);
-    assert.deepEqual(await searchIds(sim, `~relEnemy.title="Mira Tallowend"`), [W.charBrannoch]);
-    assert.deepEqual(
-      (await searchIds(
-        sim,
-        `~relAlly.noteId=${W.charOskar} OR ~internalLink.noteId=${W.charOskar}`,
-      )).sort(),
-      [W.charMira, W.questLedger].sort(),
-    );
-    assert.deepEqual(await searchIds(sim, `note.title *=* "greyfin" #loreType=quest`), [
+    assert.deepEqual(await searchIds(sim, `#lore and (note.noteId = "${W.charIselde}")`), [
+      W.charIselde,
+    ]);
+    assert.deepEqual(await searchIds(sim, `#loreType="quest" note.title *=* "greyfin"`), [
       W.questLamp,
     ]);
-    assert.deepEqual(await searchIds(sim, `note.title =* "the brine"`), [W.eventFlood]);
     assert.deepEqual(await searchIds(sim, `note.title = eel`), [W.statEel]);
-    assert.deepEqual(await searchIds(sim, `note.type = image #!lore`), [W.imgChart, W.imgPortrait]);
     assert.deepEqual(
-      (await searchIds(sim, `note.parents.noteId = ${W.timeline}`)).sort(),
-      [W.eventPact, W.eventFlood].sort(),
+      (await searchIds(sim, "#loreType %= '^(EVENT|timeline)$'")).sort(),
+      [W.eventFlood, W.eventPact, W.timeline].sort(),
     );
     assert.deepEqual(
       await searchIds(sim, `#questStatus (#loreType=quest or #loreType=event)`),
@@ -876,38 +801,8 @@ Deno.test("search: parameters, hidden and archived notes, subset semantics", asy
   });
 });
 
-Deno.test("search: ordering quirks, limit, subtree, depth, backlinks, unsupported syntax", async () => {
+Deno.test("search: subtree, depth, backlinks; unsupported syntax and options fail loudly", async () => {
   await withSim(async (sim) => {
-    const titles = async (query: string, extra = "") =>
-      (await searchIds(sim, query, extra)).map((id) => sim.store.getNote(id)!.title);
-    assert.deepEqual(await titles("#loreType=character orderBy note.title asc"), [
-      "Brannoch the Drowned",
-      "Iselde Crane",
-      "Mira Tallowend",
-      "Oskar Venn",
-    ]);
-    assert.deepEqual(await titles("#loreType=character orderBy note.title desc limit 2"), [
-      "Oskar Venn",
-      "Mira Tallowend",
-    ]);
-    assert.deepEqual(await titles("#loreType=event orderBy #inWorldDate desc"), [
-      "The Lantern Pact",
-      "The Brine Flood",
-    ]);
-    // notes without the label sort last ascending, first descending (OrderByAndLimitExp)
-    assert.equal((await titles("#lore orderBy #inWorldDate asc"))[0], "The Brine Flood");
-    // the orderBy parameter always sorts descending, orderDirection notwithstanding
-    assert.deepEqual(
-      await titles("#loreType=character", "&orderBy=title&orderDirection=asc"),
-      ["Oskar Venn", "Mira Tallowend", "Iselde Crane", "Brannoch the Drowned"],
-    );
-    // `#label` as a parameter sorts nothing: creation order
-    assert.deepEqual(
-      await titles("#loreType=event", "&orderBy=%23inWorldDate"),
-      ["The Brine Flood", "The Lantern Pact"],
-    );
-    assert.equal((await searchIds(sim, "#lore", "&limit=3")).length, 3);
-
     const subtree = await searchIds(sim, "note.noteId != ''", `&ancestorNoteId=${W.locChart}`);
     assert.deepEqual(subtree.sort(), [W.locChart, W.locHarbor, W.locLighthouse, W.locReef].sort());
     const depth1 = await searchIds(
@@ -954,9 +849,14 @@ Deno.test("search: ordering quirks, limit, subtree, depth, backlinks, unsupporte
         ["#race=half-elf", "-"],
         ["#a #b or #c", "mixed and/or"],
         ["#year >= 1950", "#year >="],
-        ["~relAlly = x", "~relally ="],
+        ["~relAlly = x", "~relally"],
         ["#lore dragon", "dragon"],
         ["note.content = x", "note.content ="],
+        ["#a not(#b)", "not"],
+        ["#!lore", "#!lore"],
+        ["#lore orderBy note.title", "orderby"],
+        ["#a =* b", "#a =*"],
+        ["note.title *= x", "note.title *="],
         ["(#a or #b) #c", '"(" directly before #'],
         ["( #a or #b )", "parenthesis in full-text"],
         ["#a and", "dangling and"],
@@ -971,164 +871,12 @@ Deno.test("search: ordering quirks, limit, subtree, depth, backlinks, unsupporte
         `${query}: ${res.json.message}`,
       );
     }
-  });
-});
-
-Deno.test("share: root, alias, gm-only removal, draft/gmOnly/protected, links", async () => {
-  await withSim(async (sim) => {
-    const root = await call(sim, "/share/", { auth: null });
-    assert.equal(root.status, 200);
-    assert.deepEqual(Object.keys(root.json), [
-      "noteId",
-      "title",
-      "type",
-      "mime",
-      "header",
-      "content",
-    ]);
-    assert.equal(root.json.noteId, W.guide);
-    assert.equal(root.json.header, "");
-    assert.equal(root.headers.get("x-robots-tag"), null);
-    const redirect = await fetch(`${sim.url}/share`, { redirect: "manual" });
-    await redirect.body?.cancel();
-    assert.equal(redirect.status, 302);
-
-    const harbor = await call(sim, `/share/${HARBOR_ALIAS}`, { auth: null });
-    assert.equal(harbor.json.noteId, W.locHarbor);
-
-    const mira = (await call(sim, `/share/${W.charMira}`, { auth: null })).json.content as string;
-    assert.ok(!mira.includes("gm-only") && !mira.includes("owes the") && !mira.includes("mother"));
-    assert.ok(mira.includes("Raised by lighthouse keepers"));
-    const raw = await call(sim, `/share/${W.charMira}?raw`, { auth: null });
-    assert.equal(raw.headers.get("content-type"), "text/html; charset=utf-8");
-    assert.ok(raw.text.includes('class="note gm-only secret"'));
-
-    for (const id of [W.guideDraft, W.guideGmOnly, W.guideWipChild]) {
-      const res = await call(sim, `/share/${id}`, { auth: null });
-      assert.deepEqual([res.status, res.json.content], [200, ""], id);
+    for (const option of ["orderBy=title", "orderDirection=asc", "limit=3", "debug=true"]) {
+      const res = await call(sim, `/etapi/notes?search=%23lore&${option}`);
+      assert.equal(res.status, 500, option);
+      assert.match(res.json.message, /^core sim: unsupported search parameter /);
     }
-    const prot = await call(sim, `/share/${W.guideProtected}`, { auth: null });
-    assert.equal(prot.json.content, "<p>Protected note cannot be displayed</p>");
-
-    const welcome = (await call(sim, `/share/${W.guideWelcome}`, { auth: null })).json.content;
-    assert.ok(welcome.includes(`href="./${W.imgChart}"`));
-    assert.ok(welcome.includes("type-image"));
-    assert.ok(!welcome.includes(W.charBrannoch)); // not shared: the link loses its href
-    assert.ok(welcome.includes("Beware Brannoch the Drowned"));
-
-    const img = (await call(sim, `/share/${W.imgChart}`, { auth: null })).json.content;
-    assert.match(img, new RegExp(`^<img src="api/images/${W.imgChart}/coast-chart.png\\?2026-`));
-    assert.equal((await call(sim, `/share/${W.charOskar}`, { auth: null })).status, 404);
-    assert.deepEqual((await call(sim, "/share/_share", { auth: null })).json, {
-      message: "Accessing share index is forbidden.",
-    });
   });
-});
-
-Deno.test("share api: pojo, images, attachments, search", async () => {
-  await withSim(async (sim) => {
-    const pojo = (await call(sim, `/share/api/notes/${W.guideWipChild}`, { auth: null })).json;
-    assert.deepEqual(Object.keys(pojo), [
-      "noteId",
-      "title",
-      "type",
-      "mime",
-      "utcDateModified",
-      "attributes",
-      "attachments",
-      "parentNoteIds",
-      "childNoteIds",
-    ]);
-    assert.deepEqual(
-      pojo.attributes.map((a: { name: string; noteId: string }) => [a.name, a.noteId]),
-      [
-        ["draft", W.guideWip],
-      ],
-    );
-    const mira = (await call(sim, `/share/api/notes/${W.charMira}`, { auth: null })).json;
-    assert.ok(mira.attributes.every((a: { type: string }) => a.type === "label"));
-    assert.deepEqual(mira.parentNoteIds, [W.guide]);
-    assert.equal(
-      (await call(sim, `/share/api/notes/${W.guideProtected}`, { auth: null })).json.title,
-      "[protected]",
-    );
-    assert.deepEqual((await call(sim, `/share/api/notes/${W.charOskar}`, { auth: null })).json, {
-      message: `Note '${W.charOskar}' not found.`,
-    });
-
-    const png = await call(sim, `/share/api/images/${W.imgChart}/whatever.png`, { auth: null });
-    assert.deepEqual([png.status, png.headers.get("content-type")], [200, "image/png"]);
-    const notImage = await call(sim, `/share/api/images/${W.charMira}/x.png`, { auth: null });
-    assert.deepEqual([notImage.status, notImage.json.message], [
-      400,
-      "Requested note is not a shareable image",
-    ]);
-    const sigil = await call(sim, `/share/api/attachments/${W.attSigil}/image/s.png`, {
-      auth: null,
-    });
-    assert.deepEqual([sigil.status, sigil.headers.get("content-type")], [200, "image/png"]);
-    const faction = (await call(sim, `/share/${W.faction}`, { auth: null })).json.content;
-    assert.ok(faction.includes(`api/attachments/${W.attSigil}/image/lantern-sigil.png`));
-
-    const forbidden = await call(sim, "/share/api/notes?search=harbor", { auth: null });
-    assert.deepEqual([forbidden.status, forbidden.json], [403, {
-      message: "Accessing share index is forbidden.",
-    }]);
-    const found = await call(sim, `/share/api/notes?search=harbor&ancestorNoteId=${W.guide}`, {
-      auth: null,
-    });
-    const harbor = found.json.results.find((r: { title: string }) =>
-      r.title === "Saltmarrow Harbor"
-    );
-    assert.deepEqual(Object.keys(harbor), ["id", "title", "score", "path"]);
-    assert.equal(harbor.id, HARBOR_ALIAS);
-    assert.equal(harbor.path, "Saltmarrow Harbor");
-    const ledger = await call(sim, `/share/api/notes?search=ledger&ancestorNoteId=_share`, {
-      auth: null,
-    });
-    assert.equal(ledger.status, 403);
-    sim.store.createAttribute({ noteId: W.guide, type: "label", name: "shareIndex" });
-    const indexed = await call(sim, `/share/api/notes?search=oil&ancestorNoteId=_share`, {
-      auth: null,
-    });
-    const vault = indexed.json.results.find((r: { id: string }) => r.id === W.guideVaultLedger);
-    assert.equal(vault.path, "Player's Guide / The Lantern Vault / Ledger of the Vault");
-  });
-});
-
-Deno.test("share credentials: 401 with WWW-Authenticate, Basic works, api answers 401", async () => {
-  await withSim(async (sim) => {
-    const good = basic(SHARE_CREDENTIALS.user, SHARE_CREDENTIALS.password);
-    for (const path of [`/share/${W.guideVault}`, `/share/${W.guideVaultLedger}`]) {
-      const res = await call(sim, path, { auth: null });
-      assert.equal(res.status, 401);
-      assert.equal(res.text, "Unauthorized");
-      assert.equal(
-        res.headers.get("www-authenticate"),
-        'Basic realm="User Visible Realm", charset="UTF-8"',
-      );
-      assert.equal((await call(sim, path, { auth: basic("player", "wrong") })).status, 401);
-      assert.equal((await call(sim, path, { auth: good })).status, 200);
-    }
-    const api = await call(sim, `/share/api/notes/${W.guideVaultLedger}`, { auth: null });
-    assert.equal(api.status, 401);
-    const pojo = (await call(sim, `/share/api/notes/${W.guideVaultLedger}`, { auth: good })).json;
-    assert.ok(!pojo.attributes.some((a: { name: string }) => a.name === "shareCredentials"));
-  });
-});
-
-Deno.test("share credentials: api hangs until the client aborts when shareApiHangsOnAuth", async () => {
-  await withSim(async (sim) => {
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), 150);
-    await assert.rejects(
-      call(sim, `/share/api/notes/${W.guideVaultLedger}`, { auth: null, signal: ac.signal }),
-      (e: Error) => e.name === "AbortError",
-    );
-    clearTimeout(timer);
-    const page = await call(sim, `/share/${W.guideVaultLedger}`, { auth: null });
-    assert.equal(page.status, 401);
-  }, { shareApiHangsOnAuth: true });
 });
 
 Deno.test("faults: status, times, delay, hang (abort and close), recording", async () => {
@@ -1194,43 +942,33 @@ Deno.test("faults: status, times, delay, hang (abort and close), recording", asy
   }
 });
 
-Deno.test("search lexer: quotes, escapes, operator splitting, commas (debug=true)", async () => {
+Deno.test("search lexer: quotes, escapes, operator splitting, commas", async () => {
   await withSim(async (sim) => {
-    const tokens = async (query: string) => {
-      const res = await call(sim, `/etapi/notes?search=${q(query)}&debug=true`);
-      assert.equal(res.status, 200, res.text);
-      const info = res.json.debugInfo;
-      return {
-        full: info.fulltextTokens.map((t: { token: string }) => t.token),
-        expr: info.structuredExpressionTokens.map((t: { token: string }) => t.token),
-      };
+    const note = (title: string, labels: Record<string, string>) => {
+      const { note } = sim.store.createNote({
+        parentNoteId: W.loreRoot,
+        title,
+        type: "text",
+        content: "",
+      });
+      for (const [name, value] of Object.entries(labels)) {
+        sim.store.createAttribute({ noteId: note.noteId, type: "label", name, value });
+      }
+      return note.noteId;
     };
-    assert.deepEqual(await tokens(`D'Artagnan, "Two Towers" #Race="Half-Elf"`), {
-      full: ["d'artagnan", "two towers"],
-      expr: ["#race", "=", "half-elf"],
-    });
-    assert.deepEqual((await tokens(`#quote="say \\"hi\\", ok"`)).expr, [
-      "#quote",
-      "=",
-      'say "hi" ok',
-    ]);
-    assert.deepEqual((await tokens("#a!=b")).expr, ["#a", "!=", "b"]);
-    assert.deepEqual((await tokens("#!draft")).expr, ["#!draft"]);
-    assert.deepEqual((await tokens("~rel.noteId=x")).expr, ["~rel", ".", "noteid", "=", "x"]);
-    assert.deepEqual((await tokens("#a orderBy #b asc, note.title")).expr, [
-      "#a",
-      "orderby",
-      "#b",
-      "asc",
-      ",",
-      "note",
-      ".",
-      "title",
-    ]);
+    const dart = note("D'Artagnan of Two Towers", { kin: "Half-Elf", motto: 'say "hi" ok' });
+    const comma = note("Comma keeper", { kin: "human", motto: 'say "hi", ok' });
+    // a quote inside a word is literal, a quoted phrase is one term, a quoted value keeps its "-"
+    assert.deepEqual(await searchIds(sim, `D'Artagnan "Two Towers" #Kin="Half-Elf"`), [dart]);
+    // backslash escapes; commas go even inside quotes, so only the comma-free value matches
+    assert.deepEqual(await searchIds(sim, `#motto="say \\"hi\\", ok"`), [dart]);
+    // operator characters end a word: `#kin!=elf` is `#kin != elf` (word match: "half-elf" ≠ "elf")
+    assert.deepEqual((await searchIds(sim, "#kin!=elf")).sort(), [dart, comma].sort());
+    assert.deepEqual(await searchIds(sim, "#kin!=human"), [dart]);
   });
 });
 
-Deno.test("quirks: content kept as sent, empty-mime binary, isProtected, robots, cycles", async () => {
+Deno.test("quirks: content kept as sent, empty-mime binary, isProtected, cycles", async () => {
   await withSim(async (sim) => {
     const script = await call(sim, "/etapi/create-note", {
       body: { parentNoteId: W.loreRoot, title: "s", type: "text", content: "<script>x()</script>" },
@@ -1258,19 +996,6 @@ Deno.test("quirks: content kept as sent, empty-mime binary, isProtected, robots,
     const bin = await call(sim, `/etapi/notes/${blank}/content`);
     assert.equal(bin.headers.get("content-type"), "application/octet-stream");
     assert.deepEqual([...bin.bytes], [1, 2, 3]);
-
-    sim.store.createAttribute({
-      noteId: W.guide,
-      type: "label",
-      name: "shareDisallowRobotIndexing",
-    });
-    const root = await call(sim, "/share/", { auth: null });
-    assert.equal(root.headers.get("x-robots-tag"), "noindex");
-    sim.store.createAttribute({ noteId: W.locReef, type: "label", name: "shareRaw" });
-    await call(sim, "/etapi/branches", { body: { noteId: W.locReef, parentNoteId: W.guide } });
-    const rawReef = await call(sim, `/share/${W.locReef}`, { auth: null });
-    assert.equal(rawReef.headers.get("content-type"), "text/html; charset=utf-8");
-    assert.ok(rawReef.text.startsWith("<p>The Knucklebone Reef"));
 
     // Core has no cycle check; the double must not loop on one either
     const cycle = await call(sim, "/etapi/branches", {
@@ -1500,9 +1225,9 @@ Deno.test("quirk: only a space separates search words; a tab or newline stays in
   });
 });
 
-Deno.test("quirk: protected notes show ciphertext over ETAPI, '[protected]' elsewhere", async () => {
+Deno.test("quirk: protected notes show ciphertext over ETAPI, '[protected]' in revisions", async () => {
   // ETAPI never opens a protected session: mapNoteToPojo sends the stored (encrypted) title;
-  // BRevision and the share API's SNote replace it with "[protected]"
+  // BRevision replaces it with "[protected]"
   await withSim(async (sim) => {
     const cipher = sim.store.getNote(W.guideProtected)!.title;
     assert.match(cipher, /^[A-Za-z0-9+/]+=*$/);
@@ -1525,8 +1250,6 @@ Deno.test("quirk: protected notes show ciphertext over ETAPI, '[protected]' else
     });
     const revs = (await call(sim, `/etapi/notes/${W.guideProtected}/revisions`)).json;
     assert.deepEqual(revs.map((r: { title: string }) => r.title), ["[protected]"]);
-    const shared = await call(sim, `/share/api/notes/${W.guideProtected}`, { auth: null });
-    assert.equal(shared.json.title, "[protected]");
   });
 });
 

@@ -2,16 +2,22 @@
  * In-memory data model of Core (a TriliumNext fork) for the Core test double.
  *
  * Pure data + rules, no HTTP: notes, branches, attributes (with inheritance), revisions,
- * attachments, blobs, ETAPI tokens, the search language subset and the share tree ("shaca").
- * Behaviour follows the real Core, quirks included; see core.ts for the
- * wire layer. Rule violations throw {@link CoreError} carrying the status/code Core would answer.
+ * attachments, blobs, ETAPI tokens and the subset of the search language the service's queries
+ * and the caller-query tests use. Behaviour follows the real Core, quirks included; see core.ts
+ * for the wire layer. Rule violations throw {@link CoreError} carrying the status/code Core would answer.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const store = createCoreStore({ now: () => new Date("2026-01-01T00:00:00Z") });
- * const { note } = store.createNote({ parentNoteId: "root", title: "A", type: "text", content: "" });
+ * const { note } = store.createNote({
+ *   parentNoteId: "root",
+ *   title: "A",
+ *   type: "text",
+ *   content: "",
+ * });
  * store.createAttribute({ noteId: note.noteId, type: "label", name: "lore" });
- * store.search("#lore").hits.map((h) => h.noteId); // [note.noteId]
+ * assert.deepEqual(store.search("#lore").hits.map((h) => h.noteId), [note.noteId]);
  * ```
  * @module
  */
@@ -96,7 +102,6 @@ export interface TokenRecord {
   etapiTokenId: string;
   name: string;
   tokenHash: string;
-  isDeleted: boolean;
   utcDateCreated: string;
 }
 
@@ -117,7 +122,14 @@ export type Content = string | Uint8Array;
  *
  * @example
  * ```ts
- * throw new CoreError(404, "NOTE_NOT_FOUND", "Note 'x' not found.");
+ * import assert from "node:assert/strict";
+ * const store = createCoreStore();
+ * // the handler answers Core's JSON error with this status and code
+ * assert.throws(() => store.deleteNote("root"), {
+ *   name: "CoreError",
+ *   status: 500,
+ *   code: "GENERIC",
+ * });
  * ```
  */
 export class CoreError extends Error {
@@ -149,7 +161,7 @@ export const NOTE_TYPES = [
 ] as const;
 
 /** Automatic link relations maintained by the content link scan. */
-export const LINK_RELATION_NAMES = [
+const LINK_RELATION_NAMES = [
   "internalLink",
   "imageLink",
   "relationMapLink",
@@ -157,7 +169,7 @@ export const LINK_RELATION_NAMES = [
 ] as const;
 
 /** Seconds a note must be old (and revision-free) before a content change snapshots it. */
-export const REVISION_SNAPSHOT_INTERVAL_S = 600;
+const REVISION_SNAPSHOT_INTERVAL_S = 600;
 
 const WEAK_PARENTS = new Set(["_share", "_lbBookmarks"]);
 const STRING_TYPES = new Set([
@@ -192,18 +204,11 @@ const TEMPLATE_TAKING_TYPES = new Set([
 const MAX_SEARCH_CONTENT = 2 * 1024 * 1024;
 
 // ---------------------------------------------------------------------------------------------
-// Small pure helpers (exported where other sims/tests need them)
+// Small pure helpers
 // ---------------------------------------------------------------------------------------------
 
-/**
- * Local timestamp `YYYY-MM-DD HH:mm:ss.SSS+ZZZZ` for a UTC offset in minutes.
- *
- * @example
- * ```ts
- * formatLocalDateTime(new Date("2021-12-31T19:18:11.930Z"), 60); // "2021-12-31 20:18:11.930+0100"
- * ```
- */
-export function formatLocalDateTime(date: Date, utcOffsetMinutes = 0): string {
+/** Local timestamp `YYYY-MM-DD HH:mm:ss.SSS+ZZZZ` for a UTC offset in minutes. */
+function formatLocalDateTime(date: Date, utcOffsetMinutes = 0): string {
   const iso = new Date(date.getTime() + utcOffsetMinutes * 60_000).toISOString();
   const abs = Math.abs(utcOffsetMinutes);
   const sign = utcOffsetMinutes < 0 ? "-" : "+";
@@ -211,15 +216,8 @@ export function formatLocalDateTime(date: Date, utcOffsetMinutes = 0): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 23)}${zone}`;
 }
 
-/**
- * UTC timestamp `YYYY-MM-DD HH:mm:ss.SSSZ` (ISO with a space).
- *
- * @example
- * ```ts
- * formatUtcDateTime(new Date("2021-12-31T19:18:11.930Z")); // "2021-12-31 19:18:11.930Z"
- * ```
- */
-export function formatUtcDateTime(date: Date): string {
+/** UTC timestamp `YYYY-MM-DD HH:mm:ss.SSSZ` (ISO with a space). */
+function formatUtcDateTime(date: Date): string {
   return date.toISOString().replace("T", " ");
 }
 
@@ -233,15 +231,8 @@ function parseUtcDateTime(s: string): Date {
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
-/**
- * Random 12-character alphanumeric id, like Core's `newEntityId()`.
- *
- * @example
- * ```ts
- * randomEntityId(); // e.g. "aB3dE5fG7hJ9"
- * ```
- */
-export function randomEntityId(length = 12): string {
+/** Random 12-character alphanumeric id, like Core's `newEntityId()`. */
+function randomEntityId(length = 12): string {
   let out = "";
   while (out.length < length) {
     for (const b of randomBytes(length * 2)) {
@@ -257,7 +248,8 @@ export function randomEntityId(length = 12): string {
  *
  * @example
  * ```ts
- * blobIdOf(""); // "z4PhNX7vuL3xVChQ1m2A"
+ * import assert from "node:assert/strict";
+ * assert.equal(blobIdOf(""), "z4PhNX7vuL3xVChQ1m2A");
  * ```
  */
 export function blobIdOf(content: Content): string {
@@ -265,29 +257,14 @@ export function blobIdOf(content: Content): string {
     .replaceAll("/", "Y").slice(0, 20);
 }
 
-/**
- * Whether Core keeps a note's content as a string (`utils.isStringNote`).
- *
- * @example
- * ```ts
- * isStringNote("image", "image/png"); // false
- * isStringNote("code", "application/json"); // true
- * ```
- */
-export function isStringNote(type: string | undefined, mime: string): boolean {
+/** Whether Core keeps a note's content as a string (`utils.isStringNote`). */
+function isStringNote(type: string | undefined, mime: string): boolean {
   return (type !== undefined && STRING_TYPES.has(type)) || mime.startsWith("text/") ||
     STRING_MIMES.has(mime);
 }
 
-/**
- * Default mime for a note type (`getDefaultMimeForNoteType`).
- *
- * @example
- * ```ts
- * defaultMimeForType("image"); // ""
- * ```
- */
-export function defaultMimeForType(type: string): string {
+/** Default mime for a note type (`getDefaultMimeForNoteType`). */
+function defaultMimeForType(type: string): string {
   switch (type) {
     case "text":
       return "text/html";
@@ -307,27 +284,13 @@ export function defaultMimeForType(type: string): string {
   }
 }
 
-/**
- * Core's attribute name sanitising: anything outside `[\p{L}\p{N}_:]` becomes `_`.
- *
- * @example
- * ```ts
- * sanitizeAttributeName("lore-type"); // "lore_type"
- * ```
- */
-export function sanitizeAttributeName(name: string): string {
+/** Core's attribute name sanitising: anything outside `[\p{L}\p{N}_:]` becomes `_`. */
+function sanitizeAttributeName(name: string): string {
   return name.replace(/[^\p{L}\p{N}_:]/gu, "_");
 }
 
-/**
- * Lowercase and strip diacritics, as Core normalises search text.
- *
- * @example
- * ```ts
- * normalizeSearchText("Élan"); // "elan"
- * ```
- */
-export function normalizeSearchText(s: string): string {
+/** Lowercase and strip diacritics, as Core normalises search text. */
+function normalizeSearchText(s: string): string {
   return s.toLowerCase().normalize("NFD").replace(/\p{Diacritic}/gu, "");
 }
 
@@ -339,7 +302,8 @@ const TEXT_DECODER = new TextDecoder();
  *
  * @example
  * ```ts
- * contentBytes("é").length; // 2
+ * import assert from "node:assert/strict";
+ * assert.equal(contentBytes("é").length, 2);
  * ```
  */
 export function contentBytes(content: Content): Uint8Array {
@@ -458,52 +422,18 @@ export interface SearchParams {
   includeArchivedNotes?: boolean;
   ancestorNoteId?: string;
   ancestorDepth?: string;
-  orderBy?: string;
-  orderDirection?: string;
-  limit?: number;
-  debug?: boolean;
 }
 
-/** One search hit: the note, a score, and the note path used for ranking/share paths. */
+/** One search hit: the note, a score, and the note path used for ranking. */
 export interface SearchHit {
   noteId: string;
   score: number;
   notePath: string[];
 }
 
-/** Search outcome. `debugInfo` only when `debug` was requested. */
+/** Search outcome, hits ranked as Core ranks them. */
 export interface SearchOutcome {
   hits: SearchHit[];
-  debugInfo?: Record<string, unknown>;
-}
-
-/**
- * The share cache ("shaca"): notes reachable from `_share` through branches, with inheritance
- * limited to that set.
- */
-export interface ShareView {
-  /** noteIds in the share tree (`_share` included). */
-  notes: ReadonlySet<string>;
-  /** The note carrying `#shareRoot` (last one wins), if it is in the share tree. */
-  shareRootNoteId: string | null;
-  /** True when some shared note owns `#shareIndex`. */
-  shareIndexEnabled: boolean;
-  /** `#shareAlias` (trimmed) → noteId. */
-  aliasToNote: ReadonlyMap<string, string>;
-  /** Parents inside the share tree, in branch order. */
-  parentsOf(noteId: string): string[];
-  /** Children (all shared), by notePosition. */
-  childrenOf(noteId: string): string[];
-  /** Effective attributes computed inside the share tree only. */
-  attributesOf(noteId: string): AttributeRecord[];
-  /** Label value (effective in the share tree), or undefined. */
-  labelValue(noteId: string, name: string): string | undefined;
-  /** `#name` present with a value other than "false". */
-  isLabelTruthy(noteId: string, name: string): boolean;
-  /** The id used in share URLs: "" for the `#shareRoot` owner, else the alias, else noteId. */
-  shareIdOf(noteId: string): string;
-  /** Attachments of shared notes. */
-  hasAttachment(attachmentId: string): boolean;
 }
 
 /**
@@ -542,14 +472,6 @@ export interface CoreStore {
   getAttribute(attributeId: string): AttributeRecord | undefined;
   /** Relations (owned by any note) pointing to `noteId`. */
   targetRelationsOf(noteId: string): AttributeRecord[];
-  /** Every path runs through `_hidden` (`_share`-only notes and templates included). */
-  isHiddenCompletely(noteId: string): boolean;
-  /** Has an effective `#archived` label. */
-  isArchived(noteId: string): boolean;
-  /** The note and all descendants with their minimal depth (ancestor = 0). */
-  subtreeDepths(noteId: string): Map<string, number>;
-  /** Best path from root (non-hidden parents preferred), e.g. `["root", "a", "b"]`. */
-  notePath(noteId: string): string[];
   /** ETAPI note JSON. */
   notePojo(noteId: string): NotePojo;
 
@@ -560,7 +482,6 @@ export interface CoreStore {
   getAttachment(attachmentId: string): AttachmentRecord | undefined;
   /** Attachments of a note ordered by position. */
   attachmentsOf(noteId: string): AttachmentRecord[];
-  getBlob(blobId: string): Content | undefined;
   /** Revision content typed by its type/mime. */
   getRevisionContent(revisionId: string): Content | undefined;
   /** Attachment content typed by its mime. */
@@ -588,11 +509,6 @@ export interface CoreStore {
   /** Deletes the note through all its parent branches (cascade as in Core). */
   deleteNote(noteId: string): void;
   createAttribute(params: CreateAttributeParams): AttributeRecord;
-  /** Applies an already-validated patch (`value`/`position`). */
-  patchAttribute(
-    attributeId: string,
-    patch: { value?: string; position?: number },
-  ): AttributeRecord;
   deleteAttribute(attributeId: string): void;
   /** Creates (created=true) or overwrites the existing parent–child branch. */
   createBranch(params: CreateBranchParams): { branch: BranchRecord; created: boolean };
@@ -603,35 +519,27 @@ export interface CoreStore {
   /** Deletes a branch; the note goes too when it was its last strong branch. */
   deleteBranch(branchId: string): void;
   createAttachment(params: CreateAttachmentParams): AttachmentRecord;
-  patchAttachment(
-    attachmentId: string,
-    patch: { role?: string; mime?: string; title?: string; position?: number },
-  ): AttachmentRecord;
   /** ETAPI `PUT /attachments/:id/content` semantics. */
   putAttachmentContent(attachmentId: string, body: unknown): void;
-  deleteAttachment(attachmentId: string): void;
   /** Inserts a revision row directly (seeding history with fixed dates). */
   insertRevision(
     row: Omit<RevisionRecord, "revisionId" | "blobId"> & { content: Content; revisionId?: string },
   ): RevisionRecord;
 
   // tokens
-  /** Registers a full token `<id>_<secret>` (or a legacy secret without `_`). */
+  /** Registers a full token `<id>_<secret>`. */
   addToken(token: string, name?: string): TokenRecord;
   /** Issues a new token like `POST /auth/login` and returns it. */
   createToken(name: string): string;
-  /** Token for (id, secret), or for a legacy secret when `tokenId` is undefined. */
-  findToken(tokenId: string | undefined, secret: string): TokenRecord | undefined;
-  deleteToken(etapiTokenId: string): void;
+  /** Token for (id, secret). */
+  findToken(tokenId: string, secret: string): TokenRecord | undefined;
 
-  // search and share
+  // search
   /**
    * Runs a search like `GET /etapi/notes`. Syntax outside the modelled subset throws
    * CoreError 500 "core sim: unsupported search syntax: <part>".
    */
   search(query: string, params?: SearchParams): SearchOutcome;
-  /** The share tree as Core's share cache sees it. */
-  share(): ShareView;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -651,8 +559,9 @@ interface Index {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const store = createCoreStore();
- * store.getNote("root")?.title; // "root"
+ * assert.equal(store.getNote("root")?.title, "root");
  * ```
  */
 export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
@@ -672,7 +581,6 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
   // Derived data, rebuilt lazily after any mutation.
   let index: Index | null = null;
   let effCache = new Map<string, AttributeRecord[]>();
-  let shareCache: ShareView | null = null;
 
   const now = () => pinned ?? clock();
   const localNow = () => formatLocalDateTime(now(), offset);
@@ -681,7 +589,6 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
   function touch(): void {
     index = null;
     effCache = new Map();
-    shareCache = null;
   }
 
   function uniqueId(taken: (id: string) => boolean): string {
@@ -1386,21 +1293,6 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     }
   }
 
-  function patchAttribute(
-    attributeId: string,
-    patch: { value?: string; position?: number },
-  ): AttributeRecord {
-    const a = attributes.get(attributeId);
-    if (!a) {
-      throw new CoreError(404, "ATTRIBUTE_NOT_FOUND", `Attribute '${attributeId}' not found.`);
-    }
-    if (patch.value !== undefined) a.value = patch.value;
-    if (patch.position !== undefined) a.position = patch.position;
-    a.utcDateModified = utcNow();
-    touch();
-    return a;
-  }
-
   // --- attachments -------------------------------------------------------------------------
 
   function attachmentsOf(noteId: string): AttachmentRecord[] {
@@ -1446,21 +1338,6 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     return a;
   }
 
-  function patchAttachment(
-    attachmentId: string,
-    patch: { role?: string; mime?: string; title?: string; position?: number },
-  ): AttachmentRecord {
-    const a = requireAttachment(attachmentId);
-    if (patch.role !== undefined) a.role = patch.role;
-    if (patch.mime !== undefined) a.mime = patch.mime;
-    if (patch.title !== undefined) a.title = patch.title;
-    if (patch.position !== undefined) a.position = patch.position;
-    a.dateModified = localNow();
-    a.utcDateModified = utcNow();
-    touch();
-    return a;
-  }
-
   function putAttachmentContent(attachmentId: string, body: unknown): void {
     const a = requireAttachment(attachmentId);
     const content = coerceBody(
@@ -1480,13 +1357,12 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
 
   function addToken(token: string, name = "ETAPI token"): TokenRecord {
     const parts = token.split("_");
-    if (parts.length > 2) throw new Error(`core sim: token '${token}' has more than one '_'`);
-    const [tokenId, secret] = parts.length === 2 ? parts : [`legacy${tokens.size}`, parts[0]];
+    if (parts.length !== 2) throw new Error(`core sim: token '${token}' is not <id>_<secret>`);
+    const [tokenId, secret] = parts;
     const record: TokenRecord = {
       etapiTokenId: tokenId,
       name,
       tokenHash: sha256Base64(secret),
-      isDeleted: false,
       utcDateCreated: utcNow(),
     };
     tokens.set(tokenId, record);
@@ -1500,13 +1376,9 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     return `${tokenId}_${secret}`;
   }
 
-  function findToken(tokenId: string | undefined, secret: string): TokenRecord | undefined {
-    const hash = sha256Base64(secret);
-    if (tokenId === undefined) {
-      return [...tokens.values()].find((t) => !t.isDeleted && t.tokenHash === hash);
-    }
+  function findToken(tokenId: string, secret: string): TokenRecord | undefined {
     const t = tokens.get(tokenId);
-    return t && !t.isDeleted && t.tokenHash === hash ? t : undefined;
+    return t && t.tokenHash === sha256Base64(secret) ? t : undefined;
   }
 
   // --- search --------------------------------------------------------------------------------
@@ -1519,76 +1391,13 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     noteIds: () => [...notes.keys()],
     note: (id) => notes.get(id),
     attributesOf,
-    parentsOf: (id) => branchesOf(id).map((b) => b.parentNoteId),
     prefixesOf: (id) => rawParentBranches(id).map((b) => b.prefix ?? "").filter(Boolean),
     content: (id) => getContent(id),
-    childCount: (id) => childBranchesOf(id).length,
-    revisionCount: (id) => revisionsOf(id).length,
     isHiddenCompletely: (id) => isHiddenCompletely(id),
     isArchived,
     subtreeDepths,
     notePath,
   };
-
-  // --- share -------------------------------------------------------------------------------
-
-  function share(): ShareView {
-    if (shareCache) return shareCache;
-    const shared = new Set<string>();
-    if (notes.has("_share")) {
-      const queue = ["_share"];
-      shared.add("_share");
-      while (queue.length > 0) {
-        for (const child of childBranchesOf(queue.shift()!)) {
-          if (shared.has(child.noteId)) continue;
-          shared.add(child.noteId);
-          queue.push(child.noteId);
-        }
-      }
-    }
-    const parentsOf = (id: string) =>
-      rawParentBranches(id).filter((b) => shared.has(b.parentNoteId)).map((b) => b.parentNoteId);
-    const cache = new Map<string, AttributeRecord[]>();
-    const shareAttrs = (id: string) =>
-      shared.has(id)
-        ? computeAttributes(id, [], parentsOf, ownAttributes, (t) => shared.has(t), cache)
-        : [];
-    const shareLabel = (id: string, name: string) =>
-      shareAttrs(id).find((a) => a.type === "label" && a.name === name)?.value;
-    let shareRootNoteId: string | null = null;
-    let shareIndexEnabled = false;
-    const aliasToNote = new Map<string, string>();
-    for (const attr of attributes.values()) {
-      if (attr.type !== "label" || !shared.has(attr.noteId)) continue;
-      if (attr.name === "shareRoot") shareRootNoteId = attr.noteId;
-      if (attr.name === "shareIndex") shareIndexEnabled = true;
-      if (attr.name === "shareAlias") aliasToNote.set(attr.value.trim(), attr.noteId);
-    }
-    shareCache = {
-      notes: shared,
-      shareRootNoteId,
-      shareIndexEnabled,
-      aliasToNote,
-      parentsOf,
-      childrenOf: (id) => shared.has(id) ? childBranchesOf(id).map((b) => b.noteId) : [],
-      attributesOf: shareAttrs,
-      labelValue: shareLabel,
-      isLabelTruthy: (id, name) => {
-        const v = shareLabel(id, name);
-        return v !== undefined && v !== "false";
-      },
-      shareIdOf: (id) => {
-        if (ownAttributes(id).some((a) => a.type === "label" && a.name === "shareRoot")) return "";
-        const alias = ownAttributes(id).find((a) => a.type === "label" && a.name === "shareAlias");
-        return alias?.value.trim() || id;
-      },
-      hasAttachment: (id) => {
-        const att = attachments.get(id);
-        return !!att && shared.has(att.ownerId);
-      },
-    };
-    return shareCache;
-  }
 
   // --- root ----------------------------------------------------------------------------------
 
@@ -1640,16 +1449,11 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     getBranch: (id) => branches.get(id),
     getAttribute: (id) => attributes.get(id),
     targetRelationsOf: (id) => [...(idx().targets.get(id) ?? [])],
-    isHiddenCompletely: (id) => isHiddenCompletely(id),
-    isArchived,
-    subtreeDepths,
-    notePath,
     notePojo,
     getRevision: (id) => revisions.get(id),
     revisionsOf,
     getAttachment: (id) => attachments.get(id),
     attachmentsOf,
-    getBlob: (id) => blobs.get(id),
     getRevisionContent: (id) => {
       const r = revisions.get(id);
       return r ? typedContent(blobs.get(r.blobId), isStringNote(r.type, r.mime)) : undefined;
@@ -1666,7 +1470,6 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     saveRevisionIfNeeded,
     deleteNote,
     createAttribute,
-    patchAttribute,
     deleteAttribute: (id) => {
       if (attributes.delete(id)) touch();
     },
@@ -1674,11 +1477,7 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     patchBranch,
     deleteBranch,
     createAttachment,
-    patchAttachment,
     putAttachmentContent,
-    deleteAttachment: (id) => {
-      if (attachments.delete(id)) touch();
-    },
     insertRevision: (row) => {
       const { content, revisionId, ...rest } = row;
       const rev: RevisionRecord = {
@@ -1706,12 +1505,7 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     addToken,
     createToken,
     findToken,
-    deleteToken: (id) => {
-      const t = tokens.get(id);
-      if (t) t.isDeleted = true;
-    },
     search,
-    share,
   };
 }
 
@@ -1730,11 +1524,8 @@ interface SearchEnv {
   noteIds(): string[];
   note(id: string): NoteRecord | undefined;
   attributesOf(id: string): AttributeRecord[];
-  parentsOf(id: string): string[];
   prefixesOf(id: string): string[];
   content(id: string): Content | undefined;
-  childCount(id: string): number;
-  revisionCount(id: string): number;
   isHiddenCompletely(id: string): boolean;
   isArchived(id: string): boolean;
   subtreeDepths(id: string): Map<string, number>;
@@ -1742,13 +1533,13 @@ interface SearchEnv {
 }
 
 /** A lexer token; `inQuotes` tells a quoted literal from syntax. */
-export interface SearchToken {
+interface SearchToken {
   token: string;
   inQuotes: boolean;
 }
 
 /** Lexer output: full-text tokens and expression tokens. */
-export interface LexResult {
+interface LexResult {
   fulltextTokens: SearchToken[];
   expressionTokens: SearchToken[];
 }
@@ -1759,15 +1550,10 @@ const QUOTES = new Set(['"', "'", "`"]);
 /**
  * Core's search lexer: lowercases, splits full-text from expressions at the first `#`/`~`/
  * `note.`, honours quotes and backslash escapes, and splits expression words at operator
- * boundaries.
- *
- * @example
- * ```ts
- * lexSearch('dragon #race="half-elf"').expressionTokens.map((t) => t.token);
- * // ["#race", "=", "half-elf"]
- * ```
+ * boundaries. Written from Core's, not shared with the service's own reading of caller
+ * queries, so a mistake there shows as a difference here.
  */
-export function lexSearch(query: string): LexResult {
+function lexSearch(query: string): LexResult {
   const str = query.toLowerCase();
   const fulltextTokens: SearchToken[] = [];
   const expressionTokens: SearchToken[] = [];
@@ -1852,58 +1638,40 @@ export function lexSearch(query: string): LexResult {
 
 type Tree = (SearchToken | Tree)[];
 
+/**
+ * The modelled subset: labels, `note.noteId`/`note.title`/`note.content` comparisons, and/or,
+ * parentheses.
+ */
 type Exp =
   | { kind: "and"; subs: Exp[] }
   | { kind: "or"; subs: Exp[] }
-  | { kind: "not"; sub: Exp }
-  | { kind: "exists"; attrType: "label" | "relation"; name: string }
+  | { kind: "exists"; name: string }
   | { kind: "labelCmp"; name: string; op: string; value: string }
-  | { kind: "relationWhere"; name: string; sub: Exp }
   | { kind: "prop"; prop: string; op: string; value: string }
-  | { kind: "childOf"; sub: Exp }
   | { kind: "content"; op: string; value: string };
-
-interface OrderDef {
-  path: { kind: "label" | "prop"; name: string };
-  direction: "asc" | "desc";
-}
 
 interface ParsedQuery {
   fulltext: string[];
   expression: Exp | null;
-  orderBy: OrderDef[];
-  limit?: number;
-  hasOrderLimit: boolean;
 }
 
-const STRING_OPERATORS = new Set(["=", "!=", "*=*", "=*", "*="]);
-/** Operators of the modelled subset for labels and properties: the string ones and `%=`. */
-const MODELLED_OPERATORS = new Set([...STRING_OPERATORS, "%="]);
-/** Operators of the modelled subset for `note.content`. */
-const CONTENT_OPERATORS = new Set(["*=*", "=*", "*=", "%="]);
-const ALL_OPERATORS = new Set([...STRING_OPERATORS, ">", ">=", "<", "<=", "%=", "~=", "~*"]);
-const MATCH_PROPS = new Set(["noteid", "title", "type"]);
-const SORT_PROPS = new Set([
-  "noteid",
-  "title",
-  "type",
-  "mime",
-  "isprotected",
-  "isarchived",
-  "datecreated",
-  "datemodified",
-  "utcdatecreated",
-  "utcdatemodified",
-  "parentcount",
-  "childrencount",
-  "attributecount",
-  "labelcount",
-  "ownedlabelcount",
-  "relationcount",
-  "ownedrelationcount",
-  "contentsize",
-  "revisioncount",
+/** The operators the service's queries and the caller-query tests use. */
+const MODELLED_OPERATORS = new Set(["=", "!=", "*=*", "%="]);
+/** Every operator Core knows: one outside the modelled set fails loudly instead of misparsing. */
+const ALL_OPERATORS = new Set([
+  ...MODELLED_OPERATORS,
+  "=*",
+  "*=",
+  ">",
+  ">=",
+  "<",
+  "<=",
+  "~=",
+  "~*",
 ]);
+const MATCH_PROPS = new Set(["noteid", "title"]);
+/** The `note.content` operators of the modelled subset (the conformance suite's `%=` among them). */
+const CONTENT_OPERATORS = new Set(["*=*", "%="]);
 
 function unsupported(part: string): never {
   throw new CoreError(500, "GENERIC", `core sim: unsupported search syntax: ${part}`);
@@ -1949,10 +1717,11 @@ function show(t: SearchToken | Tree | undefined): string {
 }
 
 /**
- * Parses a query into the modelled subset; anything else throws CoreError 500
- * "core sim: unsupported search syntax: …".
+ * Parses a query into the modelled subset; anything else (relations, `not()`, `#!label`,
+ * other properties, `orderBy`/`limit`, …) throws CoreError 500 "core sim: unsupported search
+ * syntax: …".
  */
-function parseQuery(query: string): ParsedQuery & { lex: LexResult } {
+function parseQuery(query: string): ParsedQuery {
   const lex = lexSearch(query);
   const fulltext: string[] = [];
   for (const t of lex.fulltextTokens) {
@@ -1960,14 +1729,13 @@ function parseQuery(query: string): ParsedQuery & { lex: LexResult } {
     if (!t.inQuotes && /[()]/.test(t.token)) unsupported(`parenthesis in full-text "${t.token}"`);
     fulltext.push(normalizeSearchText(t.token));
   }
-  const result: ParsedQuery = { fulltext, expression: null, orderBy: [], hasOrderLimit: false };
-  if (lex.expressionTokens.length > 0) {
-    result.expression = parseSequence(groupParens(lex.expressionTokens), 0, result);
-  }
-  return { ...result, lex };
+  const expression = lex.expressionTokens.length > 0
+    ? parseSequence(groupParens(lex.expressionTokens), 0)
+    : null;
+  return { fulltext, expression };
 }
 
-function parseSequence(tokens: Tree, level: number, out: ParsedQuery): Exp {
+function parseSequence(tokens: Tree, level: number): Exp {
   const exps: Exp[] = [];
   let op: "and" | "or" | null = null;
   let expectOperand = true;
@@ -1990,12 +1758,7 @@ function parseSequence(tokens: Tree, level: number, out: ParsedQuery): Exp {
     if (!isTok(dot) || dot.token !== "." || dot.inQuotes) unsupported(`note${show(dot)}`);
     i++;
     const prop = tokens[i];
-    if (!isTok(prop) || prop.inQuotes) unsupported(`note.${show(prop)}`);
-    if (prop.token === "parents") {
-      i++;
-      return { kind: "childOf", sub: parseProperty() };
-    }
-    if (prop.token === "content") {
+    if (isTok(prop) && !prop.inQuotes && prop.token === "content") {
       // Core takes the next word as it is here: no date constants, no `#`/`~` check
       const operator = tokens[i + 1];
       const value = tokens[i + 2];
@@ -2006,7 +1769,9 @@ function parseSequence(tokens: Tree, level: number, out: ParsedQuery): Exp {
       i += 3;
       return { kind: "content", op: operator.token, value: value.token };
     }
-    if (!MATCH_PROPS.has(prop.token)) unsupported(`note.${prop.token}`);
+    if (!isTok(prop) || prop.inQuotes || !MATCH_PROPS.has(prop.token)) {
+      unsupported(`note.${show(prop)}`);
+    }
     const operator = tokens[i + 1];
     if (!isTok(operator) || operator.inQuotes || !MODELLED_OPERATORS.has(operator.token)) {
       unsupported(`note.${prop.token} ${show(operator)}`);
@@ -2016,62 +1781,39 @@ function parseSequence(tokens: Tree, level: number, out: ParsedQuery): Exp {
     return { kind: "prop", prop: prop.token, op: operator.token, value };
   };
 
-  const parseAttribute = (raw: string): Exp => {
-    const isLabel = raw.startsWith("#");
-    let name = raw.slice(1);
-    const negated = name.startsWith("!");
-    if (negated) name = name.slice(1);
+  const parseLabel = (raw: string): Exp => {
+    const name = raw.slice(1);
     if (!/^[\p{L}\p{N}_:]+$/u.test(name)) unsupported(raw);
     const next = tokens[i + 1];
-    let exp: Exp;
-    if (isLabel) {
-      if (isTok(next) && !next.inQuotes && ALL_OPERATORS.has(next.token)) {
-        if (!MODELLED_OPERATORS.has(next.token)) unsupported(`${raw} ${next.token}`);
-        const value = constant(tokens[i + 2], `${raw}${next.token}`);
-        exp = { kind: "labelCmp", name, op: next.token, value };
-        i += 3;
-      } else {
-        exp = { kind: "exists", attrType: "label", name };
-        i += 1;
-      }
-    } else if (isTok(next) && !next.inQuotes && next.token === ".") {
-      i += 1;
-      exp = { kind: "relationWhere", name, sub: parseProperty() };
-    } else if (isTok(next) && !next.inQuotes && ALL_OPERATORS.has(next.token)) {
-      unsupported(`${raw} ${next.token} (a relation can only be followed into a property)`);
-    } else {
-      exp = { kind: "exists", attrType: "relation", name };
-      i += 1;
+    if (isTok(next) && !next.inQuotes && ALL_OPERATORS.has(next.token)) {
+      if (!MODELLED_OPERATORS.has(next.token)) unsupported(`${raw} ${next.token}`);
+      const value = constant(tokens[i + 2], `${raw}${next.token}`);
+      i += 3;
+      return { kind: "labelCmp", name, op: next.token, value };
     }
-    return negated ? { kind: "not", sub: exp } : exp;
+    i += 1;
+    return { kind: "exists", name };
   };
 
   while (i < tokens.length) {
     const t = tokens[i];
     if (Array.isArray(t)) {
       if (!expectOperand) implicitAnd();
-      exps.push(parseSequence(t, level + 1, out));
+      exps.push(parseSequence(t, level + 1));
       i++;
       expectOperand = false;
       continue;
     }
     const word = t.token;
     if (t.inQuotes) unsupported(`misplaced quoted value ${show(t)}`);
-    if (word.startsWith("#") || word.startsWith("~")) {
+    if (word.startsWith("#")) {
       if (!expectOperand) implicitAnd();
-      exps.push(parseAttribute(word));
+      exps.push(parseLabel(word));
       expectOperand = false;
     } else if (word === "note") {
       if (!expectOperand) implicitAnd();
       i++;
       exps.push(parseProperty());
-      expectOperand = false;
-    } else if (word === "not") {
-      const group = tokens[i + 1];
-      if (!Array.isArray(group)) unsupported(`not ${show(group)} (expected parentheses)`);
-      if (!expectOperand) implicitAnd();
-      exps.push({ kind: "not", sub: parseSequence(group, level + 1, out) });
-      i += 2;
       expectOperand = false;
     } else if (word === "and" || word === "or") {
       if (expectOperand) unsupported(`misplaced ${word}`);
@@ -2079,11 +1821,6 @@ function parseSequence(tokens: Tree, level: number, out: ParsedQuery): Exp {
       op = word;
       expectOperand = true;
       i++;
-    } else if (word === "orderby" || word === "limit") {
-      if (level !== 0) unsupported(`${word} inside parentheses`);
-      if (expectOperand && exps.length > 0) unsupported(`${word} after ${op}`);
-      parseOrderAndLimit(tokens, i, out);
-      break;
     } else {
       unsupported(word);
     }
@@ -2096,53 +1833,6 @@ function parseSequence(tokens: Tree, level: number, out: ParsedQuery): Exp {
     if (op === "or") unsupported("mixed and/or without parentheses: implicit and after or");
     op = "and";
   }
-}
-
-function parseOrderAndLimit(tokens: Tree, start: number, out: ParsedQuery): void {
-  let i = start;
-  out.hasOrderLimit = true;
-  const tok = (j: number) => {
-    const t = tokens[j];
-    if (t !== undefined && !isTok(t)) unsupported(show(t));
-    return t;
-  };
-  if (tok(i)?.token === "orderby") {
-    do {
-      i++;
-      const first = tok(i);
-      if (!first) unsupported("orderBy without a property");
-      let path: OrderDef["path"];
-      if (first.token === "note") {
-        const dot = tok(i + 1);
-        const prop = tok(i + 2);
-        if (dot?.token !== "." || !prop || !SORT_PROPS.has(prop.token)) {
-          unsupported(`orderBy note${dot?.token ?? ""}${prop?.token ?? ""}`);
-        }
-        path = { kind: "prop", name: prop.token };
-        i += 3;
-      } else if (first.token.startsWith("#") && /^#[\p{L}\p{N}_:]+$/u.test(first.token)) {
-        path = { kind: "label", name: first.token.slice(1) };
-        i += 1;
-      } else {
-        unsupported(`orderBy ${first.token}`);
-      }
-      let direction: "asc" | "desc" = "asc";
-      const dir = tok(i)?.token;
-      if (dir === "asc" || dir === "desc") {
-        direction = dir;
-        i++;
-      }
-      out.orderBy.push({ path, direction });
-    } while (tok(i)?.token === ",");
-  }
-  if (tok(i)?.token === "limit") {
-    const n = tok(i + 1);
-    const limit = n ? parseInt(n.token) : NaN;
-    if (Number.isNaN(limit)) unsupported(`limit ${n?.token ?? ""}`);
-    out.limit = limit;
-    i += 2;
-  }
-  if (i < tokens.length) unsupported(`${show(tokens[i])} after orderBy/limit`);
 }
 
 // --- evaluation ----------------------------------------------------------------------------
@@ -2179,10 +1869,6 @@ function compareString(op: string, raw: string | undefined, comparedRaw: string)
     }
     case "*=*":
       return !!val && val.includes(compared);
-    case "=*":
-      return !!val && val.startsWith(compared);
-    case "*=":
-      return !!val && val.endsWith(compared);
     case "%=":
       return !!val && searchRegex(compared, "").test(val);
     default:
@@ -2201,43 +1887,22 @@ function matches(exp: Exp, noteId: string, ctx: EvalCtx): boolean {
       return exp.subs.every((s) => matches(s, noteId, ctx));
     case "or":
       return exp.subs.some((s) => matches(s, noteId, ctx));
-    case "not":
-      return !matches(exp.sub, noteId, ctx);
     case "exists":
-      return ctx.attrs(noteId).some((a) =>
-        a.type === exp.attrType && a.name.toLowerCase() === exp.name
-      );
+      return ctx.attrs(noteId).some((a) => a.type === "label" && a.name.toLowerCase() === exp.name);
     case "labelCmp":
       return ctx.attrs(noteId).some((a) =>
         a.type === "label" && a.name.toLowerCase() === exp.name &&
         compareString(exp.op, a.value, exp.value)
       );
-    case "relationWhere":
-      return ctx.attrs(noteId).some((a) =>
-        a.type === "relation" && a.name.toLowerCase() === exp.name &&
-        ctx.env.note(a.value) !== undefined && matches(exp.sub, a.value, ctx)
-      );
-    case "childOf":
-      return ctx.env.parentsOf(noteId).some((p) =>
-        ctx.env.note(p) !== undefined && matches(exp.sub, p, ctx)
-      );
+    case "prop": {
+      const note = ctx.env.note(noteId)!;
+      return compareString(exp.op, exp.prop === "noteid" ? note.noteId : note.title, exp.value);
+    }
     case "content": {
       // NoteContentFulltextExp: processed content (lowercased, tags stripped), regex flags "ms"
       const text = searchableContent(noteId, ctx).trim();
       if (!text) return false;
-      if (exp.op === "%=") return searchRegex(exp.value, "ms").test(text);
-      if (exp.op === "=*") return text.startsWith(exp.value);
-      if (exp.op === "*=") return text.endsWith(exp.value);
-      return text.includes(exp.value);
-    }
-    case "prop": {
-      const note = ctx.env.note(noteId)!;
-      const value = exp.prop === "noteid"
-        ? note.noteId
-        : exp.prop === "title"
-        ? note.title
-        : note.type;
-      return compareString(exp.op, value, exp.value);
+      return exp.op === "%=" ? searchRegex(exp.value, "ms").test(text) : text.includes(exp.value);
     }
   }
 }
@@ -2280,91 +1945,6 @@ function scoreOf(noteId: string, tokens: string[], ctx: EvalCtx): number {
   return score;
 }
 
-type SortValue = string | number | null;
-
-function sortValue(noteId: string, def: OrderDef["path"], ctx: EvalCtx): SortValue {
-  const n = ctx.env.note(noteId)!;
-  const attrs = ctx.attrs(noteId);
-  if (def.kind === "label") {
-    return attrs.find((a) => a.type === "label" && a.name.toLowerCase() === def.name)?.value ??
-      null;
-  }
-  const owned = attrs.filter((a) => a.noteId === noteId);
-  switch (def.name) {
-    case "noteid":
-      return n.noteId;
-    case "title":
-      return n.title;
-    case "type":
-      return n.type;
-    case "mime":
-      return n.mime;
-    case "isprotected":
-      return n.isProtected ? 1 : 0;
-    case "isarchived":
-      return ctx.env.isArchived(noteId) ? 1 : 0;
-    case "datecreated":
-      return n.dateCreated;
-    case "datemodified":
-      return n.dateModified;
-    case "utcdatecreated":
-      return n.utcDateCreated;
-    case "utcdatemodified":
-      return n.utcDateModified;
-    case "parentcount":
-      return ctx.env.parentsOf(noteId).length;
-    case "childrencount":
-      return ctx.env.childCount(noteId);
-    case "attributecount":
-      return attrs.length;
-    case "labelcount":
-      return attrs.filter((a) => a.type === "label").length;
-    case "ownedlabelcount":
-      return owned.filter((a) => a.type === "label").length;
-    case "relationcount":
-      return attrs.filter((a) => a.type === "relation").length;
-    case "ownedrelationcount":
-      return owned.filter((a) => a.type === "relation").length;
-    case "contentsize": {
-      const c = ctx.env.content(noteId);
-      return c === undefined ? 0 : contentBytes(c).length;
-    }
-    case "revisioncount":
-      return ctx.env.revisionCount(noteId);
-    default:
-      return null;
-  }
-}
-
-/** OrderByAndLimitExp's comparator: numbers when both parse, missing values sort last (asc). */
-function compareSortValues(a: SortValue, b: SortValue, direction: "asc" | "desc"): number {
-  const smaller = direction === "asc" ? -1 : 1;
-  const larger = -smaller;
-  let x: SortValue = a;
-  let y: SortValue = b;
-  if (x !== null && y !== null && x !== "" && y !== "" && !isNaN(Number(x)) && !isNaN(Number(y))) {
-    x = parseFloat(String(x));
-    y = parseFloat(String(y));
-  }
-  if ((x === null || x === "") && (y === null || y === "")) return 0;
-  if (x === null || x === "") return larger;
-  if (y === null || y === "") return smaller;
-  if (x < y) return smaller;
-  if (x > y) return larger;
-  return 0;
-}
-
-function sortBy(ids: string[], defs: OrderDef[], ctx: EvalCtx): string[] {
-  const values = new Map(ids.map((id) => [id, defs.map((d) => sortValue(id, d.path, ctx))]));
-  return [...ids].sort((a, b) => {
-    for (let k = 0; k < defs.length; k++) {
-      const c = compareSortValues(values.get(a)![k], values.get(b)![k], defs[k].direction);
-      if (c !== 0) return c;
-    }
-    return 0;
-  });
-}
-
 function runSearch(query: string, params: SearchParams, env: SearchEnv): SearchOutcome {
   const parsed = parseQuery(query);
   // the content part of a full-text search refuses blank terms (validateFuzzySearchTokens) while
@@ -2403,7 +1983,7 @@ function runSearch(query: string, params: SearchParams, env: SearchEnv): SearchO
   if (!params.includeArchivedNotes) candidates = candidates.filter((id) => !env.isArchived(id));
 
   const tokens = parsed.fulltext;
-  let ids = candidates.filter((id) => {
+  const ids = candidates.filter((id) => {
     if (tokens.length > 0) {
       const flat = flatText(id, ctx);
       const content = params.fastSearch ? "" : searchableContent(id, ctx);
@@ -2412,48 +1992,16 @@ function runSearch(query: string, params: SearchParams, env: SearchEnv): SearchO
     return parsed.expression === null || matches(parsed.expression, id, ctx);
   });
 
-  // Ordering quirks: in-query orderBy honours asc; a limit without orderBy
-  // cuts the unranked set; the orderBy query parameter always sorts descending and `#label`
-  // there sorts nothing. Any of these marks the result as already sorted.
-  let sorted = false;
-  if (parsed.hasOrderLimit) {
-    if (parsed.orderBy.length > 0) ids = sortBy(ids, parsed.orderBy, ctx);
-    if (parsed.limit !== undefined) ids = ids.slice(0, parsed.limit);
-    sorted = true;
-  }
-  const orderBy = params.orderBy?.toLowerCase();
-  if (orderBy && orderBy !== "relevancy") {
-    if (SORT_PROPS.has(orderBy)) {
-      ids = sortBy(ids, [{ path: { kind: "prop", name: orderBy }, direction: "desc" }], ctx);
-    }
-    if (params.limit !== undefined) ids = ids.slice(0, params.limit);
-    sorted = true;
-  } else if (params.limit !== undefined) {
-    ids = ids.slice(0, params.limit);
-    sorted = true;
-  }
-
-  let hits = ids.map((noteId) => ({
+  const hits = ids.map((noteId) => ({
     noteId,
     score: scoreOf(noteId, tokens, ctx),
     notePath: env.notePath(noteId),
-  }));
-  if (!sorted) {
-    hits = hits.sort((a, b) =>
-      b.score - a.score || a.notePath.length - b.notePath.length ||
-      compareText(env.note(a.noteId)!.title, env.note(b.noteId)!.title) ||
-      compareText(a.noteId, b.noteId)
-    );
-  }
-  const outcome: SearchOutcome = { hits };
-  if (params.debug) {
-    outcome.debugInfo = {
-      fulltextTokens: parsed.lex.fulltextTokens,
-      structuredExpressionTokens: parsed.lex.expressionTokens,
-      expression: parsed.expression,
-    };
-  }
-  return outcome;
+  })).sort((a, b) =>
+    b.score - a.score || a.notePath.length - b.notePath.length ||
+    compareText(env.note(a.noteId)!.title, env.note(b.noteId)!.title) ||
+    compareText(a.noteId, b.noteId)
+  );
+  return { hits };
 }
 
 function compareText(a: string, b: string): number {

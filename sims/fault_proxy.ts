@@ -10,11 +10,15 @@
  *
  * @example
  * ```ts
- * const proxy = await startFaultProxy({ target: core.url });
- * proxy.setMode("stall"); // point the service's CORE_URL at proxy.url
- * // ... requests ...
- * await proxy.drained(5_000); // true once the service released every upstream connection
- * await proxy.close();
+ * // Declared, not run here: it listens on a port in front of a running double.
+ * async function stalledCore(coreUrl: string, run: (url: string) => Promise<void>) {
+ *   const proxy = await startFaultProxy({ target: coreUrl });
+ *   await proxy.setMode("stall");
+ *   await run(proxy.url); // the service under test, with CORE_URL pointed at proxy.url
+ *   const released = await proxy.drained(5_000); // true once every upstream connection is closed
+ *   await proxy.close();
+ *   return released;
+ * }
  * ```
  * @module
  */
@@ -37,7 +41,9 @@ import net from "node:net";
  *
  * @example
  * ```ts
- * for (const mode of FAULT_MODES) await proxy.setMode(mode);
+ * import assert from "node:assert/strict";
+ * assert.equal(FAULT_MODES.length, 10); // every mode but `pass`
+ * // a test walks them all: for (const mode of FAULT_MODES) await proxy.setMode(mode);
  * ```
  */
 export const FAULT_MODES = [
@@ -61,6 +67,9 @@ export type FaultMode = typeof FAULT_MODES[number] | "pass";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * // what a client got from the service while the proxy sent garbage
+ * const res = Response.json({ error: "UPSTREAM_ERROR", message: "Core sent no valid response" });
  * assert.ok(!(await res.text()).includes(FAULT_MARK));
  * ```
  */
@@ -130,8 +139,12 @@ const te = new TextEncoder();
  *
  * @example
  * ```ts
- * const proxy = await startFaultProxy({ target: parser.url, dripMs: 20 });
- * await proxy.setMode("drip");
+ * // Declared, not run here: it listens on a port.
+ * async function drippingParser(parserUrl: string): Promise<FaultProxy> {
+ *   const proxy = await startFaultProxy({ target: parserUrl, dripMs: 20 });
+ *   await proxy.setMode("drip");
+ *   return proxy; // close() it when done
+ * }
  * ```
  */
 export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultProxy> {

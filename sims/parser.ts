@@ -4,20 +4,25 @@
  * injection and request recording from sim_http.ts.
  *
  * Modelled: better-auth under `/api/auth` (gated sign-up, sign-in, sign-out, get-session, both
- * token forms, origin check, production rate limit), the owner gate, `/health`, `/`,
- * `/auth/owner-session`, the internal auto-provision and credentials routes, the AllCodex
- * integration routes and `/config/*`. Elysia's lifecycle is kept: parse → validation (422) →
+ * bearer token forms, origin check), the owner gate, `/health`, `/`, the internal
+ * auto-provision and credentials routes, the AllCodex integration routes, `/config/models` and
+ * `/config/wipe`, all as a Parser outside `NODE_ENV=production` answers (the service's tests
+ * never run against a production one). Elysia's lifecycle is kept: parse → validation (422) →
  * owner guard → handler; unknown routes answer 404 `NOT_FOUND` and thrown errors 500 text.
  * New features are rows in the route table of {@link createParserHandler}.
  *
  * @example
  * ```ts
- * const sim = await startParserSim();
- * const res = await fetch(`${sim.url}/integrations/allcodex/status`, {
- *   headers: { Authorization: `Bearer ${sim.ownerToken()}` },
- * });
- * console.log(await res.json()); // { connected: false, provider: "allcodex" }
- * await sim.close();
+ * import assert from "node:assert/strict";
+ * // Declared, not run here: it listens on a port.
+ * async function notConnected(): Promise<void> {
+ *   const sim = await startParserSim();
+ *   const res = await fetch(`${sim.url}/integrations/allcodex/status`, {
+ *     headers: { Authorization: `Bearer ${sim.ownerToken()}` },
+ *   });
+ *   assert.deepEqual(await res.json(), { connected: false, provider: "allcodex" });
+ *   await sim.close();
+ * }
  * ```
  * @module
  */
@@ -54,19 +59,20 @@ import { type ExtrasSimOptions, extrasSimRoutes } from "./parser_extras.ts";
 
 export type { ParserStore } from "./parser_store.ts";
 export type { RecordedRequest, SimFault } from "./sim_http.ts";
-export { t, validate } from "./parser_kit.ts";
-export { RAG_DEFAULT_USER, reindexForOwner, seedRagIndex } from "./parser_rag.ts";
-export type { ParserCtx, ParserRoute, Schema, ValueError } from "./parser_kit.ts";
+export { reindexForOwner, seedRagIndex } from "./parser_rag.ts";
 
 /**
  * `PORTAL_INTERNAL_SECRET`'s non-production default in the real Parser.
  *
  * @example
  * ```ts
- * fetch(`${sim.url}/internal/auto-provision`, {
- *   method: "POST",
- *   headers: { "X-Portal-Internal-Secret": DEFAULT_INTERNAL_SECRET },
- * });
+ * // Declared, not run here: `sim` is a running Parser double.
+ * function autoProvision(sim: ParserSim): Promise<Response> {
+ *   return fetch(`${sim.url}/internal/auto-provision`, {
+ *     method: "POST",
+ *     headers: { "X-Portal-Internal-Secret": DEFAULT_INTERNAL_SECRET },
+ *   });
+ * }
  * ```
  */
 export const DEFAULT_INTERNAL_SECRET = "dev-portal-secret-32chars!!!";
@@ -76,11 +82,14 @@ export const DEFAULT_INTERNAL_SECRET = "dev-portal-secret-32chars!!!";
  *
  * @example
  * ```ts
- * fetch(`${sim.url}/api/auth/sign-in/email`, {
- *   method: "POST",
- *   headers: { "Content-Type": "application/json" },
- *   body: JSON.stringify({ email: DEFAULT_OWNER.email, password: DEFAULT_OWNER.password }),
- * });
+ * // Declared, not run here: `sim` is a running Parser double.
+ * function signIn(sim: ParserSim): Promise<Response> {
+ *   return fetch(`${sim.url}/api/auth/sign-in/email`, {
+ *     method: "POST",
+ *     headers: { "Content-Type": "application/json" },
+ *     body: JSON.stringify({ email: DEFAULT_OWNER.email, password: DEFAULT_OWNER.password }),
+ *   });
+ * }
  * ```
  */
 export const DEFAULT_OWNER = {
@@ -94,7 +103,9 @@ export const DEFAULT_OWNER = {
  *
  * @example
  * ```ts
- * const sim = await startParserSim({ models: { ...DEFAULT_MODELS } });
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(DEFAULT_MODELS["brain-dump"].models, ["deepseek/deepseek-v4-pro"]);
+ * // a test with another chain passes its own: startParserSim({ models: { ...DEFAULT_MODELS, … } })
  * ```
  */
 export const DEFAULT_MODELS: Readonly<Record<string, { models: string[]; autoMode: boolean }>> = {
@@ -118,11 +129,6 @@ export interface ParserSimOptions {
    * the internal routes answer 503 and every sign-up is refused.
    */
   internalSecret?: string | null;
-  /**
-   * `NODE_ENV=production`: auto-provision and wipe answer 404, better-auth's rate limit is on,
-   * 422 bodies use the short shape, HSTS is sent.
-   */
-  production?: boolean;
   /** `/config/wipe` works (non-production and git branch `dev` in the real server); default false. */
   wipeEnabled?: boolean;
   /**
@@ -169,12 +175,11 @@ export interface ParserSim {
 }
 
 /** Options of {@link createParserHandler}. */
-export interface ParserHandlerOptions {
+interface ParserHandlerOptions {
   /** The server's own base URL (`BETTER_AUTH_URL`), read per request. */
   selfUrl: () => string;
   /** See {@link ParserSimOptions.internalSecret}; default {@link DEFAULT_INTERNAL_SECRET}. */
   internalSecret?: string | null;
-  production?: boolean;
   wipeEnabled?: boolean;
   /** `ALLCODEX_URL`: a trusted origin besides {@link selfUrl}. */
   coreUrl?: string | null;
@@ -214,16 +219,6 @@ function decode(s: string): string {
   }
 }
 
-function parseCookies(header: string | null): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of (header ?? "").split(";")) {
-    const at = part.indexOf("=");
-    if (at < 1) continue;
-    out.set(part.slice(0, at).trim(), decode(part.slice(at + 1).trim()));
-  }
-  return out;
-}
-
 /**
  * The bearer plugin's before-hook: the cookie value it injects, or undefined. A raw token is
  * signed first; a signed one loses its first `=` (so only the URL-encoded form survives the
@@ -250,13 +245,13 @@ function unsign(cookieValue: string): string | undefined {
   return sig === signature(value) ? value : undefined;
 }
 
-/** The session token a request carries (bearer first, then the cookie). */
+/**
+ * The session token a request's bearer carries. The service always sends the bearer; reading
+ * better-auth's session cookie instead is not modelled.
+ */
 function requestToken(headers: Headers): string | undefined {
   const fromBearer = bearerCookie(headers.get("authorization"));
-  const raw = fromBearer !== undefined
-    ? decode(fromBearer)
-    : parseCookies(headers.get("cookie")).get(SESSION_COOKIE);
-  return raw === undefined ? undefined : unsign(raw);
+  return fromBearer === undefined ? undefined : unsign(decode(fromBearer));
 }
 
 /** `auth.api.getSession`: null without a valid session; throws when the database is down. */
@@ -370,42 +365,12 @@ async function readBody(req: Request): Promise<unknown> {
 
 interface AuthDeps {
   store: ParserStore;
-  production: boolean;
   internalSecret: string | null;
   trusted: () => string[];
 }
 
 function createAuthHandler(deps: AuthDeps) {
   const { store } = deps;
-  const buckets = new Map<string, { count: number; lastRequest: number }>();
-
-  /** better-auth's in-memory limiter: key ip+path, sliding `lastRequest`, 429 when full. */
-  const rateLimited = (req: Request, info: Deno.ServeHandlerInfo | undefined, sub: string) => {
-    const ip = clientIp(req, info);
-    if (ip === null) return null;
-    const special = ["/sign-in", "/sign-up", "/change-password", "/change-email"]
-      .some((p) => sub.startsWith(p));
-    const [max, windowMs] = special ? [3, 10_000] : [100, 10_000];
-    const key = ip + sub;
-    const now = store.now().getTime();
-    const data = buckets.get(key);
-    if (data && now - data.lastRequest < windowMs && data.count >= max) {
-      const retryAfter = Math.ceil((data.lastRequest + windowMs - now) / 1000);
-      // better-auth builds this Response itself: a string body, so text/plain (sic)
-      return new Response(
-        JSON.stringify({ message: "Too many requests. Please try again later." }),
-        {
-          status: 429,
-          statusText: "Too Many Requests",
-          headers: { "X-Retry-After": `${retryAfter}` },
-        },
-      );
-    }
-    if (!data || now - data.lastRequest > windowMs) {
-      buckets.set(key, { count: 1, lastRequest: now });
-    } else buckets.set(key, { count: data.count + 1, lastRequest: now });
-    return null;
-  };
 
   const isTrusted = (url: string, allowRelative: boolean) => {
     if (allowRelative && url.startsWith("/") && !url.startsWith("//")) return true;
@@ -510,8 +475,6 @@ function createAuthHandler(deps: AuthDeps) {
       const res = json(200, { session: state.session, user: state.user });
       return state.refreshed ? withSession(res, state) : res;
     },
-
-    "GET /ok": () => json(200, { ok: true }),
   };
 
   return async (req: Request, sub: string, info?: Deno.ServeHandlerInfo): Promise<Response> => {
@@ -524,10 +487,6 @@ function createAuthHandler(deps: AuthDeps) {
           message: "Sign-up is disabled. Use the owner account.",
         });
       }
-    }
-    if (deps.production) {
-      const limited = rateLimited(req, info, sub);
-      if (limited) return limited;
     }
     const route = routes[`${req.method} ${sub}`];
     if (!route) return new Response(null, { status: 404, statusText: "Not Found" });
@@ -606,29 +565,17 @@ function createRateLimiter(
   };
 }
 
-/**
- * Builds the Parser double's request handler over `store`, e.g. to mount it in-process.
- *
- * @example
- * ```ts
- * const store = createParserStore();
- * const handler = createParserHandler(store, { selfUrl: () => "http://parser.test" });
- * const res = await handler(new Request("http://parser.test/health"));
- * console.log(res.status); // 503: nothing is bootstrapped
- * ```
- */
-export function createParserHandler(
+/** The Parser double's request handler over `store`. */
+function createParserHandler(
   store: ParserStore,
   opts: ParserHandlerOptions,
 ): (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
-  const production = opts.production ?? false;
   const internalSecret = opts.internalSecret === undefined
     ? DEFAULT_INTERNAL_SECRET
     : opts.internalSecret;
   const models = opts.models ?? DEFAULT_MODELS;
   const auth = createAuthHandler({
     store,
-    production,
     internalSecret,
     trusted: () => [opts.selfUrl(), ...(opts.coreUrl ? [opts.coreUrl] : [])],
   });
@@ -697,7 +644,6 @@ export function createParserHandler(
 
   const features: ParserFeatureDeps = {
     store,
-    production,
     selfUrl: opts.selfUrl,
     closed: opts.closed,
     models: () => models,
@@ -734,22 +680,10 @@ export function createParserHandler(
       },
     },
     {
-      method: "GET",
-      path: "/auth/owner-session",
-      auth: "public",
-      handler: ({ req }) => {
-        const state = getSession(store, req.headers); // throws → 500, no guard plugin here
-        if (!state) return json(401, { error: "Unauthorized" });
-        if (store.ownerUserId() !== state.user.id) return json(403, { error: "Forbidden" });
-        return json(200, { ok: true, user: state.user });
-      },
-    },
-    {
       method: "POST",
       path: "/internal/auto-provision",
       auth: "public",
       handler: ({ req }) => {
-        if (production) return json(404, { error: "Not found" });
         const problem = secretProblem(req);
         if (problem) return problem;
         if (!store.bootstrap.userReady) {
@@ -840,22 +774,10 @@ export function createParserHandler(
     },
     {
       method: "POST",
-      path: "/config/allcodex",
-      auth: "owner",
-      body: t.Object({ url: t.String({ minLength: 1 }), token: t.String({ minLength: 1 }) }),
-      handler: ({ body }) => {
-        const { url, token } = body as { url: string; token: string };
-        store.appConfig.set("allcodexUrl", url);
-        store.appConfig.set("allcodexToken", token);
-        return json(200, { ok: true });
-      },
-    },
-    {
-      method: "POST",
       path: "/config/wipe",
       auth: "owner",
       handler: async ({ req, auth }) => {
-        if (production || !opts.wipeEnabled) return json(404, { error: "Not found" });
+        if (!opts.wipeEnabled) return json(404, { error: "Not found" });
         const i = store.getIntegration(auth!.user.id);
         if (!i) throw new Error(NOT_CONNECTED);
         const signals = [req.signal, opts.closed];
@@ -874,14 +796,6 @@ export function createParserHandler(
         return json(200, { ok: true, coreDeleted: ids.length });
       },
     },
-    {
-      method: "POST",
-      path: "/setup/seed-templates",
-      auth: "owner",
-      handler: () => {
-        throw new Error("parser sim: unsupported endpoint POST /setup/seed-templates");
-      },
-    },
     ...brainDumpSimRoutes(features, opts.brainDump ?? {}),
     ...aiSimRoutes(features, opts.ai ?? {}),
     ...copilotSimRoutes(features, opts.copilot ?? {}),
@@ -893,7 +807,7 @@ export function createParserHandler(
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/$/, "") : url.pathname;
     try {
       if (path === "/api/auth" || path.startsWith("/api/auth/")) {
-        return withHelmet(await auth(req, path.slice("/api/auth".length), info), production);
+        return withHelmet(await auth(req, path.slice("/api/auth".length), info));
       }
       let route: ParserRoute | undefined;
       let params: Record<string, string> | null = null;
@@ -905,32 +819,29 @@ export function createParserHandler(
           break;
         }
       }
-      if (!route || !params) return withHelmet(text(404, "NOT_FOUND"), production);
+      if (!route || !params) return withHelmet(text(404, "NOT_FOUND"));
       // Elysia's lifecycle: parse → validation → guard → handler
       let body: unknown;
       try {
         body = await readBody(req);
       } catch {
-        return withHelmet(text(400, "Bad Request"), production);
+        return withHelmet(text(400, "Bad Request"));
       }
       if (route.body) {
         const checked = validate(route.body, body);
         if (checked.errors.length) {
-          return withHelmet(
-            validationReply("body", route.body, body, checked.errors, production),
-            production,
-          );
+          return withHelmet(validationReply("body", route.body, body, checked.errors));
         }
         body = checked.value;
       }
       let authState: AuthState | undefined;
       if (route.auth === "owner") {
         const guarded = ownerGuard(req);
-        if (guarded instanceof Response) return withHelmet(guarded, production);
+        if (guarded instanceof Response) return withHelmet(guarded);
         authState = guarded;
       }
       const limit = route.rate ? limiter(route.rate, req, info) : undefined;
-      if (limit?.refused) return withHelmet(limit.refused, production);
+      if (limit?.refused) return withHelmet(limit.refused);
       let res: Response;
       try {
         res = await route.handler({ req, url, params, body, auth: authState, info });
@@ -939,9 +850,9 @@ export function createParserHandler(
         throw e;
       }
       for (const [k, v] of limit?.headers ?? []) res.headers.set(k, v);
-      return withHelmet(res, production);
+      return withHelmet(res);
     } catch (e) {
-      return withHelmet(text(500, e instanceof Error ? e.message : String(e)), production);
+      return withHelmet(text(500, e instanceof Error ? e.message : String(e)));
     }
   };
 }
@@ -976,18 +887,23 @@ function bootstrapStore(store: ParserStore, opts: ParserSimOptions): void {
  *
  * @example
  * ```ts
- * const core = await startCoreSim();
- * const parser = await startParserSim({ core: { url: core.url, token: core.token } });
- * const res = await fetch(`${parser.url}/internal/integrations/allcodex/credentials`, {
- *   method: "POST",
- *   headers: {
- *     "X-Portal-Internal-Secret": DEFAULT_INTERNAL_SECRET,
- *     Authorization: `Bearer ${parser.ownerToken()}`,
- *   },
- * });
- * console.log(await res.json()); // { baseUrl: core.url, token: core.token }
- * await parser.close();
- * await core.close();
+ * import assert from "node:assert/strict";
+ * import { startCoreSim } from "./core.ts";
+ * // Declared, not run here: it listens on two ports.
+ * async function coreThroughParser(): Promise<void> {
+ *   const core = await startCoreSim();
+ *   const parser = await startParserSim({ core: { url: core.url, token: core.token } });
+ *   const res = await fetch(`${parser.url}/internal/integrations/allcodex/credentials`, {
+ *     method: "POST",
+ *     headers: {
+ *       "X-Portal-Internal-Secret": DEFAULT_INTERNAL_SECRET,
+ *       Authorization: `Bearer ${parser.ownerToken()}`,
+ *     },
+ *   });
+ *   assert.deepEqual(await res.json(), { baseUrl: core.url, token: core.token });
+ *   await parser.close();
+ *   await core.close();
+ * }
  * ```
  */
 export function startParserSim(opts: ParserSimOptions = {}): Promise<ParserSim> {
@@ -1006,7 +922,6 @@ export function startParserSim(opts: ParserSimOptions = {}): Promise<ParserSim> 
       createParserHandler(store, {
         selfUrl: () => selfUrl,
         internalSecret,
-        production: opts.production,
         wipeEnabled: opts.wipeEnabled,
         coreUrl: opts.core?.url ?? null,
         models: opts.models,

@@ -1,13 +1,14 @@
 /**
- * Parser test double, AI tools: RAG (`/rag/*`),
- * the consistency scan (`/consistency/*`) and the suggest group (`/suggest/*`: relationships and
+ * Parser test double, AI tools: RAG (`/rag/query`, and `/rag/reindex` for test setup), the
+ * consistency scan (`/consistency/check`) and the suggest group (`/suggest/*`: relationships and
  * their application, graph, gaps, autocomplete, history), with the real routes' rate-limit
- * groups, fallback bodies, SSE framing and quirks.
+ * groups, fallback bodies and quirks. The Parser's streaming variants, `/rag/status` and the
+ * other reindex routes are not modelled: the service does not call them.
  *
  * The "AI" is deterministic; what it sees is chosen as in the real service:
  * - semantic scoring is word overlap over the RAG index (parser_rag.ts): LanceDB chunks per
  *   (noteId, userId) plus the global `rag_index_meta` titles. A fresh Parser's index is empty;
- *   `/rag/reindex*` fill it for the caller, the brain dump for user `"default"` only;
+ *   `/rag/reindex` fills it for the caller, the brain dump for user `"default"` only;
  * - `/rag/query`, the consistency sampling (no `noteIds`) and relationship suggestions read only
  *   the caller's chunks, so they find nothing until the caller reindexes; consistency with
  *   `noteIds` searches Core for `#noteId=A OR #noteId=B` and checks whatever Core answers;
@@ -37,7 +38,6 @@ import {
   RATE_GROUPS,
   RELATIONSHIP_TYPES,
   type Schema,
-  simEventStream,
   t,
   validate,
   validationReply,
@@ -130,7 +130,6 @@ function readQuery(
   c: ParserCtx,
   schema: Schema,
   numeric: readonly string[],
-  production: boolean,
 ): { value: Record<string, unknown> } | { refused: Response } {
   const raw: Record<string, unknown> = Object.fromEntries(c.url.searchParams);
   for (const key of numeric) {
@@ -140,7 +139,7 @@ function readQuery(
     }
   }
   const { errors, value } = validate(schema, raw);
-  if (errors.length) return { refused: validationReply("query", schema, raw, errors, production) };
+  if (errors.length) return { refused: validationReply("query", schema, raw, errors) };
   return { value: value as Record<string, unknown> };
 }
 
@@ -212,11 +211,23 @@ const PILLARS: { area: string; types: string[]; core: boolean }[] = [
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { createParserStore } from "./parser_store.ts";
+ * import { NOT_CONNECTED, type ParserFeatureDeps } from "./parser_kit.ts";
+ * const deps: ParserFeatureDeps = {
+ *   store: createParserStore(),
+ *   selfUrl: () => "http://parser:3001",
+ *   models: () => ({}),
+ *   coreFor: () => {
+ *     throw new Error(NOT_CONNECTED);
+ *   },
+ * };
  * const rows = aiSimRoutes(deps, { llmDelayMs: 50 });
+ * assert.ok(rows.some((r) => r.method === "POST" && r.path === "/rag/query"));
  * ```
  */
 export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): ParserRoute[] {
-  const { store, production } = deps;
+  const { store } = deps;
   const history: HistoryRow[] = [];
   /** `relation_suggestions` rows, one per (noteId, userId), and the in-flight computations. */
   const suggestionCache = new Map<string, { hash: string; suggestions: Suggestion[] }>();
@@ -625,20 +636,14 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
 
   // --- autocomplete --------------------------------------------------------------------------
 
-  /** The three phases; `emit` hears each phase's new items as they are found. */
-  const autocomplete = async (
-    c: ParserCtx,
-    q: string,
-    limit: number,
-    emit: (items: { noteId: string; title: string }[], phase: string) => void,
-  ) => {
+  /** The three phases, each adding the new items it finds. */
+  const autocomplete = async (c: ParserCtx, q: string, limit: number) => {
     const seen = new Set<string>();
     const suggestions: { noteId: string; title: string }[] = [];
-    const add = (items: { noteId: string; title: string }[], phase: string) => {
+    const add = (items: { noteId: string; title: string }[]) => {
       const fresh = items.filter((i) => !seen.has(i.noteId));
       for (const i of fresh) seen.add(i.noteId);
       suggestions.push(...fresh);
-      if (fresh.length) emit(fresh, phase);
     };
     const lowerQ = q.toLowerCase();
     const meta = [...store.rag.meta.values()];
@@ -647,7 +652,6 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
       meta.filter((e) => e.noteTitle.toLowerCase().includes(lowerQ))
         .sort((a, b) => a.noteTitle.localeCompare(b.noteTitle)).slice(0, limit)
         .map((e) => ({ noteId: e.noteId, title: e.noteTitle })),
-      "prefix",
     );
     // phase 2: the caller's chunks, by similarity
     if (suggestions.length < limit) {
@@ -655,7 +659,7 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
         userId: userOf(c),
       }).map((h) => ({ noteId: h.noteId, title: h.noteTitle }))
         .filter((h) => !seen.has(h.noteId)).slice(0, limit - suggestions.length);
-      add(hits, "semantic");
+      add(hits);
     }
     // phase 3: the model proposes titles, each matched back to rag_index_meta
     if (suggestions.length < Math.min(3, limit) && meta.length >= 5) {
@@ -675,7 +679,7 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
             found.push({ noteId: match.noteId, title: match.noteTitle });
           }
         }
-        add(found, "llm");
+        add(found);
       }
     }
     return suggestions;
@@ -709,39 +713,6 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
       },
     },
     {
-      method: "GET",
-      path: "/rag/status",
-      auth: owner,
-      handler: () => {
-        const latest =
-          [...store.rag.meta.values()].sort((a, b) =>
-            b.embeddedAt.getTime() - a.embeddedAt.getTime()
-          )[0];
-        return json(200, {
-          indexedNotes: store.rag.meta.size,
-          ...(latest ? { lastIndexed: latest.embeddedAt.toISOString(), model: latest.model } : {}),
-        });
-      },
-    },
-    {
-      method: "POST",
-      path: "/rag/reindex/:noteId",
-      auth: owner,
-      handler: async (c) => {
-        const { noteId } = c.params;
-        try {
-          const target = deps.coreFor(userOf(c));
-          await indexNote(store, target, noteId, userOf(c), signalsOf(c));
-          return json(200, { ok: true, noteId });
-        } catch (e) {
-          const missing = /missing note|not found|\b404\b/i.test((e as Error).message);
-          return missing
-            ? json(404, { error: "NOTE_NOT_FOUND", message: "Note not found.", noteId })
-            : json(500, { error: "REINDEX_FAILED", message: "Reindex failed.", noteId });
-        }
-      },
-    },
-    {
       method: "POST",
       path: "/rag/reindex",
       auth: owner,
@@ -763,52 +734,11 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
     },
     {
       method: "POST",
-      path: "/rag/reindex-stale",
-      auth: owner,
-      handler: async (c) => {
-        const target = deps.coreFor(userOf(c));
-        const s = signalsOf(c);
-        let reindexed = 0;
-        let failed = 0;
-        let upToDate = 0;
-        for (const note of await searchNotes(target, "#lore", s)) {
-          const entry = store.rag.meta.get(note.noteId); // global, whoever indexed it
-          if (entry && entry.utcDateModified === note.utcDateModified) {
-            upToDate++;
-            continue;
-          }
-          try {
-            await indexNote(store, target, note.noteId, userOf(c), s);
-            reindexed++;
-          } catch {
-            failed++;
-          }
-        }
-        return json(200, { reindexed, failed, upToDate });
-      },
-    },
-    {
-      method: "POST",
       path: "/consistency/check",
       auth: owner,
       body: checkBody,
       rate: RATE_GROUPS.consistency,
       handler: async (c) => json(200, await runConsistency(c, deps.coreFor(userOf(c)))),
-    },
-    {
-      method: "POST",
-      path: "/consistency/check/stream",
-      auth: owner,
-      body: checkBody,
-      rate: RATE_GROUPS.consistency,
-      handler: (c) => {
-        const target = deps.coreFor(userOf(c)); // before the stream: a 500 text
-        return simEventStream(c.req, deps, async ({ send }) => {
-          send("status", { stage: "analyze", message: "Analyzing notes..." });
-          send("result", await runConsistency(c, target));
-          send("done", {});
-        });
-      },
     },
     {
       method: "POST",
@@ -864,7 +794,6 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
             maxNodes: t.Optional(t.Number({ minimum: 5, maximum: 100 })),
           }),
           ["depth", "maxNodes"],
-          production,
         );
         if ("refused" in q) return q.refused;
         const { depth = 2, maxNodes = 50 } = q.value as { depth?: number; maxNodes?: number };
@@ -891,50 +820,15 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
       handler: async (c) => json(200, await runGaps(c, deps.coreFor(userOf(c)), null)),
     },
     {
-      method: "POST",
-      path: "/suggest/gaps/stream",
-      auth: owner,
-      rate: suggest,
-      handler: (c) => {
-        const target = deps.coreFor(userOf(c));
-        return simEventStream(c.req, deps, async ({ send }) => {
-          send("status", { stage: "fetch", message: "Fetching lore entries..." });
-          const result = await runGaps(c, target, null);
-          send("result", result);
-          send("done", { totalNotes: result.totalNotes });
-        });
-      },
-    },
-    {
       method: "GET",
       path: "/suggest/autocomplete",
       auth: owner,
       rate: suggest,
       handler: async (c) => {
-        const q = readQuery(c, autocompleteQuery, ["limit"], production);
+        const q = readQuery(c, autocompleteQuery, ["limit"]);
         if ("refused" in q) return q.refused;
         const { q: text, limit = 10 } = q.value as { q: string; limit?: number };
-        return json(200, { suggestions: await autocomplete(c, text, limit, () => {}) });
-      },
-    },
-    {
-      method: "GET",
-      path: "/suggest/autocomplete/stream",
-      auth: owner,
-      rate: suggest,
-      handler: (c) => {
-        const q = readQuery(c, autocompleteQuery, ["limit"], production);
-        if ("refused" in q) return q.refused;
-        const { q: text, limit = 10 } = q.value as { q: string; limit?: number };
-        return simEventStream(c.req, deps, async ({ send }) => {
-          const all = await autocomplete(
-            c,
-            text,
-            limit,
-            (suggestions, phase) => send("suggestions", { suggestions, phase }),
-          );
-          send("done", { total: all.length });
-        });
+        return json(200, { suggestions: await autocomplete(c, text, limit) });
       },
     },
     {
@@ -947,7 +841,6 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
           c,
           t.Object({ limit: t.Optional(t.Number({ minimum: 1, maximum: 50 })) }),
           ["limit"],
-          production,
         );
         if ("refused" in q) return q.refused;
         const { limit = 20 } = q.value as { limit?: number };

@@ -8,16 +8,6 @@ import { type ParserWorld, withParserWorld } from "./parser_sim_client.ts";
 import { W } from "./world.ts";
 import { seedRagIndex } from "./parser_rag.ts";
 
-/** `event: x\ndata: <json>` blocks of an SSE body. */
-function events(text: string): { event: string; data: unknown }[] {
-  return text.split("\n\n").filter(Boolean).map((block) => {
-    const [e, d] = block.split("\n");
-    assert.match(e, /^event: \w+$/);
-    assert.match(d, /^data: /);
-    return { event: e.slice(7), data: JSON.parse(d.slice(6)) };
-  });
-}
-
 /** Seeds the owner's index with a Core note as it is now (its attributes included). */
 function seedFromCore(w: ParserWorld, noteId: string, content: string): void {
   const note = w.core.store.getNote(noteId)!;
@@ -87,8 +77,7 @@ Deno.test('rag index: brain-dumped notes are indexed for user "default", not the
     }
     const rag = await w.call("/rag/query", { body: { text: "Velra Ashgrove Gullwing" } });
     assert.deepEqual(rag.json, { results: [] }, "the owner's RAG does not see them");
-    const status = await w.call("/rag/status");
-    assert.equal(status.json.indexedNotes, created.length, "rag_index_meta is global");
+    assert.equal(w.parser.store.rag.meta.size, created.length, "rag_index_meta is global");
     const ac = await w.call("/suggest/autocomplete?q=velra");
     assert.deepEqual(
       ac.json.suggestions.map((x: { noteId: string }) => x.noteId),
@@ -97,32 +86,15 @@ Deno.test('rag index: brain-dumped notes are indexed for user "default", not the
     );
   }));
 
-Deno.test("rag index: reindex, status (global), single note, stale detection", () =>
+Deno.test("rag index: a fresh Parser's is empty; reindex indexes every #lore note for the caller", () =>
   withParserWorld(async (w) => {
-    const empty = await w.call("/rag/status");
-    assert.deepEqual(empty.json, { indexedNotes: 0 });
+    assert.equal(w.parser.store.rag.meta.size, 0);
     const full = await w.call("/rag/reindex", { method: "POST" });
     assert.equal(full.status, 200);
     assert.equal(full.json.failed, 0);
     assert.ok(full.json.indexed >= 15, JSON.stringify(full.json));
-    const status = await w.call("/rag/status");
-    assert.equal(status.json.indexedNotes, full.json.indexed);
-    assert.ok(!Number.isNaN(Date.parse(status.json.lastIndexed)));
-    assert.equal(typeof status.json.model, "string");
-    const one = await w.call(`/rag/reindex/${W.charMira}`, { method: "POST" });
-    assert.deepEqual(one.json, { ok: true, noteId: W.charMira });
-    const missing = await w.call("/rag/reindex/nope12345678", { method: "POST" });
-    assert.equal(missing.status, 404);
-    assert.deepEqual(missing.json, {
-      error: "NOTE_NOT_FOUND",
-      message: "Note not found.",
-      noteId: "nope12345678",
-    });
-    const fresh = await w.call("/rag/reindex-stale", { method: "POST" });
-    assert.deepEqual(fresh.json, { reindexed: 0, failed: 0, upToDate: full.json.indexed });
-    w.core.store.patchNote(W.charOskar, { title: "Oskar Venn the Elder" });
-    const stale = await w.call("/rag/reindex-stale", { method: "POST" });
-    assert.deepEqual(stale.json, { reindexed: 1, failed: 0, upToDate: full.json.indexed - 1 });
+    assert.equal(w.parser.store.rag.meta.size, full.json.indexed);
+    assert.ok(w.parser.store.rag.chunks.has(`${W.charMira}::${ownerId(w)}`));
   }));
 
 Deno.test("consistency: noteIds are searched as #noteId=A OR #noteId=B, which lore notes do not match", () =>
@@ -170,7 +142,7 @@ Deno.test("consistency: the owner's index is sampled (empty on a fresh Parser), 
     assert.ok(affected.size > 0 && affected.size <= 8, "semantic sampling checks at most 8 notes");
   }, { rateLimits: { consistency: { max: 20, windowMs: 60_000 } } }));
 
-Deno.test("consistency: fallback bodies and the stream (status, result, done)", async () => {
+Deno.test("consistency: fallback bodies", async () => {
   for (
     const [output, summary] of [
       ["invalid", "LLM response failed validation."],
@@ -183,24 +155,6 @@ Deno.test("consistency: fallback bodies and the stream (status, result, done)", 
       assert.deepEqual(r.json, { issues: [], summary });
     }, { ai: { llmOutput: output } });
   }
-  await withParserWorld(async (w) => {
-    await ownerReindex(w);
-    const r = await w.call("/consistency/check/stream", { body: {} });
-    assert.equal(r.headers.get("content-type"), "text/event-stream");
-    assert.equal(r.headers.get("cache-control"), "no-cache");
-    const ev = events(r.text);
-    assert.deepEqual(ev.map((e) => e.event), ["status", "result", "done"]);
-    assert.deepEqual(ev[0].data, { stage: "analyze", message: "Analyzing notes..." });
-    assert.deepEqual(ev[2].data, {});
-    w.core.fault({ path: /^\/etapi\/notes/, status: 500 });
-    const failed = await w.call("/consistency/check/stream", { body: { noteIds: [W.charMira] } });
-    const last = events(failed.text).at(-1)!;
-    assert.equal(last.event, "error");
-    assert.match((last.data as { error: string }).error, /^ETAPI GET/);
-    w.parser.store.deleteIntegration(ownerId(w));
-    const pre = await w.call("/consistency/check/stream", { body: {} });
-    assert.equal(pre.status, 500, "a missing integration fails before the stream");
-  });
 });
 
 Deno.test("suggest/relationships: nothing in the owner's index → [] without a model call", () =>
@@ -380,7 +334,7 @@ Deno.test("suggest/graph: rel* relations only, depth, maxNodes, missing center",
     }
   }));
 
-Deno.test("suggest/gaps: census, pillars, fallbacks, POST logs no user, stream", () =>
+Deno.test("suggest/gaps: census, pillars, POST logs no user", () =>
   withParserWorld(async (w) => {
     const r = await w.call("/suggest/gaps");
     assert.equal(r.status, 200);
@@ -391,13 +345,7 @@ Deno.test("suggest/gaps: census, pillars, fallbacks, POST logs no user, stream",
     assert.ok(r.json.gaps.length <= 5);
     const post = await w.call("/suggest/gaps", { method: "POST" });
     assert.deepEqual(post.json, r.json);
-    const stream = await w.call("/suggest/gaps/stream", { method: "POST" });
-    const ev = events(stream.text);
-    assert.deepEqual(ev.map((e) => e.event), ["status", "result", "done"]);
-    assert.deepEqual(ev[0].data, { stage: "fetch", message: "Fetching lore entries..." });
-    assert.deepEqual(ev[1].data, r.json);
-    assert.deepEqual(ev[2].data, { totalNotes: 16 });
-    assert.deepEqual(llmTasks(w), [`gap-detect:${ownerId(w)}`, "gap-detect:-", "gap-detect:-"]);
+    assert.deepEqual(llmTasks(w), [`gap-detect:${ownerId(w)}`, "gap-detect:-"]);
   }));
 
 Deno.test("suggest/gaps: fallback summaries keep the census", () =>
@@ -420,15 +368,6 @@ Deno.test("suggest/autocomplete: index titles, then the caller's chunks, then th
       "semantic fill: Mira's text mentions reefs",
     );
     assert.equal(r.json.suggestions.length, 2);
-    const stream = await w.call("/suggest/autocomplete/stream?q=reef&limit=2");
-    const ev = events(stream.text);
-    assert.deepEqual(ev.map((e) => e.event), ["suggestions", "suggestions", "done"]);
-    assert.deepEqual(ev.map((e) => (e.data as { phase?: string }).phase), [
-      "prefix",
-      "semantic",
-      undefined,
-    ]);
-    assert.deepEqual(ev[2].data, { total: r.json.suggestions.length });
     assert.equal(w.parser.store.llmCalls.length, 0, "enough results: no model call");
     const llm = await w.call("/suggest/autocomplete?q=brazen");
     assert.deepEqual(llm.json.suggestions, [{
@@ -455,18 +394,3 @@ Deno.test("suggest group: 20 per window, shared across its routes, 429 body", ()
     const anon = await w.call("/suggest/graph/x", { token: "not-a-session" });
     assert.equal(anon.status, 401);
   }, { rateLimits: { suggest: { max: 2, windowMs: 60_000 } } }));
-
-Deno.test("slow model: streams send their status event before the model answers", () =>
-  withParserWorld(async (w) => {
-    const started = performance.now();
-    const res = await w.open("/suggest/gaps/stream", { method: "POST" });
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    const first = await reader.read();
-    const firstAt = performance.now() - started;
-    assert.match(first.value!, /^event: status\n/);
-    let rest = "";
-    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += r.value;
-    const lastAt = performance.now() - started;
-    assert.match(rest, /event: done\n/);
-    assert.ok(lastAt - firstAt > 300, `status ${firstAt} ms, done ${lastAt} ms`);
-  }, { ai: { llmDelayMs: 600 } }));

@@ -414,9 +414,21 @@ function truncate(s: string, max: number): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { createParserStore } from "./parser_store.ts";
+ * import { NOT_CONNECTED, type ParserFeatureDeps } from "./parser_kit.ts";
+ * const deps: ParserFeatureDeps = {
+ *   store: createParserStore(),
+ *   selfUrl: () => "http://parser:3001",
+ *   models: () => ({}),
+ *   coreFor: () => {
+ *     throw new Error(NOT_CONNECTED);
+ *   },
+ * };
  * const opts: BrainDumpSimOptions = { paceMs: 50, keepaliveMs: 200 };
- * const sim = await startParserSim({ core, brainDump: opts }); // mounts brainDumpSimRoutes
- * opts.llmFailure = "timeout"; // the next stream ends with the TIMEOUT error event
+ * const rows = brainDumpSimRoutes(deps, opts); // startParserSim({ brainDump: opts }) mounts them
+ * assert.ok(rows.some((r) => r.method === "POST" && r.path === "/brain-dump/stream"));
+ * opts.llmFailure = "timeout"; // read per call: the next stream ends with the TIMEOUT error event
  * ```
  */
 export function brainDumpSimRoutes(
@@ -912,7 +924,7 @@ export function brainDumpSimRoutes(
     }
     const checked = validate(HISTORY_QUERY, query);
     if (checked.errors.length) {
-      return validationReply("query", HISTORY_QUERY, query, checked.errors, deps.production);
+      return validationReply("query", HISTORY_QUERY, query, checked.errors);
     }
     const limit = Math.min((query.limit as number | undefined) ?? 20, 100);
     const rows = history.filter((h) => h.userId === userOf(c)).reverse()

@@ -1,9 +1,9 @@
 /**
- * Parser test double, article copilot: `POST /copilot/article`
- * and `POST /copilot/article/stream` with TypeBox validation (422), the owner guard, the
+ * Parser test double, article copilot: `POST /copilot/article/stream` (the service never calls
+ * the Parser's unstreamed variant) with TypeBox validation (422), the owner guard, the
  * `copilot` rate-limit group, `lore_sessions` per user (404 JSON for an unknown or foreign
- * session, before any SSE), the scope rules checked after the "LLM" (500 text; in the stream an
- * `error` event followed by `done`), `llm_call_log` rows (task `article-copilot`) and the
+ * session, before any SSE), the scope rules checked after the "LLM" (an `error` event
+ * followed by `done`), `llm_call_log` rows (task `article-copilot`) and the
  * stream's event order `status`, `reasoning`/`token`*, `result`, `done` (no heartbeat, no `type`
  * in `data`).
  *
@@ -90,7 +90,12 @@ const states = new WeakMap<ParserStore, CopilotSimState>();
  *
  * @example
  * ```ts
- * const { sessions, aborted } = copilotSimState(sim.store);
+ * import assert from "node:assert/strict";
+ * import { createParserStore } from "./parser_store.ts";
+ * const store = createParserStore();
+ * const { sessions, aborted } = copilotSimState(store);
+ * assert.equal(copilotSimState(store).sessions, sessions); // one state per store
+ * assert.deepEqual(aborted, []);
  * ```
  */
 export function copilotSimState(store: ParserStore): CopilotSimState {
@@ -428,7 +433,19 @@ function chunks(text: string, n: number): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { createParserStore } from "./parser_store.ts";
+ * import { NOT_CONNECTED, type ParserFeatureDeps } from "./parser_kit.ts";
+ * const deps: ParserFeatureDeps = {
+ *   store: createParserStore(),
+ *   selfUrl: () => "http://parser:3001",
+ *   models: () => ({}),
+ *   coreFor: () => {
+ *     throw new Error(NOT_CONNECTED);
+ *   },
+ * };
  * const rows = copilotSimRoutes(deps, { paceMs: 20 });
+ * assert.ok(rows.some((r) => r.path === "/copilot/article/stream"));
  * ```
  */
 export function copilotSimRoutes(
@@ -503,31 +520,6 @@ export function copilotSimRoutes(
     Math.ceil((JSON.stringify(body).length + raw.length) / 4);
 
   return [
-    {
-      method: "POST",
-      path: "/copilot/article",
-      auth: "owner",
-      body: bodySchema,
-      rate: RATE_GROUPS.copilot,
-      handler: async ({ body: raw, auth }) => {
-        const body = raw as ArticleCopilotBody;
-        state.bodies.push(body);
-        const session = openSession(body, auth!.user.id);
-        if (session instanceof Response) return session;
-        begin(session, body);
-        const model = modelFor();
-        if (!model) throw new Error('No models configured for task "article-copilot"');
-        const started = performance.now();
-        await sleep(opts.llmDelayMs ?? 0, [deps.closed]);
-        const run = runModel(body);
-        const tokens = tokensOf(body, run.raw);
-        logCall(auth!.user.id, model, tokens, started);
-        const checked = checkOutput(body, run.raw);
-        if (!checked.ok) throw new Error(checked.error);
-        finish(session, String(checked.output.assistantMessage), tokens);
-        return json(200, { sessionId: session.id, ...checked.output });
-      },
-    },
     {
       method: "POST",
       path: "/copilot/article/stream",

@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { copilotSimState, SESSION_TOKEN_THRESHOLD } from "./parser_copilot.ts";
-import { callParser, openParser, withParserSim } from "./parser_sim_client.ts";
+import { callParser, openParser, type ParserTarget, withParserSim } from "./parser_sim_client.ts";
+
+const STREAM = "/copilot/article/stream";
 
 const NOTE = "noteMira0001";
 const OSKAR = "noteOskar001";
@@ -45,9 +47,22 @@ function events(text: string): { event: string; data: Record<string, unknown> }[
   });
 }
 
+/** One streamed turn: its answer's status and headers, and its `result` or `error` event. */
+async function turn(sim: ParserTarget, message: string, extra?: Record<string, unknown>) {
+  const res = await callParser(sim, STREAM, { body: body(message, extra) });
+  const ev = res.status === 200 ? events(res.text) : [];
+  return {
+    status: res.status,
+    headers: res.headers,
+    // deno-lint-ignore no-explicit-any
+    result: ev.find((e) => e.event === "result")?.data as any,
+    error: ev.find((e) => e.event === "error")?.data,
+  };
+}
+
 Deno.test("copilot sim: validation (422) runs before the guard (401), then the answer", () =>
   withParserSim(async (sim) => {
-    const bad = await callParser(sim, "/copilot/article", {
+    const bad = await callParser(sim, STREAM, {
       body: { noteId: NOTE, transcript: [] },
       token: null,
     });
@@ -55,10 +70,10 @@ Deno.test("copilot sim: validation (422) runs before the guard (401), then the a
     const v = bad.json;
     assert.equal(v.type, "validation");
     assert.equal(v.property, "/currentNote");
-    const anon = await callParser(sim, "/copilot/article", { body: body("hello"), token: null });
+    const anon = await callParser(sim, STREAM, { body: body("hello"), token: null });
     assert.equal(anon.status, 401);
     assert.deepEqual(anon.json, { error: "Unauthorized" });
-    const empty = await callParser(sim, "/copilot/article", {
+    const empty = await callParser(sim, STREAM, {
       body: body("x", { transcript: [{ role: "user", content: "" }] }),
     });
     assert.equal(empty.status, 422, "content has minLength 1");
@@ -66,10 +81,10 @@ Deno.test("copilot sim: validation (422) runs before the guard (401), then the a
 
 Deno.test("copilot sim: a turn creates a session, logs the call and answers deterministically", () =>
   withParserSim(async (sim) => {
-    const res = await callParser(sim, "/copilot/article", { body: body("What do we know?") });
+    const res = await turn(sim, "What do we know?");
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("RateLimit-Limit"), "20");
-    const a = res.json;
+    const a = res.result;
     assert.match(a.sessionId, /^c[0-9a-z]{24}$/, "Prisma's cuid() default");
     assert.equal(
       a.assistantMessage,
@@ -83,26 +98,19 @@ Deno.test("copilot sim: a turn creates a session, logs the call and answers dete
     assert.equal(a.proposal, null);
     const s = copilotSimState(sim.store).sessions.get(a.sessionId)!;
     assert.equal(s.title, "Mira Tallowend");
-    assert.deepEqual(s.messages.map((m) => [m.role, m.content]), [
-      ["user", "What do we know?"],
-      ["assistant", a.assistantMessage],
-    ]);
+    assert.deepEqual(s.messages.map((m) => m.role), ["user", "assistant"]);
+    assert.equal(s.messages[0].content, "What do we know?");
     const call = sim.store.llmCalls.at(-1)!;
     assert.equal(call.task, "article-copilot");
     assert.equal(call.model, "deepseek/deepseek-v4-pro", "falls back to the brain-dump chain");
     assert.ok(call.tokens > 0);
 
     // the same session continues; an unknown one is 404 JSON
-    const again = await callParser(sim, "/copilot/article", {
-      body: body("set mood to wary", { sessionId: a.sessionId }),
-    });
-    const b = again.json;
+    const b = (await turn(sim, "set mood to wary", { sessionId: a.sessionId })).result;
     assert.equal(b.sessionId, a.sessionId);
     assert.deepEqual(b.proposal.targets[0].labelUpserts, [{ name: "mood", value: "wary" }]);
     assert.equal(s.messages.length, 4);
-    const unknown = await callParser(sim, "/copilot/article", {
-      body: body("hi", { sessionId: "nope" }),
-    });
+    const unknown = await callParser(sim, STREAM, { body: body("hi", { sessionId: "nope" }) });
     assert.equal(unknown.status, 404);
     assert.deepEqual(unknown.json, { error: "NOT_FOUND", message: "Session not found" });
   }));
@@ -110,23 +118,18 @@ Deno.test("copilot sim: a turn creates a session, logs the call and answers dete
 Deno.test("copilot sim: another user's session is not found; wipe drops the user's sessions", () =>
   withParserSim(async (sim) => {
     const state = copilotSimState(sim.store);
-    const a = (await callParser(sim, "/copilot/article", { body: body("hi") })).json;
+    const a = (await turn(sim, "hi")).result;
     state.sessions.get(a.sessionId)!.userId = "someoneElse";
-    const res = await callParser(sim, "/copilot/article", {
-      body: body("hi", { sessionId: a.sessionId }),
-    });
-    assert.equal(res.status, 404);
+    assert.equal((await turn(sim, "hi", { sessionId: a.sessionId })).status, 404);
     for (const hook of sim.store.wipeHooks) hook("someoneElse");
     assert.equal(state.sessions.has(a.sessionId), false);
   }));
 
 Deno.test("copilot sim: proposals from the transcript, and the scope rules after the LLM", () =>
   withParserSim(async (sim) => {
-    const ask = async (message: string, extra?: Record<string, unknown>) => {
-      const res = await callParser(sim, "/copilot/article", { body: body(message, extra) });
-      return { status: res.status, type: res.headers.get("content-type"), text: res.text };
-    };
-    const ally = JSON.parse((await ask("add ally Oskar Venn")).text);
+    const ask = (message: string) => turn(sim, message);
+    const refusal = async (message: string) => (await ask(message)).error?.error;
+    const ally = (await ask("add ally Oskar Venn")).result;
     assert.deepEqual(ally.proposal.targets[0].relationAdds, [{
       relationshipType: "ally",
       targetId: OSKAR,
@@ -134,7 +137,7 @@ Deno.test("copilot sim: proposals from the transcript, and the scope rules after
       description: "Named as ally in the conversation",
       bidirectional: true,
     }]);
-    const created = JSON.parse((await ask("create a note about The Salt Witch as a deity")).text);
+    const created = (await ask("create a note about The Salt Witch as a deity")).result;
     const t = created.proposal.targets[0];
     assert.deepEqual([t.kind, t.targetId, t.title, t.loreType], [
       "create",
@@ -149,35 +152,42 @@ Deno.test("copilot sim: proposals from the transcript, and the scope rules after
       bidirectional: true,
     });
 
-    // a related (rag) note that is not writable breaks the scope rule: 500 text
-    const outOfScope = await ask("add enemy The Reef");
-    assert.equal(outOfScope.status, 500);
-    assert.equal(outOfScope.type, "text/plain;charset=utf-8");
-    assert.equal(outOfScope.text, "Relation targets non-writable note noteReef0001");
-    const notWritable = await ask(`propose: {"targets":[{"kind":"update","targetId":"other"}]}`);
-    assert.equal(notWritable.text, "Proposal targets non-writable note other");
-    const noLink = await ask(
-      `propose: {"targets":[{"kind":"create","targetId":"n1","title":"X","loreType":"item",` +
-        `"contentHtml":"<p>x</p>"}]}`,
+    // a related (rag) note that is not writable breaks the scope rule: an error event
+    assert.equal(
+      await refusal("add enemy The Reef"),
+      "Relation targets non-writable note noteReef0001",
     );
-    assert.equal(noLink.text, "Create target n1 must relate to the current note");
-    const badNew = await ask(
-      `propose: {"targets":[{"kind":"update","targetId":"${NOTE}","relationAdds":[` +
-        `{"relationshipType":"ally","targetId":"ghost","targetKind":"new"}]}]}`,
+    assert.equal(
+      await refusal(`propose: {"targets":[{"kind":"update","targetId":"other"}]}`),
+      "Proposal targets non-writable note other",
     );
-    assert.equal(badNew.text, "Relation targets unknown new note ghost");
-    const badType = await ask(
-      `propose: {"targets":[{"kind":"update","targetId":"${NOTE}","relationAdds":[` +
-        `{"relationshipType":"friend","targetId":"${OSKAR}","targetKind":"existing"}]}]}`,
+    assert.equal(
+      await refusal(
+        `propose: {"targets":[{"kind":"create","targetId":"n1","title":"X","loreType":"item",` +
+          `"contentHtml":"<p>x</p>"}]}`,
+      ),
+      "Create target n1 must relate to the current note",
     );
-    assert.equal(badType.text, "Copilot response failed schema validation");
-    const garbage = await ask("propose: {not json");
-    assert.deepEqual([garbage.status, garbage.text], [500, "Copilot returned invalid JSON"]);
+    assert.equal(
+      await refusal(
+        `propose: {"targets":[{"kind":"update","targetId":"${NOTE}","relationAdds":[` +
+          `{"relationshipType":"ally","targetId":"ghost","targetKind":"new"}]}]}`,
+      ),
+      "Relation targets unknown new note ghost",
+    );
+    assert.equal(
+      await refusal(
+        `propose: {"targets":[{"kind":"update","targetId":"${NOTE}","relationAdds":[` +
+          `{"relationshipType":"friend","targetId":"${OSKAR}","targetKind":"existing"}]}]}`,
+      ),
+      "Copilot response failed schema validation",
+    );
+    assert.equal(await refusal("propose: {not json"), "Copilot returned invalid JSON");
   }));
 
 Deno.test("copilot sim: the stream's events, order and framing; errors after the LLM", () =>
   withParserSim(async (sim) => {
-    const res = await callParser(sim, "/copilot/article/stream", {
+    const res = await callParser(sim, STREAM, {
       body: body("add ally Oskar Venn"),
     });
     assert.equal(res.status, 200);
@@ -205,7 +215,7 @@ Deno.test("copilot sim: the stream's events, order and framing; errors after the
 
     // a scope violation: error instead of result, then done
     const bad = events(
-      (await callParser(sim, "/copilot/article/stream", { body: body("add enemy The Reef") })).text,
+      (await callParser(sim, STREAM, { body: body("add enemy The Reef") })).text,
     );
     assert.deepEqual(bad.slice(-2).map((e) => e.event), ["error", "done"]);
     assert.deepEqual(bad.at(-2)!.data, {
@@ -213,7 +223,7 @@ Deno.test("copilot sim: the stream's events, order and framing; errors after the
     });
 
     // an unknown session: 404 JSON before any SSE
-    const gone = await callParser(sim, "/copilot/article/stream", {
+    const gone = await callParser(sim, STREAM, {
       body: body("hi", { sessionId: "missing" }),
     });
     assert.equal(gone.status, 404);
@@ -223,11 +233,8 @@ Deno.test("copilot sim: the stream's events, order and framing; errors after the
 
 Deno.test("copilot sim: no model, or an LLM stream failure, ends with a terminal error", async () => {
   await withParserSim(async (sim) => {
-    const res = await callParser(sim, "/copilot/article", { body: body("hi") });
-    assert.equal(res.status, 500);
-    assert.equal(res.text, 'No models configured for task "article-copilot"');
     const ev = events(
-      (await callParser(sim, "/copilot/article/stream", { body: body("hi") })).text,
+      (await callParser(sim, STREAM, { body: body("hi") })).text,
     );
     assert.deepEqual(ev.map((e) => e.event), ["status", "error"]);
     assert.deepEqual(ev[1].data, {
@@ -236,7 +243,7 @@ Deno.test("copilot sim: no model, or an LLM stream failure, ends with a terminal
     });
   }, { models: {} });
   await withParserSim(async (sim) => {
-    const res = await callParser(sim, "/copilot/article/stream", { body: body("hi") });
+    const res = await callParser(sim, STREAM, { body: body("hi") });
     const ev = events(res.text);
     assert.equal(ev.at(-1)!.event, "error");
     assert.deepEqual(ev.at(-1)!.data, { error: "Stream stalled", code: "TIMEOUT" });
@@ -247,7 +254,7 @@ Deno.test("copilot sim: no model, or an LLM stream failure, ends with a terminal
 Deno.test("copilot sim: pacing, a stall, and the client's abort is recorded", () =>
   withParserSim(async (sim) => {
     const ac = new AbortController();
-    const res = await openParser(sim, "/copilot/article/stream", {
+    const res = await openParser(sim, STREAM, {
       body: body("hi"),
       signal: ac.signal,
     });
@@ -268,16 +275,14 @@ Deno.test("copilot sim: pacing, a stall, and the client's abort is recorded", ()
 
 Deno.test("copilot sim: the copilot rate-limit group, and compaction of a long session", () =>
   withParserSim(async (sim) => {
-    const first = (await callParser(sim, "/copilot/article", { body: body("hi") })).json;
+    const first = (await turn(sim, "hi")).result;
     const s = copilotSimState(sim.store).sessions.get(first.sessionId)!;
     s.tokensAccumulated = SESSION_TOKEN_THRESHOLD;
-    const second = await callParser(sim, "/copilot/article", {
-      body: body("hi", { sessionId: first.sessionId }),
-    });
+    const second = await turn(sim, "hi", { sessionId: first.sessionId });
     assert.equal(second.status, 200);
     assert.match(s.summary!, /^Summary of 2 earlier messages/);
     assert.equal(s.messages.length, 2);
-    const limited = await callParser(sim, "/copilot/article/stream", { body: body("hi") });
+    const limited = await callParser(sim, STREAM, { body: body("hi") });
     assert.equal(limited.status, 429);
     assert.equal(limited.headers.get("retry-after"), "60");
     assert.deepEqual(limited.json, {

@@ -66,8 +66,12 @@ const TABLES = new WeakMap<ParserStore, ExtrasTables>();
  *
  * @example
  * ```ts
- * const { subscriptions } = extrasTables(sim.store);
- * console.log(subscriptions.size); // 0
+ * import assert from "node:assert/strict";
+ * import { createParserStore } from "./parser_store.ts";
+ * const store = createParserStore();
+ * const { subscriptions } = extrasTables(store);
+ * assert.equal(subscriptions.size, 0);
+ * assert.equal(extrasTables(store).subscriptions, subscriptions); // one set of tables per store
  * ```
  */
 export function extrasTables(store: ParserStore): ExtrasTables {
@@ -509,18 +513,6 @@ function importRoutes(deps: ParserFeatureDeps): ParserRoute[] {
       },
     },
     {
-      method: "GET",
-      path: "/import/azgaar/preview",
-      auth: "owner",
-      handler: ({ url }) =>
-        url.searchParams.get("url")
-          ? json(501, {
-            error: "Preview via URL not supported. Use POST /import/azgaar with mapData.",
-            code: "NOT_IMPLEMENTED",
-          })
-          : json(400, { error: "url query parameter is required", code: "INVALID_INPUT" }),
-    },
-    {
       method: "POST",
       path: "/import/azgaar/preview",
       auth: "owner",
@@ -786,44 +778,6 @@ function usageRoutes(deps: ParserFeatureDeps): ParserRoute[] {
         });
       },
     },
-    {
-      method: "POST",
-      path: "/usage/refresh-pricing",
-      auth: "owner",
-      handler: () =>
-        deps.production
-          ? json(403, { error: "FORBIDDEN", message: "Pricing refresh is internal-only" })
-          : json(200, { ok: true }),
-    },
-    {
-      method: "GET",
-      path: "/metrics/llm",
-      auth: "owner",
-      handler: ({ auth }) => {
-        const now = store.now();
-        const s = usageSummary(callsOf(auth!.user.id), new Date(now.getTime() - 30 * DAY_MS), now);
-        return json(200, {
-          summary: {
-            totalTokens: s.summary.totalTokens,
-            totalRequests: s.summary.totalRequests,
-            avgLatency: s.summary.avgLatency,
-          },
-          dailyBurn: s.dailyBurn.map(({ date, tokens, count }) => ({ date, tokens, count })),
-          taskCosts: s.taskCosts.map(({ task, tokens, count, avgLatency }) => ({
-            task,
-            tokens,
-            count,
-            avgLatency,
-          })),
-          modelDistribution: s.modelDistribution.map(({ model, tokens, count }) => ({
-            model,
-            tokens,
-            count,
-          })),
-          latencyStats: s.latencyStats.map(({ p99: _p99, ...rest }) => rest),
-        });
-      },
-    },
   ];
 }
 
@@ -833,7 +787,19 @@ function usageRoutes(deps: ParserFeatureDeps): ParserRoute[] {
  *
  * @example
  * ```ts
- * const rows = extrasSimRoutes(deps, { vapidPublicKey: "BPub…" });
+ * import assert from "node:assert/strict";
+ * import { createParserStore } from "./parser_store.ts";
+ * import { NOT_CONNECTED, type ParserFeatureDeps } from "./parser_kit.ts";
+ * const deps: ParserFeatureDeps = {
+ *   store: createParserStore(),
+ *   selfUrl: () => "http://parser:3001",
+ *   models: () => ({}),
+ *   coreFor: () => {
+ *     throw new Error(NOT_CONNECTED);
+ *   },
+ * };
+ * const rows = extrasSimRoutes(deps, { vapidPublicKey: "BPublicKeyOfTheDouble" });
+ * assert.ok(rows.some((r) => r.path === "/notifications/vapid-public-key"));
  * ```
  */
 export function extrasSimRoutes(deps: ParserFeatureDeps, opts: ExtrasSimOptions): ParserRoute[] {

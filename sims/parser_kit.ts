@@ -22,16 +22,19 @@ export interface AuthState {
 // ---------------------------------------------------------------------------------------------
 
 /** `Content-Type` of the double's JSON answers. */
-export const JSON_TYPE = "application/json";
+const JSON_TYPE = "application/json";
 /** `Content-Type` of Elysia's plain-text answers (thrown errors). */
-export const TEXT_TYPE = "text/plain;charset=utf-8";
+const TEXT_TYPE = "text/plain;charset=utf-8";
 
 /**
  * A JSON answer.
  *
  * @example
  * ```ts
- * return json(404, { error: "BATCH_NOT_FOUND" });
+ * import assert from "node:assert/strict";
+ * const res = json(404, { error: "BATCH_NOT_FOUND" });
+ * assert.equal(res.headers.get("content-type"), "application/json");
+ * assert.deepEqual(await res.json(), { error: "BATCH_NOT_FOUND" });
  * ```
  */
 export function json(status: number, value: unknown, headers: HeadersInit = {}): Response {
@@ -45,7 +48,10 @@ export function json(status: number, value: unknown, headers: HeadersInit = {}):
  *
  * @example
  * ```ts
- * return text(404, "NOT_FOUND");
+ * import assert from "node:assert/strict";
+ * const res = text(404, "NOT_FOUND");
+ * assert.equal(res.headers.get("content-type"), "text/plain;charset=utf-8");
+ * assert.equal(await res.text(), "NOT_FOUND");
  * ```
  */
 export function text(status: number, body: string): Response {
@@ -57,10 +63,12 @@ export function text(status: number, body: string): Response {
  *
  * @example
  * ```ts
- * return withHelmet(json(200, {}), false);
+ * import assert from "node:assert/strict";
+ * const res = withHelmet(json(200, {}));
+ * assert.equal(res.headers.get("x-frame-options"), "DENY");
  * ```
  */
-export function withHelmet(res: Response, production: boolean): Response {
+export function withHelmet(res: Response): Response {
   const h = res.headers;
   h.set("X-Frame-Options", "DENY");
   h.set("X-Content-Type-Options", "nosniff");
@@ -70,7 +78,6 @@ export function withHelmet(res: Response, production: boolean): Response {
   h.set("Cross-Origin-Opener-Policy", "same-origin");
   h.set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'");
   h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
-  if (production) h.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
   return res;
 }
 
@@ -105,10 +112,16 @@ export interface SimEventStreamOptions {
  *
  * @example
  * ```ts
- * return simEventStream(c.req, deps, async ({ send }) => {
+ * import assert from "node:assert/strict";
+ * const res = simEventStream(new Request("http://parser/brain-dump/stream"), {}, ({ send }) => {
  *   send("status", { stage: "analyze" });
  *   send("done", {});
- * }, { heartbeatMs: 10_000 });
+ *   return Promise.resolve();
+ * });
+ * assert.equal(
+ *   await res.text(),
+ *   'event: status\ndata: {"stage":"analyze"}\n\nevent: done\ndata: {}\n\n',
+ * );
  * ```
  */
 export function simEventStream(
@@ -197,9 +210,12 @@ export interface Schema {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const body = t.Object({ rawText: t.String({ minLength: 10 }), mode: t.Optional(t.String()) });
- * validate(body, { rawText: "short" }).errors[0].message;
- * // "Expected string length greater or equal to 10"
+ * assert.equal(
+ *   validate(body, { rawText: "short" }).errors[0].message,
+ *   "Expected string length greater or equal to 10",
+ * );
  * ```
  */
 export const t = {
@@ -406,8 +422,10 @@ function example(schema: Schema): unknown {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const { errors, value } = validate(t.Object({ a: t.String() }), { a: "x", b: 1 });
- * // errors: [], value: { a: "x" }
+ * assert.deepEqual(errors, []);
+ * assert.deepEqual(value, { a: "x" });
  * ```
  */
 export function validate(schema: Schema, value: unknown): { errors: ValueError[]; value: unknown } {
@@ -416,12 +434,18 @@ export function validate(schema: Schema, value: unknown): { errors: ValueError[]
 }
 
 /**
- * Elysia's 422 answer for a failed TypeBox validation (short shape in production).
+ * Elysia's 422 answer for a failed TypeBox validation (its development shape: the service's
+ * tests run against a Parser outside `NODE_ENV=production`).
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * const schema = t.Object({ text: t.String() });
+ * const body = { text: 42 };
  * const { errors } = validate(schema, body);
- * if (errors.length) return validationReply("body", schema, body, errors, false);
+ * const res = validationReply("body", schema, body, errors);
+ * assert.equal(res.status, 422);
+ * assert.equal((await res.json()).property, "/text");
  * ```
  */
 export function validationReply(
@@ -429,9 +453,7 @@ export function validationReply(
   schema: Schema,
   found: unknown,
   errors: ValueError[],
-  production: boolean,
 ): Response {
-  if (production) return json(422, { type: "validation", on, found });
   const first = errors[0];
   return json(422, {
     type: "validation",
@@ -462,9 +484,13 @@ export interface EtapiTarget {
  *
  * @example
  * ```ts
- * const r = await etapi(target, "POST", "/create-note", 30_000, [req.signal], {
- *   json: { parentNoteId: "root", title: "Mira", type: "text", content: "<p></p>" },
- * });
+ * // Declared, not run here: it calls a live Core.
+ * async function createMira(target: EtapiTarget, signal: AbortSignal): Promise<number> {
+ *   const r = await etapi(target, "POST", "/create-note", ETAPI_TIMEOUT_MS, [signal], {
+ *     json: { parentNoteId: "root", title: "Mira", type: "text", content: "<p></p>" },
+ *   });
+ *   return r.status; // 201; any non-2xx answer throws
+ * }
  * ```
  */
 export async function etapi(
@@ -551,8 +577,15 @@ export interface RateGroup {
  *
  * @example
  * ```ts
- * const route: ParserRoute = { method: "POST", path: "/consistency/check", auth: "owner",
- *   rate: RATE_GROUPS.consistency, handler };
+ * import assert from "node:assert/strict";
+ * const route: ParserRoute = {
+ *   method: "POST",
+ *   path: "/consistency/check",
+ *   auth: "owner",
+ *   rate: RATE_GROUPS.consistency,
+ *   handler: () => json(200, { issues: [] }),
+ * };
+ * assert.equal(route.rate?.name, RATE_GROUPS.consistency.name);
  * ```
  */
 export const RATE_GROUPS = {
@@ -591,7 +624,8 @@ export const RATE_GROUPS = {
  *
  * @example
  * ```ts
- * const known = (RELATIONSHIP_TYPES as readonly string[]).includes("member_of"); // true
+ * import assert from "node:assert/strict";
+ * assert.equal((RELATIONSHIP_TYPES as readonly string[]).includes("member_of"), true);
  * ```
  */
 export const RELATIONSHIP_TYPES = [
@@ -619,7 +653,8 @@ export const RELATIONSHIP_TYPES = [
  *
  * @example
  * ```ts
- * coreRelationName("member_of"); // "relMemberOf"
+ * import assert from "node:assert/strict";
+ * assert.equal(coreRelationName("member_of"), "relMemberOf");
  * ```
  */
 export function coreRelationName(type: string): string {
@@ -636,7 +671,6 @@ export const ETAPI_TIMEOUT_MS = 30_000;
 /** What every feature module of the double gets from the server. */
 export interface ParserFeatureDeps {
   store: ParserStore;
-  production: boolean;
   /** The server's own base URL. */
   selfUrl(): string;
   /** Aborts when the double closes (ends background work and open streams). */

@@ -18,8 +18,17 @@
  *
  * @example
  * ```ts
- * const parser = await startParserSim({ core: { url: core.url, token: core.token } });
- * seedRagIndex(parser.store, { noteId: "abc", title: "Aria", content: "A ranger of the north." });
+ * import assert from "node:assert/strict";
+ * import { createParserStore } from "./parser_store.ts";
+ * const store = createParserStore();
+ * seedRagIndex(store, {
+ *   noteId: "abc",
+ *   title: "Aria",
+ *   content: "A ranger of the north.",
+ *   userId: "u1",
+ * });
+ * assert.deepEqual(queryLore(store, "ranger", 5, { userId: "u1" }).map((h) => h.noteId), ["abc"]);
+ * assert.deepEqual(queryLore(store, "ranger", 5, { userId: "u2" }), []); // another user's index
  * ```
  * @module
  */
@@ -29,7 +38,7 @@ import type { ParserStore, RagChunkSet } from "./parser_store.ts";
 /** The indexer's default `userId` (what the brain-dump reindex stores). */
 export const RAG_DEFAULT_USER = "default";
 /** env.ts `EMBEDDING_CLOUD` default: the `rag_index_meta.model` value. */
-export const EMBEDDING_MODEL = "openai/text-embedding-3-small";
+const EMBEDDING_MODEL = "openai/text-embedding-3-small";
 const MAX_CHUNK_CHARS = 300;
 
 // ---------------------------------------------------------------------------------------------
@@ -59,7 +68,7 @@ function words(text: string): string[] {
 }
 
 /** Sentences grouped into chunks of about {@link MAX_CHUNK_CHARS}; a bare title otherwise. */
-export function chunksOf(title: string, text: string): string[] {
+function chunksOf(title: string, text: string): string[] {
   const chunks: string[] = [];
   let current = "";
   for (const sentence of text.split(/(?<=[.!?])\s+/)) {
@@ -212,8 +221,17 @@ export async function indexNote(
  *
  * @example
  * ```ts
- * seedRagIndex(parser.store, { noteId: "n1", title: "Aria", content: "<p>A ranger.</p>" });
- * seedRagIndex(parser.store, { noteId: "n2", title: "Bren", content: "x", userId: "default" });
+ * import assert from "node:assert/strict";
+ * import { createParserStore } from "./parser_store.ts";
+ * const store = createParserStore();
+ * const owner = store.createUser({ email: "a@b.c", password: "password123", name: "A" });
+ * store.ensureOwner(owner.id);
+ * seedRagIndex(store, { noteId: "n1", title: "Aria", content: "<p>A ranger.</p>" }); // the owner's
+ * seedRagIndex(store, { noteId: "n2", title: "Bren", content: "x", userId: "default" });
+ * assert.equal(store.rag.meta.size, 2);
+ * assert.deepEqual(queryLore(store, "ranger", 5, { userId: owner.id }).map((h) => h.noteId), [
+ *   "n1",
+ * ]);
  * ```
  */
 export function seedRagIndex(
@@ -252,7 +270,11 @@ export function seedRagIndex(
  *
  * @example
  * ```ts
- * await reindexForOwner(parser); // { indexed: 16, failed: 0 }
+ * // Declared, not run here: `parser` is a running Parser double connected to a Core double.
+ * async function indexedNotes(parser: { url: string; ownerToken(): string }): Promise<number> {
+ *   const { indexed, failed } = await reindexForOwner(parser);
+ *   return failed === 0 ? indexed : -1;
+ * }
  * ```
  */
 export async function reindexForOwner(

@@ -40,8 +40,14 @@ export type ParserTarget = Pick<ParserSim, "url" | "ownerToken">;
  *
  * @example
  * ```ts
- * const res = await openParser(sim, "/brain-dump/stream", { body: { rawText }, signal });
- * const reader = res.body!.getReader();
+ * // Declared, not run here: `sim` is a running Parser double.
+ * async function firstChunk(sim: ParserTarget, rawText: string, signal: AbortSignal) {
+ *   const res = await openParser(sim, "/brain-dump/stream", { body: { rawText }, signal });
+ *   const reader = res.body!.getReader();
+ *   const { value } = await reader.read();
+ *   await reader.cancel(); // abandoned halfway, as a client that leaves
+ *   return value;
+ * }
  * ```
  */
 export function openParser(
@@ -67,10 +73,14 @@ export function openParser(
  *
  * @example
  * ```ts
- * const r = await callParser(sim, "/rag/query", { body: { text: "lighthouse" } });
- * assert.equal(r.json.results.length, 3);
- * const anonymous = await callParser(sim, "/config/models", { token: null });
- * assert.equal(anonymous.status, 401);
+ * import assert from "node:assert/strict";
+ * // Declared, not run here: `sim` is a running Parser double.
+ * async function ragAndGuard(sim: ParserTarget): Promise<void> {
+ *   const r = await callParser(sim, "/rag/query", { body: { text: "lighthouse" } });
+ *   assert.equal(r.status, 200);
+ *   const anonymous = await callParser(sim, "/config/models", { token: null });
+ *   assert.equal(anonymous.status, 401);
+ * }
  * ```
  */
 export async function callParser(
@@ -94,10 +104,14 @@ export async function callParser(
  *
  * @example
  * ```ts
- * Deno.test("health", () =>
- *   withParserSim(async (sim) => {
- *     assert.equal((await callParser(sim, "/health", { token: null })).status, 200);
- *   }, { bootstrap: false }));
+ * import assert from "node:assert/strict";
+ * // Declared, not run here: the test it registers starts a Parser double.
+ * function registerHealthTest(): void {
+ *   Deno.test("health", () =>
+ *     withParserSim(async (sim) => {
+ *       assert.equal((await callParser(sim, "/health", { token: null })).status, 200);
+ *     }, { bootstrap: false }));
+ * }
  * ```
  */
 export async function withParserSim(
@@ -130,11 +144,15 @@ export interface ParserWorld {
  *
  * @example
  * ```ts
- * Deno.test("rag", () =>
- *   withParserWorld(async (w) => {
- *     const r = await w.call("/rag/query", { body: { text: "tides" } });
- *     assert.equal(r.status, 200);
- *   }, { ai: { llmDelayMs: 10 } }));
+ * import assert from "node:assert/strict";
+ * // Declared, not run here: the test it registers starts both doubles.
+ * function registerRagTest(): void {
+ *   Deno.test("rag", () =>
+ *     withParserWorld(async (w) => {
+ *       const r = await w.call("/rag/query", { body: { text: "tides" } });
+ *       assert.equal(r.status, 200);
+ *     }, { ai: { llmDelayMs: 10 } }));
+ * }
  * ```
  */
 export async function withParserWorld(

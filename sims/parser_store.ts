@@ -6,11 +6,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const store = createParserStore();
  * const user = store.createUser({ email: "a@b.c", password: "password123", name: "A" });
  * store.ensureOwner(user.id);
  * const session = store.createSession(user.id);
- * console.log(store.findSession(session.token)?.userId === user.id); // true
+ * assert.equal(store.findSession(session.token)?.userId, user.id);
  * ```
  * @module
  */
@@ -63,19 +64,19 @@ export interface BootstrapStatus {
  *
  * @example
  * ```ts
- * store.createSession(userId).expiresAt; // now + SESSION_EXPIRES_IN_MS
+ * import assert from "node:assert/strict";
+ * const now = new Date("2026-01-01T00:00:00Z");
+ * const store = createParserStore({ now: () => now });
+ * const user = store.createUser({ email: "a@b.c", password: "password123", name: "A" });
+ * assert.equal(
+ *   store.createSession(user.id).expiresAt.getTime(),
+ *   now.getTime() + SESSION_EXPIRES_IN_MS,
+ * );
  * ```
  */
 export const SESSION_EXPIRES_IN_MS = 30 * 24 * 3600 * 1000;
-/**
- * Sessions slide forward once older than this (better-auth `session.updateAge`): 1 day.
- *
- * @example
- * ```ts
- * store.refreshSession(session); // true once SESSION_UPDATE_AGE_MS have passed
- * ```
- */
-export const SESSION_UPDATE_AGE_MS = 24 * 3600 * 1000;
+/** Sessions slide forward once older than this (better-auth `session.updateAge`): 1 day. */
+const SESSION_UPDATE_AGE_MS = 24 * 3600 * 1000;
 
 /** An `llm_call_log` row: one model call, for the usage routes (§2.11). */
 export interface LlmCall {
@@ -194,15 +195,8 @@ export interface ParserStore {
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
-/**
- * A better-auth style id: `length` random alphanumeric characters (32 by default).
- *
- * @example
- * ```ts
- * generateId(); // "b3kQ0yZ…" (32 chars)
- * ```
- */
-export function generateId(length = 32): string {
+/** A better-auth style id: `length` random alphanumeric characters (32 by default). */
+function generateId(length = 32): string {
   const bytes = randomBytes(length * 2);
   let out = "";
   for (const b of bytes) {
@@ -219,7 +213,8 @@ export function generateId(length = 32): string {
  *
  * @example
  * ```ts
- * cuid(); // "cm3k0v9x0000008l4d2h1e7qz"
+ * import assert from "node:assert/strict";
+ * assert.match(cuid(), /^c[0-9a-z]{24}$/); // e.g. "cm3k0v9x0000008l4d2h1e7qz"
  * ```
  */
 export function cuid(): string {
@@ -244,8 +239,11 @@ function passwordMatches(stored: string, password: string): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const store = createParserStore({ now: () => new Date("2026-01-01T00:00:00Z") });
  * store.appConfig.set("allcodexUrl", "http://core.test");
+ * assert.equal(store.users.size, 0); // no users, no owner, bootstrap not run
+ * assert.equal(store.bootstrap.ran, false);
  * ```
  */
 export function createParserStore(opts: ParserStoreOptions = {}): ParserStore {

@@ -4,15 +4,21 @@
  *
  * @example
  * ```ts
- * const sim = startSimServer({
- *   name: "echo",
- *   faultBody: (status) => JSON.stringify({ status }),
- *   handler: () => (req) => Promise.resolve(new Response(new URL(req.url).pathname)),
- * });
- * sim.fault({ path: "/x", status: 503, times: 1 });
- * await (await fetch(`${sim.url}/x`)).body?.cancel(); // 503
- * console.log(sim.requests.length); // 1
- * await sim.close();
+ * import assert from "node:assert/strict";
+ * // Declared, not run here: it listens on a port.
+ * async function faultOnce(): Promise<void> {
+ *   const sim = startSimServer({
+ *     name: "echo",
+ *     faultBody: (status) => JSON.stringify({ status }),
+ *     handler: () => (req) => Promise.resolve(new Response(new URL(req.url).pathname)),
+ *   });
+ *   sim.fault({ path: "/x", status: 503, times: 1 });
+ *   const res = await fetch(`${sim.url}/x`);
+ *   await res.body?.cancel();
+ *   assert.equal(res.status, 503);
+ *   assert.equal(sim.requests.length, 1);
+ *   await sim.close();
+ * }
  * ```
  * @module
  */
@@ -95,7 +101,11 @@ function recordedText(bytes: Uint8Array | null, type: string): string | null {
  *
  * @example
  * ```ts
- * await waitForAbort([req.signal, closed]);
+ * import assert from "node:assert/strict";
+ * const closed = new AbortController();
+ * const waiting = waitForAbort([undefined, closed.signal]);
+ * closed.abort(); // e.g. the double closes while a request hangs on purpose
+ * assert.equal(await waiting, undefined);
  * ```
  */
 export function waitForAbort(signals: (AbortSignal | undefined)[]): Promise<void> {
@@ -115,7 +125,10 @@ export function waitForAbort(signals: (AbortSignal | undefined)[]): Promise<void
  *
  * @example
  * ```ts
- * await sleep(100, [req.signal]);
+ * const left = new AbortController();
+ * const waited = sleep(60_000, [left.signal]);
+ * left.abort(); // the client leaves
+ * await waited; // resolves now, not after a minute
  * ```
  */
 export function sleep(ms: number, signals: (AbortSignal | undefined)[]): Promise<void> {
@@ -137,13 +150,16 @@ export function sleep(ms: number, signals: (AbortSignal | undefined)[]): Promise
  *
  * @example
  * ```ts
- * const sim = startSimServer({
- *   name: "demo",
- *   faultBody: () => "{}",
- *   handler: () => () => Promise.resolve(new Response("ok")),
- * });
- * sim.fault({ path: /^\/slow/, delayMs: 50 });
- * await sim.close();
+ * // Declared, not run here: it listens on a port.
+ * async function slowPaths(): Promise<SimServer> {
+ *   const sim = startSimServer({
+ *     name: "demo",
+ *     faultBody: () => "{}",
+ *     handler: () => () => Promise.resolve(new Response("ok")),
+ *   });
+ *   sim.fault({ path: /^\/slow/, delayMs: 50 });
+ *   return sim; // close() it when done
+ * }
  * ```
  */
 export function startSimServer(opts: SimServerOptions): SimServer {

@@ -4,9 +4,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { createCoreStore } from "./core_store.ts";
  * const store = createCoreStore();
  * seedWorld(store);
- * store.getNote(W.charMira)?.title; // "Mira Tallowend"
+ * assert.equal(store.getNote(W.charMira)?.title, "Mira Tallowend");
  * ```
  * @module
  */
@@ -46,7 +48,12 @@ export type LoreType = typeof LORE_TYPES[number];
  *
  * @example
  * ```ts
- * `${sim.url}/etapi/notes/${W.charMira}`;
+ * import assert from "node:assert/strict";
+ * import { createCoreStore } from "./core_store.ts";
+ * const store = createCoreStore();
+ * seedWorld(store);
+ * // tests name the sample notes by role, never by a literal id
+ * assert.equal(store.getNote(W.charMira)?.noteId, W.charMira);
  * ```
  */
 export const W = {
@@ -90,7 +97,8 @@ export const W = {
  *
  * @example
  * ```ts
- * templateId("quest"); // "_template_quest"
+ * import assert from "node:assert/strict";
+ * assert.equal(templateId("quest"), "_template_quest");
  * ```
  */
 export function templateId(type: LoreType): string {
@@ -121,7 +129,8 @@ const CRC_TABLE = (() => {
  *
  * @example
  * ```ts
- * crc32(new TextEncoder().encode("IEND")); // 0xae426082
+ * import assert from "node:assert/strict";
+ * assert.equal(crc32(new TextEncoder().encode("IEND")), 0xae426082);
  * ```
  */
 export function crc32(bytes: Uint8Array): number {
@@ -145,8 +154,9 @@ function pngChunk(type: string, data: Uint8Array): Uint8Array {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const png = makePng(16, 16, () => [200, 120, 40]);
- * new DataView(png.buffer).getUint32(16); // 16 (IHDR width)
+ * assert.equal(new DataView(png.buffer).getUint32(16), 16); // IHDR width
  * ```
  */
 export function makePng(
@@ -394,9 +404,11 @@ function templateLabels(labels: string): [name: string, value: string][] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { createCoreStore } from "./core_store.ts";
  * const store = createCoreStore();
  * seedSystemNotes(store);
- * store.hasLabel("_template_quest", "quest"); // true
+ * assert.equal(store.hasLabel("_template_quest", "quest"), true);
  * ```
  */
 export function seedSystemNotes(store: CoreStore): void {
@@ -581,9 +593,11 @@ const CLONES: [string, string][] = [
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { createCoreStore } from "./core_store.ts";
  * const store = createCoreStore();
  * seedWorld(store);
- * store.search("#loreType=character").hits.length; // 4
+ * assert.equal(store.search("#loreType=character").hits.length, 4);
  * ```
  */
 export function seedWorld(store: CoreStore): void {
@@ -706,7 +720,8 @@ export function seedWorld(store: CoreStore): void {
  *
  * @example
  * ```ts
- * console.log(WORLD_SUMMARY);
+ * import assert from "node:assert/strict";
+ * assert.match(WORLD_SUMMARY, /Shattered Coast/); // printed by `deno task dev`
  * ```
  */
 export const WORLD_SUMMARY: string = [

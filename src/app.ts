@@ -74,8 +74,13 @@ export interface App {
  *
  * @example
  * ```ts
- * const app = createApp({ config: loadConfig(Deno.env.toObject()) });
- * Deno.serve((req) => app.handle(req));
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "./config.ts";
+ * import { jsonLogger } from "./http/log.ts";
+ * const app = createApp({ config: loadConfig({}), log: jsonLogger("silent") });
+ * const res = await app.handle(new Request("http://127.0.0.1:8080/api/no-such-route"));
+ * assert.equal(res.status, 404);
+ * assert.equal((await res.json()).error, "NOT_FOUND");
  * ```
  */
 export function createApp(deps: AppDeps): App {
@@ -338,7 +343,15 @@ export function createApp(deps: AppDeps): App {
  *
  * @example
  * ```ts
- * const q = validate(z.object({ q: z.string() }), { q: "x" }, "query");
+ * import assert from "node:assert/strict";
+ * import { z } from "zod";
+ * const query = z.object({ q: z.string().min(2) });
+ * assert.deepEqual(validate(query, { q: "ash" }, "query"), { q: "ash" });
+ * assert.throws(() => validate(query, { q: "a" }, "query"), {
+ *   status: 400,
+ *   code: "INVALID_REQUEST",
+ *   message: /^Invalid query: query\.q /, // one entry per failing field, also in `details.fields`
+ * });
  * ```
  */
 export function validate<S extends z.ZodType>(

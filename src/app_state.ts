@@ -41,10 +41,14 @@ const MAX_AI_CALLS = 500;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadConfig } from "./config.ts";
  * import { jsonLogger } from "./http/log.ts";
  *
- * const state = createAppState(loadConfig({}), Date.now, jsonLogger("silent"), fetch);
+ * const config = loadConfig({ AUTH_RATE_LIMIT: "1" });
+ * const state = createAppState(config, Date.now, jsonLogger("silent"), fetch);
+ * assert.equal(state.authLimiter.check("203.0.113.7").allowed, true);
+ * assert.equal(state.authLimiter.check("203.0.113.7").allowed, false);
  * ```
  */
 export function createAppState(

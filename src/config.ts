@@ -264,8 +264,9 @@ export class ConfigError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const config = loadConfig({ PORT: "3000", CORE_URL: "http://core:8080", CORE_TOKEN: "t" });
- * config.PORT; // 3000
+ * assert.equal(config.PORT, 3000);
  * ```
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
@@ -289,7 +290,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
  *
  * @example
  * ```ts
- * const config = loadConfigOrExit(Deno.env.toObject());
+ * import assert from "node:assert/strict";
+ * // at start-up: loadConfigOrExit(Deno.env.toObject())
+ * assert.equal(loadConfigOrExit({ PORT: "3000" }).PORT, 3000);
  * ```
  */
 export function loadConfigOrExit(env: Record<string, string | undefined>): Config {

@@ -82,8 +82,14 @@ export interface ResolverDeps {
  *
  * @example
  * ```ts
- * const creds = createCredentialResolver({ config, fetch, log }).forRequest(req, {});
- * const core = await creds.core();
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "./config.ts";
+ * import { jsonLogger } from "./http/log.ts";
+ * const config = loadConfig({ CORE_URL: "http://core:8080", CORE_TOKEN: "etapi-token" });
+ * const resolver = createCredentialResolver({ config, fetch, log: jsonLogger("silent") });
+ * const creds = resolver.forRequest(new Request("http://127.0.0.1:8080/api/lore"), {});
+ * assert.deepEqual(await creds.core(), { baseUrl: "http://core:8080", token: "etapi-token" });
+ * await assert.rejects(creds.parser(), { status: 503, code: "NOT_CONFIGURED" });
  * ```
  */
 export function createCredentialResolver(deps: ResolverDeps): CredentialResolver {
@@ -327,8 +333,18 @@ const PUBLIC_UNAVAILABLE = "The public share cannot reach the lore database righ
  *
  * @example
  * ```ts
- * const source = createPublicCoreSource({ config, fetch, log });
- * const { baseUrl, token, identity } = await source.credentials({ fetch, timeoutMs: 15_000 });
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "./config.ts";
+ * import { jsonLogger } from "./http/log.ts";
+ * const config = loadConfig({
+ *   CORE_URL: "http://core:8080",
+ *   CORE_TOKEN: "etapi-token",
+ *   PUBLIC_CORE_TOKEN: "read-only-token",
+ * });
+ * const source = createPublicCoreSource({ config, fetch, log: jsonLogger("silent") });
+ * const { token, identity } = await source.credentials({ fetch, timeoutMs: 15_000 });
+ * assert.equal(token, "read-only-token");
+ * assert.equal(identity.length, 16);
  * ```
  */
 export function createPublicCoreSource(deps: ResolverDeps): PublicCoreSource {
@@ -437,7 +453,10 @@ function explainCredentialsError(e: unknown): unknown {
  *
  * @example
  * ```ts
- * await credentialIdentity({ baseUrl: "http://core", token: "t" }); // "3f1c…" (16 hex chars)
+ * import assert from "node:assert/strict";
+ * const id = await credentialIdentity({ baseUrl: "http://core", token: "t" });
+ * assert.match(id, /^[0-9a-f]{16}$/);
+ * assert.notEqual(await credentialIdentity({ baseUrl: "http://core", token: "u" }), id);
  * ```
  */
 export async function credentialIdentity(creds: CoreCredentials): Promise<string> {

@@ -36,7 +36,8 @@ function responseObject(doc: ResponseDoc): Record<string, unknown> {
       );
     // OpenAPI has no words for SSE events: an extension lists each event's data
     const media = events ? { "x-events": events } : {};
-    return { description: doc.description, content: { [doc.mediaType]: media } };
+    const content = Object.fromEntries([doc.mediaType].flat().map((type) => [type, media]));
+    return { description: doc.description, content };
   }
   return { description: doc.description };
 }
@@ -46,10 +47,12 @@ function responseObject(doc: ResponseDoc): Record<string, unknown> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { allRoutes } from "./routes/index.ts";
  *
  * const doc = openApiDocument(allRoutes);
- * doc.paths["/api/config/portal"].get; // { summary, responses: { 200: { content: … } }, … }
+ * assert.equal(doc.openapi, "3.1.0");
+ * assert.ok(doc.paths["/api/lore/{id}"].get); // `:id` becomes `{id}`
  * ```
  */
 export function openApiDocument(routes: readonly Route[]): {
@@ -120,9 +123,12 @@ export function openApiDocument(routes: readonly Route[]): {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { allRoutes } from "./routes/index.ts";
  *
- * console.log(routeTableMarkdown(allRoutes));
+ * const table = routeTableMarkdown(allRoutes).split("\n");
+ * assert.equal(table[0], "| Method | Path | Backend | Access | Purpose |");
+ * assert.equal(table.length, allRoutes.length + 2);
  * ```
  */
 export function routeTableMarkdown(routes: readonly Route[]): string {

@@ -45,12 +45,19 @@ export interface PortalConfigOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { jsonLogger } from "./http/log.ts";
  *
- * const log = jsonLogger("info");
- * const portal = createPortalConfig({ dataDir: "./data", defaultLoreRoot: "root", log });
- * await portal.set("loreRoot123");
- * (await portal.get()).loreRootNoteId; // "loreRoot123"
+ * const dataDir = await Deno.makeTempDir();
+ * const portal = createPortalConfig({
+ *   dataDir,
+ *   defaultLoreRoot: "root",
+ *   log: jsonLogger("silent"),
+ * });
+ * assert.deepEqual(await portal.get(), { loreRootNoteId: "root", source: "env" });
+ * await portal.set("loreRoot123"); // written to <dataDir>/portal.json
+ * assert.deepEqual(await portal.get(), { loreRootNoteId: "loreRoot123", source: "file" });
+ * await Deno.remove(dataDir, { recursive: true });
  * ```
  */
 export function createPortalConfig(opts: PortalConfigOptions): PortalConfig {

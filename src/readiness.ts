@@ -20,20 +20,62 @@ import { ApiError } from "./http/errors.ts";
 import { createCoreClient } from "./upstream/core.ts";
 import { readBodyText, type UpstreamDeps, upstreamFetch } from "./upstream/fetch.ts";
 
-/** One backend's readiness (no URL or token ever appears in it). */
-export type BackendReadiness =
-  | { ok: true; configured: false }
-  | { ok: true; configured: true; latencyMs: number; version?: string; status?: string }
-  | { ok: false; configured: true; error: string };
+/**
+ * One backend's readiness (no URL or token ever appears in it).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const down = { ok: false, configured: true, error: "UPSTREAM_TIMEOUT" };
+ * assert.deepEqual(backendReadinessSchema.parse(down), down);
+ * assert.equal(backendReadinessSchema.safeParse({ ok: false, configured: false }).success, false);
+ * ```
+ */
+export const backendReadinessSchema = z.union([
+  z.object({ ok: z.literal(true), configured: z.literal(false) }).describe("not configured"),
+  z.object({
+    ok: z.literal(true),
+    configured: z.literal(true),
+    latencyMs: z.number(),
+    version: z.string().optional().describe("Core's version"),
+    status: z.string().optional().describe("The Parser's own health status"),
+  }).describe("answered: `latencyMs`, Core's `version`, the Parser's `status`"),
+  z.object({
+    ok: z.literal(false),
+    configured: z.literal(true),
+    error: z.string(),
+  }).describe("did not answer: `error` is the error code"),
+]);
+
+/** One backend's readiness. */
+export type BackendReadiness = z.output<typeof backendReadinessSchema>;
+
+/**
+ * The `/readyz` answer.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const report = {
+ *   status: "ready",
+ *   core: { ok: true, configured: false },
+ *   parser: { ok: true, configured: true, latencyMs: 3, status: "ok" },
+ *   unavailable: [],
+ * };
+ * assert.equal(readinessReportSchema.safeParse(report).success, true);
+ * ```
+ */
+export const readinessReportSchema = z.object({
+  status: z.enum(["ready", "not-ready"]),
+  core: backendReadinessSchema,
+  parser: backendReadinessSchema,
+  unavailable: z.array(z.enum(["core", "parser"])).describe(
+    "The configured backends that did not answer (empty when ready)",
+  ),
+});
 
 /** The `/readyz` answer. */
-export interface ReadinessReport {
-  status: "ready" | "not-ready";
-  core: BackendReadiness;
-  parser: BackendReadiness;
-  /** The configured backends that did not answer (empty when ready). */
-  unavailable: ("core" | "parser")[];
-}
+export type ReadinessReport = z.output<typeof readinessReportSchema>;
 
 /** Checks the configured backends; see the module notes. */
 export interface ReadinessProbe {
@@ -47,8 +89,14 @@ const parserHealthSchema = z.looseObject({ status: z.string().max(64) });
  *
  * @example
  * ```ts
- * const report = await createReadinessProbe(config, fetch).check(req.signal);
- * if (report.status === "not-ready") console.log(report.unavailable); // ["parser"]
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "./config.ts";
+ * const config = loadConfig({ PARSER_URL: "http://parser:3000" });
+ * const refused = () => Promise.reject(new TypeError("connection refused"));
+ * const report = await createReadinessProbe(config, refused).check(new AbortController().signal);
+ * assert.equal(report.status, "not-ready");
+ * assert.deepEqual(report.unavailable, ["parser"]);
+ * assert.deepEqual(report.core, { ok: true, configured: false });
  * ```
  */
 export function createReadinessProbe(config: Config, fetchFn: typeof fetch): ReadinessProbe {

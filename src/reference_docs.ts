@@ -1,7 +1,7 @@
 /**
  * The generated reference pages, `docs/api.md` and `docs/configuration.md`, as pure functions of
  * the OpenAPI document and the environment schema: the pages cannot say something the code does
- * not do. `deno task docs` writes them (scripts/docs.ts) and a test keeps them current.
+ * not do. `deno task docs` writes them (reference_docs_task.ts) and a test keeps them current.
  *
  * @module
  */
@@ -27,9 +27,10 @@ type OpenApiDocument = ReturnType<typeof openApiDocument>;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const slug = slugger();
- * slug("GET `/api/lore/{id}`"); // "get-apiloreid"
- * slug("GET `/api/lore/{id}`"); // "get-apiloreid-1"
+ * assert.equal(slug("GET `/api/lore/{id}`"), "get-apiloreid");
+ * assert.equal(slug("GET `/api/lore/{id}`"), "get-apiloreid-1");
  * ```
  */
 export function slugger(): (heading: string) => string {
@@ -51,7 +52,8 @@ export function slugger(): (heading: string) => string {
  *
  * @example
  * ```ts
- * headingAnchors("# Title\n\n## Two words\n").has("two-words"); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(headingAnchors("# Title\n\n## Two words\n").has("two-words"), true);
  * ```
  */
 export function headingAnchors(markdown: string): Set<string> {
@@ -112,7 +114,12 @@ function typeText(s: Schema): string {
     if (typeof s.pattern === "string") limits.push(`matching \`${s.pattern}\``);
   } else if (s.type === "integer" || s.type === "number") {
     text = s.type;
-    limits.push(bounds(s.minimum ?? s.exclusiveMinimum, s.maximum ?? s.exclusiveMaximum));
+    limits.push(bounds(s.minimum, s.maximum));
+    // exclusive bounds read differently ("> 0" for zod's `.positive()`, not "≥ 0")
+    if (typeof s.exclusiveMinimum === "number") limits.push(`> ${s.exclusiveMinimum}`);
+    if (typeof s.exclusiveMaximum === "number") limits.push(`< ${s.exclusiveMaximum}`);
+  } else if (s.type === "boolean" || s.type === "null") {
+    text = s.type;
   } else if (s.type === "array") {
     text = `array of ${typeText((s.items ?? {}) as Schema)}`;
     limits.push(bounds(s.minItems, s.maxItems, "items"));
@@ -296,10 +303,11 @@ function commonAnswers(ops: Operation[]): Map<string, [status: string, answer: A
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { allRoutes } from "./routes/index.ts";
  *
  * const page = apiReferenceMarkdown(allRoutes);
- * page.includes("### GET `/api/lore/{id}`"); // true
+ * assert.equal(page.includes("### GET `/api/lore/{id}`"), true);
  * ```
  */
 export function apiReferenceMarkdown(routes: readonly Route[]): string {
@@ -421,10 +429,11 @@ const size = (bytes: number) => {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { envSchema } from "./config.ts";
  *
  * const port = configurationRows(envSchema).find((r) => r.name === "PORT");
- * port?.default; // "`8080`"
+ * assert.equal(port?.default, "`8080`");
  * ```
  */
 export function configurationRows(schema: typeof envSchema): ConfigRow[] {
@@ -457,9 +466,10 @@ export function configurationRows(schema: typeof envSchema): ConfigRow[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { envSchema } from "./config.ts";
  *
- * configurationMarkdown(envSchema).includes("| `PORT` |"); // true
+ * assert.equal(configurationMarkdown(envSchema).includes("| `PORT` |"), true);
  * ```
  */
 export function configurationMarkdown(schema: typeof envSchema): string {

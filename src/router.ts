@@ -126,17 +126,19 @@ export type CtxFor<A extends Access, P = unknown, Q = unknown, B = unknown> = {
 }[A];
 
 /**
- * One documented answer. A string only describes it: a bodiless answer, an error (always the one
- * error shape), or a body not described yet. An object says what the body is: `schema` for JSON
- * (its zod output, checked in tests), `mediaType` for anything else (SSE, images, HTML, text;
- * an SSE stream may give each event's data schema in `events`), neither for no body at all.
+ * One documented answer. A string only describes it: a bodiless answer, an error (the one error
+ * shape, or the route's `errorMediaType`), or a body not described yet. An object says what the
+ * body is: `schema` for JSON (its zod output, checked in tests), `mediaType` for anything else
+ * (SSE, images, HTML, text; an SSE stream may give each event's data schema in `events`),
+ * neither for no body at all.
  */
 export type ResponseSpec =
   | string
   | { description: string; schema: z.ZodType; mediaType?: never; events?: never }
   | {
     description: string;
-    mediaType: string;
+    /** Several when the body's type varies (e.g. content passed on as Core typed it). */
+    mediaType: string | readonly string[];
     events?: Record<string, z.ZodType>;
     schema?: never;
   }
@@ -179,6 +181,14 @@ export interface RouteOf<
    */
   responses: Responses;
   /**
+   * The media type of the route's error answers when they are not the one error shape: the
+   * public site's handlers turn every failure into an HTML page that keeps the status. Each error
+   * status, listed as a string or implied (route_responses.ts), is then this type. The pipeline's
+   * refusals before the handler runs (invalid input, another origin, body limits) stay JSON, so
+   * they are not documented for such a route: its input must be unable to fail them.
+   */
+  errorMediaType?: string;
+  /**
    * AI work (the Parser runs a model, or writes for minutes): the handler runs detached from the
    * client, the client waits while it makes progress (`AI_TIMEOUT_MS` without any is a 504 that
    * says how to get the result), and an answer nobody waited for is kept for a retry of the same
@@ -207,16 +217,24 @@ export type BodyValue<B> = B extends { kind: "json"; schema: infer S extends z.Z
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { z } from "zod";
  * import { json } from "./http/response.ts";
  *
  * const noteSchema = z.object({ noteId: z.string(), title: z.string() });
- * export const getNote = defineRoute({
- *   method: "GET", path: "/api/lore/:id", summary: "Note", backend: "Core", access: "private",
- *   tag: "lore", params: z.object({ id: z.string() }),
+ * const getNote = defineRoute({
+ *   method: "GET",
+ *   path: "/api/lore/:id",
+ *   summary: "Note",
+ *   backend: "Core",
+ *   access: "private",
+ *   tag: "lore",
+ *   params: z.object({ id: z.string() }),
  *   responses: { 200: { description: "The note", schema: noteSchema }, 404: "No such note" },
+ *   // ctx.params.id is a string here; on an `access: "public"` route ctx.core() would not exist
  *   handler: async (ctx) => json(await (await ctx.core()).getNote(ctx.params.id)),
  * });
+ * assert.equal(getNote.access, "private");
  * ```
  */
 export function defineRoute<
@@ -243,7 +261,22 @@ export interface CompiledRoute {
  *
  * @example
  * ```ts
- * const table = compileRoutes([getNote]);
+ * import assert from "node:assert/strict";
+ * import { noContent } from "./http/response.ts";
+ * const route = (method: "GET" | "POST", path: string) =>
+ *   defineRoute({
+ *     method,
+ *     path,
+ *     summary: path,
+ *     backend: "None",
+ *     access: "public",
+ *     tag: "example",
+ *     responses: { 204: "Done" },
+ *     handler: () => noContent(),
+ *   });
+ * const table = compileRoutes([route("GET", "/api/lore/:id"), route("POST", "/api/lore/move")]);
+ * assert.deepEqual(table.map((r) => r.route.path), ["/api/lore/move", "/api/lore/:id"]);
+ * assert.throws(() => compileRoutes([route("GET", "/a/:x"), route("GET", "/a/:y")]), /ambiguous/);
  * ```
  */
 export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
@@ -279,7 +312,27 @@ export type Match =
  *
  * @example
  * ```ts
- * matchRoute(table, "GET", "/api/lore/abc"); // { kind: "found", ... }
+ * import assert from "node:assert/strict";
+ * import { noContent } from "./http/response.ts";
+ * const route = (method: "GET" | "POST", path: string) =>
+ *   defineRoute({
+ *     method,
+ *     path,
+ *     summary: path,
+ *     backend: "None",
+ *     access: "public",
+ *     tag: "example",
+ *     responses: { 204: "Done" },
+ *     handler: () => noContent(),
+ *   });
+ * const table = compileRoutes([route("GET", "/api/lore/:id"), route("POST", "/api/lore/move")]);
+ * const found = matchRoute(table, "GET", "/api/lore/abc");
+ * assert.equal(found.kind === "found" && found.params.id, "abc");
+ * assert.deepEqual(matchRoute(table, "GET", "/api/lore/move"), {
+ *   kind: "method",
+ *   allow: ["POST"],
+ * });
+ * assert.deepEqual(matchRoute(table, "GET", "/api/map"), { kind: "none" });
  * ```
  */
 export function matchRoute(

@@ -26,9 +26,13 @@ export interface RunningServer {
  *
  * @example
  * ```ts
- * const server = await startServer({ config });
- * console.log(server.url);
- * await server.stop();
+ * import { loadConfig } from "./config.ts";
+ * // Declared, not run here: it listens on a port.
+ * async function serveBriefly(): Promise<void> {
+ *   const server = await startServer({ config: loadConfig({ HOST: "127.0.0.1", PORT: "0" }) });
+ *   console.log(server.url); // e.g. "http://127.0.0.1:41234"
+ *   await server.stop();
+ * }
  * ```
  */
 export function startServer(deps: AppDeps): Promise<RunningServer> {

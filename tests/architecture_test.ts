@@ -16,7 +16,8 @@
  *    and the request pipeline's pieces; `src/openapi.ts`, `src/route_responses.ts`,
  *    `src/reference_docs.ts`: what is derived from the declarations;
  * 7. routes — `src/routes/`: the handlers;
- * 8. composition — `src/app.ts`, `src/server.ts`, `main.ts`: put it all together.
+ * 8. composition — `src/app.ts`, `src/server.ts`, `main.ts`: put it all together;
+ *    `src/reference_docs_task.ts`: `deno task docs`, which writes the derived pages.
  *
  * Besides: `src/` never imports `sims/`, `tests/` or `bench/`, and `sims/` never imports
  * `tests/`. The checks themselves are tested first, on made-up graphs, so a check that cannot
@@ -62,7 +63,10 @@ const LAYERS: readonly Layer[] = [
     ],
   },
   { name: "routes", modules: ["src/routes/"] },
-  { name: "composition", modules: ["src/app.ts", "src/server.ts", "main.ts"] },
+  {
+    name: "composition",
+    modules: ["src/app.ts", "src/server.ts", "src/reference_docs_task.ts", "main.ts"],
+  },
 ];
 
 const ROOT = new URL("../", import.meta.url);

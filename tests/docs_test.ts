@@ -1,6 +1,6 @@
 /** The documentation must say what the code does, and every link in it must lead somewhere. */
 import assert from "node:assert/strict";
-import { generatedDocs } from "../scripts/docs.ts";
+import { generatedDocs } from "../src/reference_docs_task.ts";
 import { envSchema } from "../src/config.ts";
 import { configurationRows, GENERATED_NOTE, headingAnchors } from "../src/reference_docs.ts";
 

@@ -32,6 +32,12 @@ const route = (name: string, responses: Responses, answer: () => Response) =>
 
 const declared = { 200: { description: "A thing", schema: thing }, 404: "No such thing" };
 
+/** An answer whose type varies: any of several media types. */
+const textOrImage = {
+  200: { description: "Text or an image", mediaType: ["text/plain", "image/*"] },
+};
+const typed = (type: string) => new Response("x", { headers: { "content-type": type } });
+
 const table: Route[] = [
   route("good", declared, () => json({ id: "a", size: 3, extra: "passed on undescribed" })),
   route("wrong-body", declared, () => json({ id: "a", size: "big" })),
@@ -59,6 +65,9 @@ const table: Route[] = [
     200: { description: "Server-sent events", mediaType: "text/event-stream" },
   }, () => json({ id: "a" })),
   route("undocumented", { 200: "Not described yet" }, () => json({ anything: 1 }, 299)),
+  route("either-text", textOrImage, () => typed("text/plain; charset=utf-8")),
+  route("either-image", textOrImage, () => typed("image/png")),
+  route("either-json", textOrImage, () => json({ id: "a" })),
 ];
 
 function makeApp(check: boolean) {
@@ -130,6 +139,28 @@ Deno.test("response check: a streamed answer is not read or waited for; its medi
     /Content-Type is application\/json, declared text\/event-stream/,
   );
   assert.equal(problems.length, 1);
+});
+
+Deno.test("response check: an answer of several media types may have any of them, and only those", async () => {
+  const { get, problems } = makeApp(true);
+  const text = await get("either-text");
+  assert.equal(text.status, 200);
+  assert.equal(await text.res.text(), "x");
+  const image = await get("either-image");
+  assert.equal(image.status, 200);
+  assert.equal(image.type, "image/png");
+  await image.res.body?.cancel();
+  const other = await get("either-json");
+  assert.equal(other.status, 500);
+  assert.match(
+    (await other.res.json()).message,
+    /Content-Type is application\/json, declared text\/plain, image\/\*/,
+  );
+  assert.equal(problems.length, 1);
+  const doc = openApiDocument(table).paths["/api/test/either-text"].get as {
+    responses: Record<string, { content: Record<string, unknown> }>;
+  };
+  assert.deepEqual(Object.keys(doc.responses[200].content), ["text/plain", "image/*"]);
 });
 
 Deno.test("response check: routes without declared schemas are not held to anything yet", async () => {

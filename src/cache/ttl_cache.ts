@@ -31,8 +31,15 @@ export interface TtlCacheOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * let loads = 0;
+ * const loadTitles = () => Promise.resolve([`load ${++loads}`]);
  * const titles = createTtlCache<string[]>({ ttlMs: 60_000, maxEntries: 100 });
- * const list = await titles.getOrLoad("user-1", () => loadTitles());
+ * const [a, b] = await Promise.all([
+ *   titles.getOrLoad("user-1", loadTitles),
+ *   titles.getOrLoad("user-1", loadTitles), // shares the first call's load
+ * ]);
+ * assert.deepEqual([a, b, loads], [["load 1"], ["load 1"], 1]);
  * ```
  */
 export function createTtlCache<V>(opts: TtlCacheOptions): TtlCache<V> {

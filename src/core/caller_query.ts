@@ -105,9 +105,12 @@ function lex(query: string): { fulltext: Token[]; expression: Token[] } {
  *
  * @example
  * ```ts
- * callerQueryProblem("note.content %= '['");
- * // 'the regular expression after %= is invalid: "[" (Unterminated character class)'
- * callerQueryProblem("#loreType %= '^(event|timeline)$'"); // null
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   callerQueryProblem("note.content %= '['"),
+ *   'the regular expression after %= is invalid: "[" (Unterminated character class)',
+ * );
+ * assert.equal(callerQueryProblem("#loreType %= '^(event|timeline)$'"), null);
  * ```
  */
 export function callerQueryProblem(query: string): string | null {

@@ -12,7 +12,8 @@
  *
  * @example
  * ```ts
- * quoteSearchValue('say "hi"'); // "\"say \\\"hi\\\"\""
+ * import assert from "node:assert/strict";
+ * assert.equal(quoteSearchValue('say "hi"'), '"say \\"hi\\""');
  * ```
  */
 export function quoteSearchValue(value: string): string {
@@ -26,7 +27,8 @@ export function quoteSearchValue(value: string): string {
  *
  * @example
  * ```ts
- * labelEquals("loreType", "character"); // '#loreType="character"'
+ * import assert from "node:assert/strict";
+ * assert.equal(labelEquals("loreType", "character"), '#loreType="character"');
  * ```
  */
 export function labelEquals(name: string, value: string): string {
@@ -39,7 +41,8 @@ export function labelEquals(name: string, value: string): string {
  *
  * @example
  * ```ts
- * titleContains("ar"); // 'note.title *=* "ar"'
+ * import assert from "node:assert/strict";
+ * assert.equal(titleContains("ar"), 'note.title *=* "ar"');
  * ```
  */
 export function titleContains(text: string): string {

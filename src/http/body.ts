@@ -12,7 +12,12 @@ import { concatBytes } from "../util/bytes.ts";
  *
  * @example
  * ```ts
- * mediaType(new Request("http://x", { method: "POST", headers: { "content-type": "Application/JSON; charset=utf-8" } })); // "application/json"
+ * import assert from "node:assert/strict";
+ * const req = new Request("http://x", {
+ *   method: "POST",
+ *   headers: { "content-type": "Application/JSON; charset=utf-8" },
+ * });
+ * assert.equal(mediaType(req), "application/json");
  * ```
  */
 export function mediaType(req: Request): string {
@@ -24,7 +29,12 @@ export function mediaType(req: Request): string {
  *
  * @example
  * ```ts
- * requireMediaType(req, ["application/json"]);
+ * import assert from "node:assert/strict";
+ * const req = new Request("http://x", { method: "POST", body: "a=1" }); // text/plain by default
+ * assert.throws(() => requireMediaType(req, ["application/json"]), {
+ *   status: 415,
+ *   code: "UNSUPPORTED_MEDIA_TYPE",
+ * });
  * ```
  */
 export function requireMediaType(req: Request, allowed: readonly string[]): void {
@@ -46,7 +56,11 @@ export function requireMediaType(req: Request, allowed: readonly string[]): void
  *
  * @example
  * ```ts
- * requireUtf8(req); // passes for "text/plain" and "text/plain; charset=UTF-8"
+ * import assert from "node:assert/strict";
+ * const withCharset = (charset: string) =>
+ *   new Request("http://x", { headers: { "content-type": `text/plain; charset=${charset}` } });
+ * requireUtf8(withCharset("UTF-8")); // passes, as does no charset at all
+ * assert.throws(() => requireUtf8(withCharset("latin1")), { status: 415 });
  * ```
  */
 export function requireUtf8(req: Request): void {
@@ -69,7 +83,10 @@ export function requireUtf8(req: Request): void {
  *
  * @example
  * ```ts
- * throw requestTimeout(30_000);
+ * import assert from "node:assert/strict";
+ * const e = requestTimeout(30_000);
+ * assert.equal(e.status, 408);
+ * assert.equal(e.message, "The request body stalled: nothing arrived for 30000 ms");
  * ```
  */
 export function requestTimeout(idleMs: number): ApiError {
@@ -89,7 +106,10 @@ export function requestTimeout(idleMs: number): ApiError {
  *
  * @example
  * ```ts
- * const body = idleDeadline(req.body!, config.CLIENT_BODY_TIMEOUT_MS);
+ * import assert from "node:assert/strict";
+ * const silent = new ReadableStream<Uint8Array>(); // a client that never sends
+ * const body = idleDeadline(silent, 10);
+ * await assert.rejects(new Response(body).arrayBuffer(), { status: 408 });
  * ```
  */
 export function idleDeadline(
@@ -131,7 +151,9 @@ export function tooLarge(limit: number): ApiError {
  *
  * @example
  * ```ts
- * checkDeclaredLength(req, 1024);
+ * import assert from "node:assert/strict";
+ * const req = new Request("http://x", { method: "POST", headers: { "content-length": "2048" } });
+ * assert.throws(() => checkDeclaredLength(req, 1024), { status: 413 });
  * ```
  */
 export function checkDeclaredLength(req: Request, limit: number): void {
@@ -145,7 +167,9 @@ export function checkDeclaredLength(req: Request, limit: number): void {
  *
  * @example
  * ```ts
- * const limited = limitStream(req.body!, 20 * 1024 * 1024);
+ * import assert from "node:assert/strict";
+ * const limited = limitStream(new Response("12345").body!, 4);
+ * await assert.rejects(new Response(limited).text(), { code: "PAYLOAD_TOO_LARGE" });
  * ```
  */
 export function limitStream(
@@ -175,7 +199,9 @@ export function limitStream(
  *
  * @example
  * ```ts
- * const html = await readLimitedText(req, 5 * 1024 * 1024, 30_000);
+ * import assert from "node:assert/strict";
+ * const req = new Request("http://x", { method: "POST", body: "<p>Harbor</p>" });
+ * assert.equal(await readLimitedText(req, 5 * 1024 * 1024, 30_000), "<p>Harbor</p>");
  * ```
  */
 export async function readLimitedText(

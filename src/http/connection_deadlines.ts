@@ -79,17 +79,21 @@ const LINGER_MS = 5_000;
  *
  * @example
  * ```ts
- * let guard: ConnectionGuard;
- * const inner = Deno.serve({ hostname: "127.0.0.1", port: 0 }, (req, info) => {
- *   const conn = guard.track(info.remoteAddr, info.completed);
- *   return new Response(conn ? "hello" : "not through the relay", { status: conn ? 200 : 403 });
- * });
- * guard = guardConnections({
- *   hostname: "127.0.0.1",
- *   port: 8080,
- *   target: inner.addr,
- *   deadlines: { headerMs: 15_000, idleMs: 75_000 },
- * });
+ * // Serves `handler` on port 8080 through the relay (declared here, not run: it listens).
+ * function serveGuarded(handler: (req: Request) => Response): ConnectionGuard {
+ *   let guard: ConnectionGuard | undefined;
+ *   const inner = Deno.serve({ hostname: "127.0.0.1", port: 0 }, (req, info) => {
+ *     const conn = guard?.track(info.remoteAddr, info.completed);
+ *     return conn ? handler(req) : new Response("not through the relay", { status: 403 });
+ *   });
+ *   guard = guardConnections({
+ *     hostname: "127.0.0.1",
+ *     port: 8080,
+ *     target: inner.addr,
+ *     deadlines: { headerMs: 15_000, idleMs: 75_000 },
+ *   });
+ *   return guard;
+ * }
  * ```
  */
 export function guardConnections(opts: GuardOptions): ConnectionGuard {

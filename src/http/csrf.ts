@@ -27,8 +27,9 @@ const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const url = new URL("http://127.0.0.1:8080/api");
- * publicOrigin(new Request(url), url, false); // "http://127.0.0.1:8080"
+ * assert.equal(publicOrigin(new Request(url), url, false), "http://127.0.0.1:8080");
  * ```
  */
 export function publicOrigin(req: Request, url: URL, trustProxy: boolean): string {
@@ -51,9 +52,14 @@ export function publicOrigin(req: Request, url: URL, trustProxy: boolean): strin
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const url = new URL("http://127.0.0.1:8080/api/lore");
- * const req = new Request(url, { method: "POST", headers: { origin: "http://127.0.0.1:8080" } });
- * checkCrossSite(req, url, false, false); // same origin: passes
+ * const from = (origin: string) => new Request(url, { method: "POST", headers: { origin } });
+ * checkCrossSite(from("http://127.0.0.1:8080"), url, false, false); // same origin: passes
+ * assert.throws(() => checkCrossSite(from("https://evil.example"), url, false, false), {
+ *   status: 403,
+ *   code: "CSRF_REJECTED",
+ * });
  * ```
  */
 export function checkCrossSite(

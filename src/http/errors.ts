@@ -42,7 +42,10 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  *
  * @example
  * ```ts
- * errorBodySchema.parse({ error: "NOT_FOUND", message: "Note not found", requestId: "req-1" });
+ * import assert from "node:assert/strict";
+ * const body = { error: "NOT_FOUND", message: "Note not found", requestId: "req-1" };
+ * assert.equal(errorBodySchema.safeParse(body).success, true);
+ * assert.equal(errorBodySchema.safeParse({ ...body, error: "TEAPOT" }).success, false);
  * ```
  */
 export const errorBodySchema = z.object({
@@ -60,7 +63,9 @@ export const errorBodySchema = z.object({
  *
  * @example
  * ```ts
- * throw new ApiError(404, "NOT_FOUND", "Note not found");
+ * import assert from "node:assert/strict";
+ * const e = new ApiError(404, "NOT_FOUND", "Note not found");
+ * assert.equal(errorResponse(e, "req-1").status, 404);
  * ```
  */
 export class ApiError extends Error {
@@ -82,7 +87,10 @@ export class ApiError extends Error {
  *
  * @example
  * ```ts
- * throw notConfigured("core");
+ * import assert from "node:assert/strict";
+ * const e = notConfigured("core");
+ * assert.equal(e.status, 503);
+ * assert.deepEqual(e.details, { service: "core" });
  * ```
  */
 export function notConfigured(service: "core" | "parser"): ApiError {
@@ -101,7 +109,10 @@ export function notConfigured(service: "core" | "parser"): ApiError {
  *
  * @example
  * ```ts
- * throw notAuthenticated("parser");
+ * import assert from "node:assert/strict";
+ * const e = notAuthenticated("parser");
+ * assert.equal(e.status, 401);
+ * assert.equal(e.code, "NOT_AUTHENTICATED");
  * ```
  */
 export function notAuthenticated(service: "core" | "parser"): ApiError {
@@ -113,7 +124,13 @@ export function notAuthenticated(service: "core" | "parser"): ApiError {
  *
  * @example
  * ```ts
- * throw invalidRequest("q must have at least 2 characters", [{ path: "q", message: "too short" }]);
+ * import assert from "node:assert/strict";
+ * const e = invalidRequest("q must have at least 2 characters", [{
+ *   path: "q",
+ *   message: "too short",
+ * }]);
+ * assert.equal(e.status, 400);
+ * assert.deepEqual(e.details, { fields: [{ path: "q", message: "too short" }] });
  * ```
  */
 export function invalidRequest(message: string, fields?: FieldIssue[]): ApiError {
@@ -132,8 +149,14 @@ export interface FieldIssue {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const res = errorResponse(new ApiError(404, "NOT_FOUND", "Note not found"), "req-1");
- * res.status; // 404
+ * assert.equal(res.status, 404);
+ * assert.deepEqual(await res.json(), {
+ *   error: "NOT_FOUND",
+ *   message: "Note not found",
+ *   requestId: "req-1",
+ * });
  * ```
  */
 export function errorResponse(err: unknown, requestId: string): Response {
@@ -155,10 +178,11 @@ export function errorResponse(err: unknown, requestId: string): Response {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const e = new ApiError(400, "UPSTREAM_REJECTED", "Core rejected the request", {
  *   upstreamCode: "PROPERTY_VALIDATION_ERROR",
  * });
- * upstreamCode(e); // "PROPERTY_VALIDATION_ERROR"
+ * assert.equal(upstreamCode(e), "PROPERTY_VALIDATION_ERROR");
  * ```
  */
 export function upstreamCode(e: unknown): string | undefined {
@@ -175,8 +199,9 @@ export function upstreamCode(e: unknown): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const gone = Promise.reject(new ApiError(404, "NOT_FOUND", "Attribute not found"));
- * const attr = await gone.catch(nullOn404); // null
+ * assert.equal(await gone.catch(nullOn404), null);
  * ```
  */
 export function nullOn404(e: unknown): null {

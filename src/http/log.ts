@@ -37,7 +37,8 @@ const SECRET_PATTERNS: RegExp[] = [
  *
  * @example
  * ```ts
- * redact("GET http://core:8080/etapi failed"); // "GET [redacted] failed"
+ * import assert from "node:assert/strict";
+ * assert.equal(redact("GET http://core:8080/etapi failed"), "GET [redacted] failed");
  * ```
  */
 export function redact(text: string, secrets: readonly string[] = []): string {
@@ -55,9 +56,13 @@ export function redact(text: string, secrets: readonly string[] = []): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const lines: string[] = [];
- * const log = jsonLogger("info", (l) => lines.push(l));
- * log.log("info", "request", { status: 200 });
+ * const log = jsonLogger("info", (l) => lines.push(l), ["s3cret-token"]);
+ * log.log("debug", "below the minimum level");
+ * log.log("info", "request", { status: 200, auth: "s3cret-token" });
+ * assert.equal(lines.length, 1);
+ * assert.equal(JSON.parse(lines[0]).auth, "[redacted]");
  * ```
  */
 export function jsonLogger(

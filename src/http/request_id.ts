@@ -12,7 +12,11 @@ const VALID = /^[A-Za-z0-9._:-]{8,64}$/;
  *
  * @example
  * ```ts
- * requestIdFor(new Request("http://x/", { headers: { "x-request-id": "abcdefgh-1" } })); // "abcdefgh-1"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   requestIdFor(new Request("http://x/", { headers: { "x-request-id": "abcdefgh-1" } })),
+ *   "abcdefgh-1",
+ * );
  * ```
  */
 export function requestIdFor(

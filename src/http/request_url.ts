@@ -24,8 +24,9 @@ const SPLIT = /^(https?):\/\/([^/?#]*)([\s\S]*)$/i;
  *
  * @example
  * ```ts
- * validAuthority("lore.example:8080"); // true
- * validAuthority("a b/c@d"); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(validAuthority("lore.example:8080"), true);
+ * assert.equal(validAuthority("a b/c@d"), false);
  * ```
  */
 export function validAuthority(authority: string): boolean {
@@ -42,7 +43,11 @@ export function validAuthority(authority: string): boolean {
  *
  * @example
  * ```ts
- * requestUrl(new Request("http://127.0.0.1:8080/api/lore?q=x")).pathname; // "/api/lore"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   requestUrl(new Request("http://127.0.0.1:8080/api/lore?q=x")).pathname,
+ *   "/api/lore",
+ * );
  * ```
  */
 export function requestUrl(req: Request): URL {

@@ -9,8 +9,10 @@
  *
  * @example
  * ```ts
- * return json({ results: [] });
- * return json(note, 201);
+ * import assert from "node:assert/strict";
+ * const res = json({ results: [] }, 201);
+ * assert.equal(res.status, 201);
+ * assert.deepEqual(await res.json(), { results: [] });
  * ```
  */
 export function json(data: unknown, status = 200, headers?: HeadersInit): Response {
@@ -25,7 +27,8 @@ export function json(data: unknown, status = 200, headers?: HeadersInit): Respon
  *
  * @example
  * ```ts
- * return noContent();
+ * import assert from "node:assert/strict";
+ * assert.equal(noContent().status, 204);
  * ```
  */
 export function noContent(): Response {
@@ -38,7 +41,9 @@ export function noContent(): Response {
  *
  * @example
  * ```ts
- * new Response(html, { headers: sandboxedHtmlHeaders("text/html; charset=utf-8") });
+ * import assert from "node:assert/strict";
+ * const res = new Response("<p>Raw</p>", { headers: sandboxedHtmlHeaders("text/html") });
+ * assert.equal(res.headers.get("content-security-policy"), "sandbox; default-src 'none'");
  * ```
  */
 export function sandboxedHtmlHeaders(contentType: string): Headers {

@@ -19,8 +19,11 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * new TextDecoder().decode(encodeSseEvent("status", { stage: "context" }));
- * // 'event: status\ndata: {"stage":"context"}\n\n'
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   new TextDecoder().decode(encodeSseEvent("status", { stage: "context" })),
+ *   'event: status\ndata: {"stage":"context"}\n\n',
+ * );
  * ```
  */
 export function encodeSseEvent(event: string, data: unknown): Uint8Array {
@@ -47,10 +50,13 @@ export interface SseTracker {
  *
  * @example
  * ```ts
- * const t = createSseTracker((name, data) => console.log(name, data));
- * t.push(new TextEncoder().encode("event: done\nda")); // []
- * t.push(new TextEncoder().encode("ta: {}\n\n"));      // ["done"], logs `done {}`
- * t.terminated(); // true
+ * import assert from "node:assert/strict";
+ * const seen: string[] = [];
+ * const t = createSseTracker((name, data) => seen.push(`${name} ${data}`));
+ * assert.deepEqual(t.push(new TextEncoder().encode("event: done\nda")), []);
+ * assert.deepEqual(t.push(new TextEncoder().encode("ta: {}\n\n")), ["done"]);
+ * assert.deepEqual(seen, ["done {}"]);
+ * assert.equal(t.terminated(), true);
  * ```
  */
 export function createSseTracker(onEvent?: (name: string, data: string) => void): SseTracker {
@@ -147,13 +153,16 @@ export interface SseOptions {
  *
  * @example
  * ```ts
- * const upstream = await parser.stream("POST", "/brain-dump/stream", body); // errors → JSON
- * return sseResponse((w) => w.pipe(upstream), {
+ * import assert from "node:assert/strict";
+ * const upstream = new Response("event: done\ndata: {}\n\n"); // e.g. the Parser's stream
+ * const res = sseResponse((w) => w.pipe(upstream), {
  *   idleMs: 60_000,
  *   totalMs: 900_000,
- *   signal: ctx.signal,
- *   requestId,
+ *   signal: new AbortController().signal,
+ *   requestId: "req-1",
  * });
+ * assert.equal(res.headers.get("content-type"), "text/event-stream; charset=utf-8");
+ * assert.equal(await res.text(), "event: done\ndata: {}\n\n");
  * ```
  */
 export function sseResponse(

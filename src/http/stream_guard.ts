@@ -25,7 +25,11 @@ export type StreamEnd =
  *
  * @example
  * ```ts
- * streamDeadlineError("idle", 60_000, "Parser").message; // "The stream stalled: nothing arrived for 60000 ms"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   streamDeadlineError("idle", 60_000, "Parser").message,
+ *   "The stream stalled: nothing arrived for 60000 ms",
+ * );
  * ```
  */
 export function streamDeadlineError(kind: "idle" | "total", ms: number, service: string): ApiError {
@@ -60,9 +64,16 @@ export interface StreamGuardOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const upstream = new Response("<p>lore</p>");
  * const body = guardedBody(upstream.body!, { idleMs: 60_000, totalMs: 300_000, service: "Core" });
- * const res = new Response(body, { headers: { "content-type": "text/html" } });
+ * assert.equal(await new Response(body).text(), "<p>lore</p>");
+ * const silent = guardedBody(new ReadableStream(), {
+ *   idleMs: 10,
+ *   totalMs: 300_000,
+ *   service: "Core",
+ * });
+ * await assert.rejects(new Response(silent).text(), { status: 504, code: "UPSTREAM_TIMEOUT" });
  * ```
  */
 export function guardedBody(
@@ -154,9 +165,19 @@ export interface StreamContext {
  *
  * @example
  * ```ts
- * function passOn(ctx: StreamContext, upstream: Response): Response {
- *   return new Response(guardedResponseBody(ctx, upstream.body!, "Core"), upstream);
- * }
+ * import assert from "node:assert/strict";
+ * import { jsonLogger } from "./log.ts";
+ * const lines: string[] = [];
+ * const ctx: StreamContext = {
+ *   config: { STREAM_IDLE_TIMEOUT_MS: 60_000, STREAM_TOTAL_TIMEOUT_MS: 300_000 },
+ *   signal: new AbortController().signal,
+ *   log: jsonLogger("debug", (l) => lines.push(l)),
+ *   requestId: "req-1",
+ *   url: new URL("http://x/api/lore/abc/content"),
+ * };
+ * const body = guardedResponseBody(ctx, new Response("<p>lore</p>").body!, "Core");
+ * assert.equal(await new Response(body).text(), "<p>lore</p>");
+ * assert.equal(JSON.parse(lines[0]).msg, "stream end");
  * ```
  */
 export function guardedResponseBody(

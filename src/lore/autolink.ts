@@ -48,8 +48,12 @@ interface TrieNode {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const m = compileAutolink([{ noteId: "n1", title: "Ashford Keep" }]);
- * m.match("We rode to ASHFORD  keep."); // [{ term: "ASHFORD  keep", noteId: "n1", title: "Ashford Keep" }]
+ * assert.deepEqual(
+ *   m.match("We rode to ASHFORD  keep."),
+ *   [{ term: "ASHFORD  keep", noteId: "n1", title: "Ashford Keep" }],
+ * );
  * ```
  */
 export function compileAutolink(titles: readonly AutolinkTitle[]): AutolinkMatcher {

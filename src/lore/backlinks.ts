@@ -6,22 +6,38 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { inOrder } from "../util/in_order.ts";
 import { labelValue, ownAttributes } from "./note_view.ts";
 import { compareByTitle } from "./order.ts";
 import { AUTOMATIC_RELATIONS, isUserRelationName } from "./user_relations.ts";
 
+/**
+ * One entry of a note's backlinks.
+ *
+ * @example
+ * ```ts
+ * backlinkSchema.parse({
+ *   noteId: "mira1",
+ *   title: "Mira",
+ *   loreType: "character",
+ *   relations: ["relAlly"],
+ *   viaContentLink: false,
+ * });
+ * ```
+ */
+export const backlinkSchema = z.object({
+  noteId: z.string(),
+  title: z.string(),
+  loreType: z.string().nullable(),
+  relations: z.array(z.string()).describe("Names of the user relations pointing here, sorted"),
+  viaContentLink: z.boolean().describe(
+    "Whether the note's content links here (`internalLink`, `imageLink`, `includeNoteLink`…)",
+  ),
+});
 /** One entry of a note's backlinks. */
-export interface Backlink {
-  noteId: string;
-  title: string;
-  loreType: string | null;
-  /** Names of the user relations pointing here. */
-  relations: string[];
-  /** Whether the note's content links here (`internalLink`, `imageLink`, `includeNoteLink`…). */
-  viaContentLink: boolean;
-}
+export type Backlink = z.output<typeof backlinkSchema>;
 
 /**
  * The search that finds backlink candidates: the bare note id as a full-text term, which matches
@@ -30,7 +46,8 @@ export interface Backlink {
  *
  * @example
  * ```ts
- * backlinkSearchQuery("abc123"); // "abc123"
+ * import assert from "node:assert/strict";
+ * assert.equal(backlinkSearchQuery("abc123"), "abc123");
  * ```
  */
 export function backlinkSearchQuery(noteId: string): string {

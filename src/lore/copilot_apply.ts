@@ -64,9 +64,10 @@ export type ProposalTarget = Proposal["targets"][number];
  *
  * @example
  * ```ts
- * isImmutableLabel("gmOnly"); // true
- * isImmutableLabel("shareAlias"); // true
- * isImmutableLabel("questStatus"); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(isImmutableLabel("gmOnly"), true);
+ * assert.equal(isImmutableLabel("shareAlias"), true);
+ * assert.equal(isImmutableLabel("questStatus"), false);
  * ```
  */
 export function isImmutableLabel(name: string): boolean {

@@ -333,7 +333,8 @@ export async function buildCopilotBody(
  *
  * @example
  * ```ts
- * clipHtml("<p>abc</p><p>def</p>", 14); // "<p>abc</p><p>d</p>"
+ * import assert from "node:assert/strict";
+ * assert.equal(clipHtml("<p>abc</p><p>def</p>", 14), "<p>abc</p><p>d</p>");
  * ```
  */
 export function clipHtml(raw: string, max: number): string {

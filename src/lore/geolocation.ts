@@ -22,8 +22,9 @@ const GEOLOCATION = new RegExp(`^\\s*(${NUMBER})\\s*,\\s*(${NUMBER})\\s*$`);
  *
  * @example
  * ```ts
- * parseGeolocation("120, -45.5"); // { x: 120, y: -45.5 }
- * parseGeolocation("north of the river"); // null
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(parseGeolocation("120, -45.5"), { x: 120, y: -45.5 });
+ * assert.equal(parseGeolocation("north of the river"), null);
  * ```
  */
 export function parseGeolocation(value: string): MapPoint | null {

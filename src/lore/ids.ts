@@ -13,8 +13,9 @@ import { z } from "zod";
  *
  * @example
  * ```ts
- * idSchema.parse("_template_character"); // ok
- * idSchema.safeParse("a/b").success; // false
+ * import assert from "node:assert/strict";
+ * assert.equal(idSchema.safeParse("_template_character").success, true);
+ * assert.equal(idSchema.safeParse("a/b").success, false);
  * ```
  */
 export const idSchema = z.string().regex(
@@ -31,8 +32,9 @@ export const idSchema = z.string().regex(
  *
  * @example
  * ```ts
- * parserIdSchema.parse("0b6f1c9e-3d2a-4f7b-9c1e-5a8d2e4f6b10"); // ok
- * parserIdSchema.safeParse("..").success; // false
+ * import assert from "node:assert/strict";
+ * assert.equal(parserIdSchema.safeParse("0b6f1c9e-3d2a-4f7b-9c1e-5a8d2e4f6b10").success, true);
+ * assert.equal(parserIdSchema.safeParse("..").success, false);
  * ```
  */
 export const parserIdSchema = z.string().regex(
@@ -47,8 +49,9 @@ export const parserIdSchema = z.string().regex(
  *
  * @example
  * ```ts
- * attributeIdSchema.parse("_template_character_llabel:fullName"); // ok
- * attributeIdSchema.safeParse("../notes/x").success; // false
+ * import assert from "node:assert/strict";
+ * assert.equal(attributeIdSchema.safeParse("_template_character_llabel:fullName").success, true);
+ * assert.equal(attributeIdSchema.safeParse("../notes/x").success, false);
  * ```
  */
 export const attributeIdSchema = z.string().regex(

@@ -31,7 +31,11 @@ export const SIZE_PREFIX_BYTES = 256 * 1024;
  *
  * @example
  * ```ts
- * safeImageFilename("n".repeat(500), "image/png").length === MAX_FILENAME_CHARS; // true
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   safeImageFilename("n".repeat(500), "image/png").length === MAX_FILENAME_CHARS,
+ *   true,
+ * );
  * ```
  */
 export const MAX_FILENAME_CHARS = 128;
@@ -232,9 +236,10 @@ const EXTENSION = /\.(?=[A-Za-z0-9]{0,4}[A-Za-z])[A-Za-z0-9]{1,5}$/;
  *
  * @example
  * ```ts
- * safeImageFilename("..%2F..%2Fetc%2Fpasswd", "image/png"); // "passwd.png"
- * safeImageFilename("photo.jpeg", "image/jpeg"); // "photo.jpg"
- * safeImageFilename(null, "image/webp"); // "image.webp"
+ * import assert from "node:assert/strict";
+ * assert.equal(safeImageFilename("..%2F..%2Fetc%2Fpasswd", "image/png"), "passwd.png");
+ * assert.equal(safeImageFilename("photo.jpeg", "image/jpeg"), "photo.jpg");
+ * assert.equal(safeImageFilename(null, "image/webp"), "image.webp");
  * ```
  */
 export function safeImageFilename(raw: string | null, mime: RasterMime): string {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { parseGeolocation } from "./geolocation.ts";
 import { labelValue, ownAttributes, relationTarget } from "./note_view.ts";
@@ -29,16 +30,45 @@ export async function loadMapView(core: CoreClient, mapNoteId: string): Promise<
   return mapView(note, children);
 }
 
+/** A pixel size from the map's own label: a positive integer, null when it has none. */
+const dimension = z.number().int().positive().nullable();
+
+/**
+ * The map as the client draws it (the answer of `GET /api/lore/:id/map`).
+ *
+ * @example
+ * ```ts
+ * mapViewSchema.parse({
+ *   noteId: "map1",
+ *   title: "The Coast",
+ *   image: null,
+ *   width: 2048,
+ *   height: null,
+ *   pins: [{ noteId: "ashford", title: "Ashford", loreType: "location", x: 120, y: 80 }],
+ *   invalidPins: [{ noteId: "bay", title: "The Bay", value: "somewhere" }],
+ * });
+ * ```
+ */
+export const mapViewSchema = z.object({
+  noteId: z.string(),
+  title: z.string(),
+  image: z.object({ noteId: z.string(), url: z.string() }).nullable().describe(
+    "The map's own `~mapImage`, with its image URL",
+  ),
+  width: dimension.describe("The map's own `#mapWidth`"),
+  height: dimension.describe("The map's own `#mapHeight`"),
+  pins: z.array(z.object({
+    noteId: z.string(),
+    title: z.string(),
+    loreType: z.string().nullable(),
+    x: z.number(),
+    y: z.number(),
+  })).describe('Direct children with their own `#geolocation="x, y"`, in child order'),
+  invalidPins: z.array(z.object({ noteId: z.string(), title: z.string(), value: z.string() }))
+    .describe("Direct children whose own `#geolocation` is not two numbers"),
+});
 /** The map as the client draws it. */
-export interface MapView {
-  noteId: string;
-  title: string;
-  image: { noteId: string; url: string } | null;
-  width: number | null;
-  height: number | null;
-  pins: { noteId: string; title: string; loreType: string | null; x: number; y: number }[];
-  invalidPins: { noteId: string; title: string; value: string }[];
-}
+export type MapView = z.output<typeof mapViewSchema>;
 
 /**
  * Builds the map view from the map note and the search results for its children. Only direct

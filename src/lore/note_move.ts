@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { z } from "zod";
 import { ApiError, invalidRequest, nullOn404 } from "../http/errors.ts";
 import type { CoreBranch, CoreClient, CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
@@ -30,16 +31,35 @@ export interface NoteMove {
   oldParentId?: string;
 }
 
+/**
+ * Where the note ended up (the answer of `POST /api/lore/move`).
+ *
+ * @example
+ * ```ts
+ * noteMovedSchema.parse({
+ *   noteId: "abc123",
+ *   parentNoteId: "lore1",
+ *   branchId: "lore1_abc123",
+ *   notePosition: 20,
+ *   index: 1,
+ *   removedBranchId: "root_abc123",
+ * });
+ * ```
+ */
+export const noteMovedSchema = z.object({
+  noteId: z.string(),
+  parentNoteId: z.string(),
+  branchId: z.string().describe("The note's branch under the new parent"),
+  notePosition: z.number().describe("Core's position value of that branch"),
+  index: z.number().int().nonnegative().describe(
+    "The index the note got (the requested one, clamped)",
+  ),
+  removedBranchId: z.string().nullable().describe(
+    "The branch removed under the old parent; null when the note only changed its position",
+  ),
+});
 /** Where the note ended up. */
-export interface NoteMoved {
-  noteId: string;
-  parentNoteId: string;
-  branchId: string;
-  notePosition: number;
-  index: number;
-  /** The branch removed under the old parent; null when the note only gained a parent. */
-  removedBranchId: string | null;
-}
+export type NoteMoved = z.output<typeof noteMovedSchema>;
 
 /** Every note of a subtree, the subtree's root included (verified on a real Core). */
 const SUBTREE_QUERY = "note.noteId != ''";
@@ -50,7 +70,15 @@ const SUBTREE_QUERY = "note.noteId != ''";
  *
  * @example
  * ```ts
- * refuseImpossibleMove({ noteId: "abc123", newParentId: "_share", index: 0 }); // throws 400
+ * import assert from "node:assert/strict";
+ * refuseImpossibleMove({ noteId: "abc123", newParentId: "def456", index: 0 }); // passes
+ * assert.throws(
+ *   () => refuseImpossibleMove({ noteId: "abc123", newParentId: "_share", index: 0 }),
+ *   {
+ *     status: 400,
+ *     message: "newParentId cannot be a system note (use the share routes for _share)",
+ *   },
+ * );
  * ```
  */
 export function refuseImpossibleMove(move: NoteMove): void {

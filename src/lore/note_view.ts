@@ -11,9 +11,21 @@ import type { CoreAttribute, CoreNote } from "../upstream/core_schemas.ts";
  *
  * @example
  * ```ts
- * import type { CoreNote } from "../upstream/core.ts";
- *
- * const ownLabels = (note: CoreNote) => ownAttributes(note).filter((a) => a.type === "label");
+ * import assert from "node:assert/strict";
+ * const label = (noteId: string, name: string, value = "") => ({
+ *   attributeId: `${noteId}_${name}`,
+ *   noteId,
+ *   type: "label" as const,
+ *   name,
+ *   value,
+ *   isInheritable: true,
+ * });
+ * // Mira inherits #gmOnly from `world`
+ * const mira = {
+ *   noteId: "mira",
+ *   attributes: [label("mira", "loreType", "character"), label("world", "gmOnly")],
+ * };
+ * assert.deepEqual(ownAttributes(mira).map((a) => a.name), ["loreType"]);
  * ```
  */
 export function ownAttributes(note: Pick<CoreNote, "noteId" | "attributes">): CoreAttribute[] {
@@ -25,9 +37,22 @@ export function ownAttributes(note: Pick<CoreNote, "noteId" | "attributes">): Co
  *
  * @example
  * ```ts
- * import type { CoreNote } from "../upstream/core.ts";
- *
- * const loreTypeOf = (note: CoreNote) => labelValue(note, "loreType"); // "character"
+ * import assert from "node:assert/strict";
+ * const attr = (noteId: string, name: string, value: string) => ({
+ *   attributeId: `${noteId}_${name}`,
+ *   noteId,
+ *   type: "label" as const,
+ *   name,
+ *   value,
+ *   isInheritable: true,
+ * });
+ * // an inherited loreType gives way to the note's own
+ * const mira = {
+ *   noteId: "mira",
+ *   attributes: [attr("world", "loreType", "location"), attr("mira", "loreType", "character")],
+ * };
+ * assert.equal(labelValue(mira, "loreType"), "character");
+ * assert.equal(labelValue(mira, "questStatus"), undefined);
  * ```
  */
 export function labelValue(
@@ -43,9 +68,17 @@ export function labelValue(
  *
  * @example
  * ```ts
- * import type { CoreNote } from "../upstream/core.ts";
- *
- * const gmOnly = (note: CoreNote) => hasLabel(note, "gmOnly");
+ * import assert from "node:assert/strict";
+ * const inherited = {
+ *   attributeId: "a1",
+ *   noteId: "world",
+ *   type: "label",
+ *   name: "gmOnly",
+ *   value: "",
+ * } as const;
+ * const mira = { attributes: [{ ...inherited, isInheritable: true }] };
+ * assert.equal(hasLabel(mira, "gmOnly"), true);
+ * assert.equal(hasLabel(mira, "draft"), false);
  * ```
  */
 export function hasLabel(note: Pick<CoreNote, "attributes">, name: string): boolean {
@@ -57,9 +90,16 @@ export function hasLabel(note: Pick<CoreNote, "attributes">, name: string): bool
  *
  * @example
  * ```ts
- * import type { CoreNote } from "../upstream/core.ts";
- *
- * const portraitOf = (note: CoreNote) => relationTarget(note, "portraitImage"); // "img123"
+ * import assert from "node:assert/strict";
+ * const portrait = {
+ *   attributeId: "a1",
+ *   noteId: "mira",
+ *   type: "relation",
+ *   name: "portraitImage",
+ *   value: "img123",
+ * } as const;
+ * const mira = { noteId: "mira", attributes: [{ ...portrait, isInheritable: false }] };
+ * assert.equal(relationTarget(mira, "portraitImage"), "img123");
  * ```
  */
 export function relationTarget(
@@ -74,9 +114,36 @@ export function relationTarget(
  *
  * @example
  * ```ts
- * import type { CoreNote } from "../upstream/core.ts";
- *
- * const summaries = (notes: CoreNote[]) => notes.map(noteSummary);
+ * import assert from "node:assert/strict";
+ * import { coreNoteSchema } from "../upstream/core_schemas.ts";
+ * const note = coreNoteSchema.parse({
+ *   noteId: "mira",
+ *   isProtected: false,
+ *   title: "Mira",
+ *   type: "text",
+ *   mime: "text/html",
+ *   utcDateModified: "2026-04-20 11:09:32.123Z",
+ *   parentNoteIds: ["root"],
+ *   childNoteIds: [],
+ *   parentBranchIds: ["root_mira"],
+ *   childBranchIds: [],
+ *   attributes: [{
+ *     attributeId: "a1",
+ *     noteId: "mira",
+ *     type: "label",
+ *     name: "loreType",
+ *     value: "character",
+ *   }],
+ * });
+ * assert.deepEqual(noteSummary(note), {
+ *   noteId: "mira",
+ *   title: "Mira",
+ *   type: "text",
+ *   loreType: "character",
+ *   isProtected: false,
+ *   parentNoteIds: ["root"],
+ *   dateModified: "2026-04-20T11:09:32.123Z",
+ * });
  * ```
  */
 export function noteSummary(note: CoreNote): NoteSummary {
@@ -107,7 +174,8 @@ export interface NoteSummary {
  *
  * @example
  * ```ts
- * coreUtcToIso("2026-04-20 11:09:32.123Z"); // "2026-04-20T11:09:32.123Z"
+ * import assert from "node:assert/strict";
+ * assert.equal(coreUtcToIso("2026-04-20 11:09:32.123Z"), "2026-04-20T11:09:32.123Z");
  * ```
  */
 export function coreUtcToIso(value: string | undefined): string | null {
@@ -122,7 +190,8 @@ export function coreUtcToIso(value: string | undefined): string | null {
  *
  * @example
  * ```ts
- * decodeTitleEntities("Tom &amp; Jerry"); // "Tom & Jerry"
+ * import assert from "node:assert/strict";
+ * assert.equal(decodeTitleEntities("Tom &amp; Jerry"), "Tom & Jerry");
  * ```
  */
 export function decodeTitleEntities(title: string): string {
@@ -138,8 +207,9 @@ export function decodeTitleEntities(title: string): string {
  *
  * @example
  * ```ts
- * httpUrlOrNull(" https://music.example/song "); // "https://music.example/song"
- * httpUrlOrNull("javascript:alert(1)"); // null
+ * import assert from "node:assert/strict";
+ * assert.equal(httpUrlOrNull(" https://music.example/song "), "https://music.example/song");
+ * assert.equal(httpUrlOrNull("javascript:alert(1)"), null);
  * ```
  */
 export function httpUrlOrNull(value: string | undefined): string | null {

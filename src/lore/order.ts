@@ -12,7 +12,8 @@ const collator = new Intl.Collator("en", { sensitivity: "base", numeric: true })
  *
  * @example
  * ```ts
- * ["Year 10", "year 9"].sort(naturalCompare); // ["year 9", "Year 10"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(["Year 10", "year 9"].sort(naturalCompare), ["year 9", "Year 10"]);
  * ```
  */
 export function naturalCompare(a: string, b: string): number {
@@ -33,12 +34,13 @@ export interface Titled {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const notes = [
  *   { noteId: "n1", title: "b" },
  *   { noteId: "n2", title: "[protected]", isProtected: true },
  *   { noteId: "n3", title: "A" },
  * ];
- * notes.sort(compareByTitle).map((n) => n.noteId); // ["n3", "n1", "n2"]
+ * assert.deepEqual(notes.sort(compareByTitle).map((n) => n.noteId), ["n3", "n1", "n2"]);
  * ```
  */
 export function compareByTitle(a: Titled, b: Titled): number {

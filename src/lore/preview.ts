@@ -17,7 +17,8 @@ export type PreviewMode = "gm" | "player";
  *
  * @example
  * ```ts
- * PREVIEW_MODES.includes("player"); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(PREVIEW_MODES.includes("player"), true);
  * ```
  */
 export const PREVIEW_MODES = ["gm", "player"] as const;
@@ -101,7 +102,8 @@ export function planPreview(
  *
  * @example
  * ```ts
- * await contentBlobId(""); // "z4PhNX7vuL3xVChQ1m2A"
+ * import assert from "node:assert/strict";
+ * assert.equal(await contentBlobId(""), "z4PhNX7vuL3xVChQ1m2A");
  * ```
  */
 export async function contentBlobId(content: string): Promise<string> {
@@ -115,7 +117,8 @@ export async function contentBlobId(content: string): Promise<string> {
  *
  * @example
  * ```ts
- * etagMatches('W/"gm-abc", "gm-def"', '"gm-def"'); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(etagMatches('W/"gm-abc", "gm-def"', '"gm-def"'), true);
  * ```
  */
 export function etagMatches(header: string | null, etag: string): boolean {
@@ -130,7 +133,8 @@ export function etagMatches(header: string | null, etag: string): boolean {
  *
  * @example
  * ```ts
- * escapeHtml('<b title="x">&'); // "&lt;b title=&quot;x&quot;&gt;&amp;"
+ * import assert from "node:assert/strict";
+ * assert.equal(escapeHtml('<b title="x">&'), "&lt;b title=&quot;x&quot;&gt;&amp;");
  * ```
  */
 export function escapeHtml(text: string): string {

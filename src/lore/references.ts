@@ -12,9 +12,10 @@ import { ApiError, invalidRequest, upstreamCode } from "../http/errors.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ApiError } from "../http/errors.ts";
  *
- * isMissingReference(new ApiError(404, "NOT_FOUND", "Note not found")); // true
+ * assert.equal(isMissingReference(new ApiError(404, "NOT_FOUND", "Note not found")), true);
  * ```
  */
 export function isMissingReference(e: unknown): boolean {

@@ -35,7 +35,8 @@ export type RelationshipType = typeof RELATIONSHIP_TYPES[number];
  *
  * @example
  * ```ts
- * relationName("member_of"); // "relMemberOf"
+ * import assert from "node:assert/strict";
+ * assert.equal(relationName("member_of"), "relMemberOf");
  * ```
  */
 export function relationName(type: RelationshipType): string {
@@ -47,8 +48,9 @@ export function relationName(type: RelationshipType): string {
  *
  * @example
  * ```ts
- * relationshipTypeOf("relAlly"); // "ally"
- * relationshipTypeOf("template"); // undefined
+ * import assert from "node:assert/strict";
+ * assert.equal(relationshipTypeOf("relAlly"), "ally");
+ * assert.equal(relationshipTypeOf("template"), undefined);
  * ```
  */
 export function relationshipTypeOf(name: string): RelationshipType | undefined {
@@ -60,7 +62,11 @@ export function relationshipTypeOf(name: string): RelationshipType | undefined {
  *
  * @example
  * ```ts
- * relationNoteValue("ally", "abc123", "Sailed together"); // "ally:abc123: Sailed together"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   relationNoteValue("ally", "abc123", "Sailed together"),
+ *   "ally:abc123: Sailed together",
+ * );
  * ```
  */
 export function relationNoteValue(
@@ -76,7 +82,8 @@ export function relationNoteValue(
  *
  * @example
  * ```ts
- * relationNotePrefix("ally", "abc123"); // "ally:abc123:"
+ * import assert from "node:assert/strict";
+ * assert.equal(relationNotePrefix("ally", "abc123"), "ally:abc123:");
  * ```
  */
 export function relationNotePrefix(type: RelationshipType, targetId: string): string {

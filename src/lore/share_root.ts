@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
 import { ownAttributes } from "./note_view.ts";
 import { type WriteSteps, writeSteps } from "./write_steps.ts";
@@ -16,7 +17,8 @@ import { type WriteSteps, writeSteps } from "./write_steps.ts";
  *
  * @example
  * ```ts
- * `${SHARE_NOTE_ID}_abc123`; // the branch id of abc123 under it
+ * import assert from "node:assert/strict";
+ * assert.equal(`${SHARE_NOTE_ID}_abc123`, "_share_abc123"); // the branch id of abc123 under it
  * ```
  */
 export const SHARE_NOTE_ID = "_share";
@@ -26,7 +28,8 @@ export const SHARE_NOTE_ID = "_share";
  *
  * @example
  * ```ts
- * `#${SHARE_ROOT_LABEL}`; // the Core search for its owners
+ * import assert from "node:assert/strict";
+ * assert.equal(`#${SHARE_ROOT_LABEL}`, "#shareRoot"); // the Core search for its owners
  * ```
  */
 export const SHARE_ROOT_LABEL = "shareRoot";
@@ -50,16 +53,23 @@ export function ownShareRootLabels(
   return ownAttributes(note).filter((a) => a.type === "label" && a.name === SHARE_ROOT_LABEL);
 }
 
+/**
+ * What changing the share root did besides placing the new one.
+ *
+ * @example
+ * ```ts
+ * shareRootChangeSchema.parse({ unsharedNoteIds: ["old1"], keptBranches: [] });
+ * ```
+ */
+export const shareRootChangeSchema = z.object({
+  unsharedNoteIds: z.array(z.string()).describe("Former owners of `#shareRoot` that lost it"),
+  keptBranches: z.array(z.string()).describe(
+    "`_share` branches left in place: removing them would have deleted their note, which has " +
+      "no other strong parent",
+  ),
+});
 /** What changing the share root did besides placing the new one. */
-export interface ShareRootChange {
-  /** Former owners of `#shareRoot` that lost it. */
-  unsharedNoteIds: string[];
-  /**
-   * `_share` branches left in place: removing them would have deleted their note, which has no
-   * other strong parent.
-   */
-  keptBranches: string[];
-}
+export type ShareRootChange = z.output<typeof shareRootChangeSchema>;
 
 /**
  * Makes `note` the one share root, or with `null` unshares: `owners` are the notes that own

@@ -39,10 +39,21 @@ export const POSITION_STEP = 10;
  *
  * @example
  * ```ts
- * planPosition([{ branchId: "p_a", notePosition: 10 }, { branchId: "p_b", notePosition: 20 }], 1);
- * // { index: 1, notePosition: 15, renumber: [] }
- * planPosition([{ branchId: "p_a", notePosition: 10 }, { branchId: "p_b", notePosition: 11 }], 1);
- * // { index: 1, notePosition: 20, renumber: [{ branchId: "p_b", from: 11, to: 30 }] }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   planPosition(
+ *     [{ branchId: "p_a", notePosition: 10 }, { branchId: "p_b", notePosition: 20 }],
+ *     1,
+ *   ),
+ *   { index: 1, notePosition: 15, renumber: [] },
+ * );
+ * assert.deepEqual(
+ *   planPosition(
+ *     [{ branchId: "p_a", notePosition: 10 }, { branchId: "p_b", notePosition: 11 }],
+ *     1,
+ *   ),
+ *   { index: 1, notePosition: 20, renumber: [{ branchId: "p_b", from: 11, to: 30 }] },
+ * );
  * ```
  */
 export function planPosition(

@@ -12,8 +12,9 @@ import { invalidRequest } from "../http/errors.ts";
  *
  * @example
  * ```ts
- * isSystemNote("_share"); // true
- * isSystemNote("abc123"); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(isSystemNote("_share"), true);
+ * assert.equal(isSystemNote("abc123"), false);
  * ```
  */
 export function isSystemNote(noteId: string): boolean {
@@ -25,8 +26,12 @@ export function isSystemNote(noteId: string): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * refuseSystemNote("abc123", "deleted"); // passes
- * refuseSystemNote("_share", "deleted"); // throws a 400
+ * assert.throws(() => refuseSystemNote("_share", "deleted"), {
+ *   status: 400,
+ *   message: "System notes cannot be deleted",
+ * });
  * ```
  */
 export function refuseSystemNote(noteId: string, action: string): void {

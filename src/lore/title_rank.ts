@@ -26,7 +26,8 @@ const WORD_CHAR = /[\p{L}\p{N}]/u;
  *
  * @example
  * ```ts
- * foldTitle("Éowyn of ROHAN"); // "eowyn of rohan"
+ * import assert from "node:assert/strict";
+ * assert.equal(foldTitle("Éowyn of ROHAN"), "eowyn of rohan");
  * ```
  */
 export function foldTitle(s: string): string {
@@ -38,8 +39,9 @@ export function foldTitle(s: string): string {
  *
  * @example
  * ```ts
- * titleMatch("Ashford Keep", "keep"); // TitleMatch.wordStart
- * titleMatch("Ashford", "ash"); // TitleMatch.prefix
+ * import assert from "node:assert/strict";
+ * assert.equal(titleMatch("Ashford Keep", "keep"), TitleMatch.wordStart);
+ * assert.equal(titleMatch("Ashford", "ash"), TitleMatch.prefix);
  * ```
  */
 export function titleMatch(title: string, query: string): TitleMatch {
@@ -62,8 +64,11 @@ export function titleMatch(title: string, query: string): TitleMatch {
  *
  * @example
  * ```ts
- * rankByTitle([{ title: "Mara's Ash" }, { title: "Ash" }, { title: "Ashford" }], "ash", 2);
- * // [{ title: "Ash" }, { title: "Ashford" }]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   rankByTitle([{ title: "Mara's Ash" }, { title: "Ash" }, { title: "Ashford" }], "ash", 2),
+ *   [{ title: "Ash" }, { title: "Ashford" }],
+ * );
  * ```
  */
 export function rankByTitle<T extends { title: string }>(

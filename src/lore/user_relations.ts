@@ -28,7 +28,8 @@ import { ownAttributes } from "./note_view.ts";
  *
  * @example
  * ```ts
- * AUTOMATIC_RELATIONS.has("internalLink"); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(AUTOMATIC_RELATIONS.has("internalLink"), true);
  * ```
  */
 export const AUTOMATIC_RELATIONS: ReadonlySet<string> = new Set([
@@ -57,9 +58,10 @@ const CORE_BEHAVIOUR_RELATIONS: ReadonlySet<string> = new Set([
  *
  * @example
  * ```ts
- * isUserRelationName("relAlly"); // true
- * isUserRelationName("template"); // false
- * isUserRelationName("runOnNoteCreation"); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(isUserRelationName("relAlly"), true);
+ * assert.equal(isUserRelationName("template"), false);
+ * assert.equal(isUserRelationName("runOnNoteCreation"), false);
  * ```
  */
 export function isUserRelationName(name: string): boolean {
@@ -73,8 +75,9 @@ export function isUserRelationName(name: string): boolean {
  *
  * @example
  * ```ts
- * isUserRelation({ type: "relation", name: "relAlly" }); // true
- * isUserRelation({ type: "label", name: "relAlly" }); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(isUserRelation({ type: "relation", name: "relAlly" }), true);
+ * assert.equal(isUserRelation({ type: "label", name: "relAlly" }), false);
  * ```
  */
 export function isUserRelation(attribute: Pick<CoreAttribute, "type" | "name">): boolean {
@@ -86,13 +89,20 @@ export function isUserRelation(attribute: Pick<CoreAttribute, "type" | "name">):
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { CoreAttribute } from "../upstream/core.ts";
  *
- * const relation = (name: string, value: string): CoreAttribute =>
- *   ({ attributeId: name, noteId: "mira", type: "relation", name, value, isInheritable: false });
+ * const relation = (name: string, value: string): CoreAttribute => ({
+ *   attributeId: name,
+ *   noteId: "mira",
+ *   type: "relation",
+ *   name,
+ *   value,
+ *   isInheritable: false,
+ * });
  * const attributes = [relation("relAlly", "oskar"), relation("template", "t")];
  * const note = { noteId: "mira", attributes };
- * userRelations(note).map((a) => a.value); // ["oskar"]
+ * assert.deepEqual(userRelations(note).map((a) => a.value), ["oskar"]);
  * ```
  */
 export function userRelations(note: Pick<CoreNote, "noteId" | "attributes">): CoreAttribute[] {

@@ -11,7 +11,8 @@ import { z } from "zod";
  *
  * @example
  * ```ts
- * NOTE_TYPES.includes("mermaid"); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(NOTE_TYPES.includes("mermaid"), true);
  * ```
  */
 export const NOTE_TYPES = [
@@ -42,7 +43,8 @@ export type NoteType = (typeof NOTE_TYPES)[number];
  *
  * @example
  * ```ts
- * DEFAULT_MIMES.code; // "text/plain"
+ * import assert from "node:assert/strict";
+ * assert.equal(DEFAULT_MIMES.code, "text/plain");
  * ```
  */
 export const DEFAULT_MIMES: Readonly<Record<NoteType, string>> = {
@@ -70,7 +72,8 @@ export const DEFAULT_MIMES: Readonly<Record<NoteType, string>> = {
  *
  * @example
  * ```ts
- * (LORE_TYPES as readonly string[]).includes("character"); // true
+ * import assert from "node:assert/strict";
+ * assert.equal((LORE_TYPES as readonly string[]).includes("character"), true);
  * ```
  */
 export const LORE_TYPES = [
@@ -105,7 +108,9 @@ export type LoreType = (typeof LORE_TYPES)[number];
  *
  * @example
  * ```ts
- * attributeNameSchema.safeParse("lore-type").success; // false: Core would store `lore_type`
+ * import assert from "node:assert/strict";
+ * assert.equal(attributeNameSchema.safeParse("loreType").success, true);
+ * assert.equal(attributeNameSchema.safeParse("lore-type").success, false); // Core would store lore_type
  * ```
  */
 export const attributeNameSchema = z.string().min(1).max(100).regex(

@@ -13,9 +13,10 @@
  *
  * @example
  * ```ts
- * urlSafeFileName("inline%20image"); // "inline-image"
- * urlSafeFileName("../Küste map.png"); // "K-ste-map.png"
- * urlSafeFileName("%%"); // "image"
+ * import assert from "node:assert/strict";
+ * assert.equal(urlSafeFileName("inline%20image"), "inline-image");
+ * assert.equal(urlSafeFileName("../Küste map.png"), "K-ste-map.png");
+ * assert.equal(urlSafeFileName("%%"), "image");
  * ```
  */
 export function urlSafeFileName(name: string): string {
@@ -33,7 +34,11 @@ export function urlSafeFileName(name: string): string {
  *
  * @example
  * ```ts
- * attachmentImagePath("AtT123abcDEF", "inline%20image"); // "/api/attachments/AtT123abcDEF/image/inline-image"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   attachmentImagePath("AtT123abcDEF", "inline%20image"),
+ *   "/api/attachments/AtT123abcDEF/image/inline-image",
+ * );
  * ```
  */
 export function attachmentImagePath(attachmentId: string, fileName: string): string {

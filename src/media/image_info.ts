@@ -16,7 +16,12 @@ export type RasterMime = "image/png" | "image/jpeg" | "image/gif" | "image/webp"
  *
  * @example
  * ```ts
- * const accept = RASTER_MIMES.join(", ");
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   RASTER_MIMES.join(", "),
+ *   "image/png, image/jpeg, image/gif, image/webp, image/avif",
+ * );
+ * assert.equal((RASTER_MIMES as readonly string[]).includes("image/svg+xml"), false);
  * ```
  */
 export const RASTER_MIMES: readonly RasterMime[] = Object.freeze([
@@ -33,8 +38,11 @@ export const RASTER_MIMES: readonly RasterMime[] = Object.freeze([
  *
  * @example
  * ```ts
- * const head = await readAtLeast(stream, SNIFF_BYTES); // fewer only at end of stream
- * const mime = sniffImageMime(head);
+ * import assert from "node:assert/strict";
+ * import { readImageHead } from "./image_stream.ts";
+ * const { head, stream } = await readImageHead(new Response(new Uint8Array(1000)).body!);
+ * assert.equal(head.length >= SNIFF_BYTES, true); // fewer only when the stream is shorter
+ * await stream.cancel();
  * ```
  */
 export const SNIFF_BYTES = 64;
@@ -102,8 +110,9 @@ function isAvifFtyp(b: Uint8Array): boolean {
  *
  * @example
  * ```ts
- * sniffImageMime(new Uint8Array([0xff, 0xd8, 0xff, 0xe0])); // "image/jpeg"
- * sniffImageMime(new TextEncoder().encode("<svg ")); // null
+ * import assert from "node:assert/strict";
+ * assert.equal(sniffImageMime(new Uint8Array([0xff, 0xd8, 0xff, 0xe0])), "image/jpeg");
+ * assert.equal(sniffImageMime(new TextEncoder().encode("<svg ")), null);
  * ```
  */
 export function sniffImageMime(head: Uint8Array): RasterMime | null {
@@ -257,7 +266,11 @@ function avifSize(b: Uint8Array) {
  *
  * @example
  * ```ts
- * const dims = imageSize(head); // { width: 1920, height: 1080 } or null
+ * import assert from "node:assert/strict";
+ * // a GIF's header: signature, logical screen width and height (little-endian), 3 more bytes
+ * const gif = new Uint8Array([...new TextEncoder().encode("GIF89a"), 0x80, 7, 0x38, 4, 0, 0, 0]);
+ * assert.deepEqual(imageSize(gif), { width: 1920, height: 1080 });
+ * assert.equal(imageSize(new TextEncoder().encode("<svg>")), null);
  * ```
  */
 export function imageSize(bytes: Uint8Array): { width: number; height: number } | null {
@@ -290,7 +303,8 @@ const EXTENSIONS: Readonly<Record<RasterMime, string>> = Object.freeze({
  *
  * @example
  * ```ts
- * extensionFor("image/jpeg"); // ".jpg"
+ * import assert from "node:assert/strict";
+ * assert.equal(extensionFor("image/jpeg"), ".jpg");
  * ```
  */
 export function extensionFor(mime: RasterMime): string {

@@ -22,8 +22,9 @@ const MIME_ALIASES: Readonly<Record<string, RasterMime>> = {
  *
  * @example
  * ```ts
- * declaredRasterMime("image/PNG; charset=binary"); // "image/png"
- * declaredRasterMime("image/svg+xml"); // null
+ * import assert from "node:assert/strict";
+ * assert.equal(declaredRasterMime("image/PNG; charset=binary"), "image/png");
+ * assert.equal(declaredRasterMime("image/svg+xml"), null);
  * ```
  */
 export function declaredRasterMime(header: string | null): RasterMime | null {
@@ -40,9 +41,15 @@ export function declaredRasterMime(header: string | null): RasterMime | null {
  *
  * @example
  * ```ts
- * const image = await verifiedRasterStream(await core.content(id), config.UPSTREAM_TIMEOUT_MS);
- * if (!image) throw new ApiError(404, "NOT_FOUND", "Not an image");
- * return new Response(image.stream, { headers: { "content-type": image.mime } });
+ * import assert from "node:assert/strict";
+ * const gif = new Uint8Array([...new TextEncoder().encode("GIF89a"), 1, 0, 1, 0, 0, 0, 0]);
+ * const upstream = new Response(gif, { headers: { "content-type": "image/gif" } });
+ * const image = await verifiedRasterStream(upstream, 15_000);
+ * assert.equal(image?.mime, "image/gif");
+ * assert.deepEqual(await new Response(image?.stream).bytes(), gif);
+ * // the bytes must prove the declared type
+ * const svg = new Response("<svg/>", { headers: { "content-type": "image/png" } });
+ * assert.equal(await verifiedRasterStream(svg, 15_000), null);
  * ```
  */
 export async function verifiedRasterStream(

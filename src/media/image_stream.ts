@@ -28,8 +28,11 @@ export interface ImageHead {
  *
  * @example
  * ```ts
- * const { mime, stream } = await readImageHead(upstream.body!);
- * if (!mime) await stream.cancel();
+ * import assert from "node:assert/strict";
+ * const gif = new Uint8Array([...new TextEncoder().encode("GIF89a"), 1, 0, 1, 0, 0, 0, 0]);
+ * const { mime, stream } = await readImageHead(new Response(gif).body!);
+ * assert.equal(mime, "image/gif");
+ * assert.deepEqual(await new Response(stream).bytes(), gif); // every byte, head first
  * ```
  */
 export async function readImageHead(

@@ -56,8 +56,14 @@ export interface AiRequest {
  * const calls = createAiCalls<KeptAnswer>({ totalMs: 60_000, ttlMs: 60_000, maxEntries: 10 });
  * const url = new URL("http://127.0.0.1:8080/api/ai/analyze");
  * const request: AiRequest = {
- *   req: new Request(url), url, query: {}, body: null, signal: new AbortController().signal,
- *   requestId: "req-1", log: jsonLogger("silent"), config,
+ *   req: new Request(url),
+ *   url,
+ *   query: {},
+ *   body: null,
+ *   signal: new AbortController().signal,
+ *   requestId: "req-1",
+ *   log: jsonLogger("silent"),
+ *   config,
  *   parserIdentity: () => Promise.resolve("caller-1"),
  * };
  * const res = await answerAiRoute(calls, request, {}, () => new Response("done"));
@@ -97,7 +103,10 @@ export async function answerAiRoute(
  * ```ts
  * const url = new URL("http://127.0.0.1:8080/api/ai/analyze?noteId=abc");
  * const key = await aiResultKey({
- *   req: new Request(url), url, query: { noteId: "abc" }, body: null,
+ *   req: new Request(url),
+ *   url,
+ *   query: { noteId: "abc" },
+ *   body: null,
  *   parserIdentity: () => Promise.resolve("caller-1"),
  * }); // the same for a retry of the same request
  * ```
@@ -125,9 +134,17 @@ export async function aiResultKey(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const config = { AI_RESULT_TTL_MS: 900_000 };
- * aiDeadlineError({ config }, { historyPath: "/api/brain-dump/history" }, "9f2c").details;
- * // { service: "parser", retry: "repeat the same request", resultKey: "9f2c", keptSeconds: 900, … }
+ * const e = aiDeadlineError({ config }, { historyPath: "/api/brain-dump/history" }, "9f2c");
+ * assert.equal(e.status, 504);
+ * assert.deepEqual(e.details, {
+ *   service: "parser",
+ *   retry: "repeat the same request",
+ *   resultKey: "9f2c",
+ *   keptSeconds: 900,
+ *   historyPath: "/api/brain-dump/history",
+ * });
  * ```
  */
 export function aiDeadlineError(

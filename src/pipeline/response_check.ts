@@ -1,7 +1,8 @@
 /**
  * The response check, for tests: every answer of a route that declares its responses must have
- * a status the route documents, and a JSON body that matches the schema documented for that
- * status (route_responses.ts). A violation is reported and the answer replaced by a 500
+ * a status the route documents, and a body of the media type documented for that status: JSON
+ * matching its schema, or the declared type (an HTML error page, an image, a stream; read only
+ * for JSON) (route_responses.ts). A violation is reported and the answer replaced by a 500
  * `RESPONSE_SCHEMA` naming the route, the status and the failing fields, so the test that
  * provoked it fails with the reason in front of it. Production never turns it on (`AppDeps`).
  *
@@ -83,8 +84,9 @@ async function violation(
   if (method === "HEAD") return undefined;
   const type = res.headers.get("content-type")?.split(";")[0].trim().toLowerCase() ?? "";
   if (doc.mediaType) {
-    return res.body === null || mediaTypeFits(type, doc.mediaType) ? undefined : {
-      reason: `Content-Type is ${type || "missing"}, declared ${doc.mediaType}`,
+    const declared = [doc.mediaType].flat();
+    return res.body === null || declared.some((m) => mediaTypeFits(type, m)) ? undefined : {
+      reason: `Content-Type is ${type || "missing"}, declared ${declared.join(", ")}`,
     };
   }
   if (!doc.schema) return undefined;

@@ -10,7 +10,7 @@
  * @module
  */
 import { z } from "zod";
-import { ApiError, invalidRequest } from "../http/errors.ts";
+import { ApiError, errorBodySchema, invalidRequest } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { idSchema } from "../lore/ids.ts";
 import { decodeTitleEntities, hasLabel, labelValue } from "../lore/note_view.ts";
@@ -39,17 +39,105 @@ export const MAX_APPLY_RELATIONS = 50;
 export const MAX_RAG_TEXT = 4_000;
 
 // ---------------------------------------------------------------------------------------------
+// Our answers (relationships in our words: `type`)
+// ---------------------------------------------------------------------------------------------
+
+const level = z.enum(["high", "medium", "low"]);
+const relationshipType = z.enum(RELATIONSHIP_TYPES);
+
+/** A suggested relation, as `POST /api/ai/relationships` answers it. */
+const suggestionSchema = z.object({
+  targetNoteId: z.string(),
+  targetTitle: z.string().nullable().describe("null when the Parser gave none"),
+  type: relationshipType,
+  description: z.string(),
+  confidence: level.nullable(),
+});
+
+/** A relation's target as Core has it. */
+const relationTarget = {
+  targetNoteId: z.string(),
+  targetTitle: z.string(),
+  loreType: z.string().nullable(),
+};
+
+/** A note's relations and suggested connections (`POST /api/lore/:id/relationships`). */
+const noteRelationsSchema = z.object({
+  noteId: z.string(),
+  relations: z.array(z.object({
+    attributeId: z.string(),
+    name: z.string(),
+    type: relationshipType.nullable().describe("null for a relation that is none of the 17"),
+    ...relationTarget,
+  })),
+  suggestions: z.array(suggestionSchema.extend(relationTarget)).nullable(),
+  suggestionsError: errorBodySchema.pick({ error: true, message: true }).nullable(),
+});
+
+const appliedRelation = z.object({
+  sourceNoteId: z.string(),
+  targetNoteId: z.string(),
+  type: z.string(),
+});
+
+/** What applying relationships did, relation by relation. */
+const applyReportSchema = z.object({
+  applied: z.array(appliedRelation.extend({ relationName: z.string() })),
+  skipped: z.array(appliedRelation.extend({
+    reason: z.enum(["ALREADY_EXISTS", "UNKNOWN_TYPE", "SKIPPED"]),
+  })),
+  failed: z.array(appliedRelation.extend({
+    error: z.enum(["TARGET_NOT_FOUND", "APPLY_FAILED"]),
+    message: z.string(),
+  })),
+});
+
+const graphNode = z.object({
+  noteId: z.string(),
+  title: z.string(),
+  loreType: z.string().nullable(),
+  depth: z.number().int().min(0),
+});
+const graphEdge = z.object({
+  sourceNoteId: z.string(),
+  targetNoteId: z.string(),
+  type: z.string(),
+});
+
+/** The relationship graph around a note. */
+const graphSchema = z.object({
+  centerNoteId: z.string(),
+  nodes: z.array(graphNode),
+  edges: z.array(graphEdge),
+  maxDepthReached: z.number().int().min(0),
+  truncated: z.boolean(),
+});
+
+const historyEntry = z.object({
+  id: z.string(),
+  sourceNoteId: z.string(),
+  targetNoteId: z.string(),
+  type: z.string(),
+  relationName: z.string(),
+  description: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+/** Relationships applied to or from a note. */
+const relationshipHistorySchema = z.object({ entries: z.array(historyEntry) });
+
+// ---------------------------------------------------------------------------------------------
 // Parser answers as we accept them
 // ---------------------------------------------------------------------------------------------
 
-const suggestionSchema = z.object({
+const parserSuggestion = z.object({
   targetNoteId: z.string(),
   targetTitle: z.string().optional(),
-  relationshipType: z.enum(RELATIONSHIP_TYPES),
+  relationshipType,
   description: z.string(),
-  confidence: z.enum(["high", "medium", "low"]).optional(),
+  confidence: level.optional(),
 });
-const suggestionsAnswer = z.object({ suggestions: z.array(suggestionSchema) });
+const suggestionsAnswer = z.object({ suggestions: z.array(parserSuggestion) });
 
 const applyItem = {
   sourceNoteId: z.string().optional(),
@@ -74,7 +162,7 @@ const applyAnswer = z.object({
 export const consistencyAnswer = z.object({
   issues: z.array(z.object({
     type: z.enum(["contradiction", "timeline", "orphan", "naming", "logic", "power"]),
-    severity: z.enum(["high", "medium", "low"]),
+    severity: level,
     description: z.string(),
     affectedNoteIds: z.array(z.string()),
   })),
@@ -101,33 +189,13 @@ export const gapsAnswer = z.object({
   totalNotes: z.number().int().min(0),
 });
 
-const graphAnswer = z.object({
-  nodes: z.array(z.object({
-    noteId: z.string(),
-    title: z.string(),
-    loreType: z.string().nullable().optional(),
-    depth: z.number().int().min(0),
-  })),
-  edges: z.array(z.object({
-    sourceNoteId: z.string(),
-    targetNoteId: z.string(),
-    relationshipType: z.string(),
-  })),
-  centerNoteId: z.string(),
-  maxDepthReached: z.number().int().min(0),
-  truncated: z.boolean(),
+const graphAnswer = graphSchema.extend({
+  nodes: z.array(graphNode.extend({ loreType: z.string().nullish() })),
+  edges: z.array(graphEdge.omit({ type: true }).extend({ relationshipType: z.string() })),
 });
 
 const historyAnswer = z.object({
-  entries: z.array(z.object({
-    id: z.string(),
-    sourceNoteId: z.string(),
-    targetNoteId: z.string(),
-    type: z.string(),
-    relationName: z.string(),
-    description: z.string().nullable().optional(),
-    createdAt: z.string(),
-  })),
+  entries: z.array(historyEntry.extend({ description: z.string().nullish() })),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -144,9 +212,17 @@ export const consistency = parserRoute({
   body: z.strictObject({
     noteIds: z.array(idSchema).max(MAX_CONSISTENCY_NOTES).default([]),
   }),
+  description: "`noteIds` (at most 50, repeats dropped) names the notes to check; none or `[]` " +
+    "lets the Parser pick the most relevant ones from its semantic index. A plain call: the " +
+    "Parser's stream of this work sends nothing between its first status and the result, so " +
+    "the AI deadline is the total wait. The Parser looks given notes up as `#noteId` labels, " +
+    "which notes do not carry: with `noteIds` it currently finds none and reports no issues.",
   responses: {
-    200:
-      "`{ issues: [{ type, severity, description, affectedNoteIds }], summary }` (no lore or an unusable model answer: `issues: []` and a summary saying so)",
+    200: {
+      description: "`{ issues: [{ type, severity, description, affectedNoteIds }], summary }`; " +
+        "no lore or an unusable model answer gives `issues: []` and a summary saying so",
+      schema: consistencyAnswer,
+    },
     400: "noteIds not an array of at most 50 note ids",
   },
   upstream: (ctx) => ({
@@ -162,9 +238,14 @@ const gapsSpec = {
   path: "/api/ai/gaps",
   summary: "Underdeveloped lore areas across all lore notes (never cached)",
   tag: "ai",
+  description: "GET and POST do the same; POST is preferred, as nothing on the way caches it " +
+    "(this service answers `no-store` to both). A plain call: the AI deadline is the total wait.",
   responses: {
-    200:
-      "`{ gaps: [{ area, severity, description, suggestion }], summary, typeCounts, totalNotes }`",
+    200: {
+      description: "`{ gaps: [{ area, severity, description, suggestion }], summary, " +
+        "typeCounts, totalNotes }`: `typeCounts` counts lore notes per lore type",
+      schema: gapsAnswer,
+    },
   },
   answer: gapsAnswer,
   ai: {},
@@ -190,7 +271,7 @@ export const gapsPost = parserRoute({
 // ---------------------------------------------------------------------------------------------
 
 /** A suggestion in our words (`type`), as `POST /api/ai/relationships` answers it. */
-function toSuggestion(s: z.output<typeof suggestionSchema>) {
+function toSuggestion(s: z.output<typeof parserSuggestion>): z.output<typeof suggestionSchema> {
   return {
     targetNoteId: s.targetNoteId,
     targetTitle: s.targetTitle ?? null,
@@ -210,9 +291,17 @@ export const suggestRelationships = parserRoute({
     text: z.string().trim().min(1).max(MAX_SUGGEST_TEXT),
     noteId: idSchema.optional(),
   }),
+  description: "`text` (1-50 000 characters after trimming) is what the Parser reads; " +
+    "`noteId` names the note it belongs to, which the Parser does not suggest. Its " +
+    "suggestions are passed on as it makes them (`relationshipType` named `type`), not " +
+    "checked against Core: `POST /api/lore/:id/relationships` gives a note's suggestions " +
+    "confirmed.",
   responses: {
-    200:
-      "`{ suggestions: [{ targetNoteId, targetTitle, type, description, confidence }] }`; `targetTitle`/`confidence` may be null",
+    200: {
+      description: "`{ suggestions: [{ targetNoteId, targetTitle, type, description, " +
+        "confidence }] }`; `targetTitle` and `confidence` are null when the Parser gave none",
+      schema: z.object({ suggestions: z.array(suggestionSchema) }),
+    },
     400: "text empty or over 50000 characters, or a malformed noteId",
   },
   upstream: (ctx) => ({ method: "POST", path: "/suggest/relationships", body: ctx.body }),
@@ -247,11 +336,23 @@ export const applyRelationships = parserRoute({
   summary: "Apply relationships: Core relations `rel<Type>` (plus the inverse on the target)",
   tag: "ai",
   body: applyBody,
+  description: "1-50 relations of the 17 known types, none from the note to itself, " +
+    "`description` at most 1000 characters. Each becomes the Core relation `rel<Type>` on the " +
+    "source (`member_of` → `relMemberOf`) and, unless `bidirectional` is false, the same " +
+    "relation back from the target. " +
+    "The Parser writes one after another and reports each; its texts are not passed on: a " +
+    "skip is `ALREADY_EXISTS`, `UNKNOWN_TYPE` or `SKIPPED`, a failure `TARGET_NOT_FOUND` or " +
+    "`APPLY_FAILED` with our own message. A source note Core does not have is a 400 on " +
+    "`body.sourceNoteId`, with nothing written.",
   responses: {
-    200:
-      '`{ applied: [{ sourceNoteId, targetNoteId, type, relationName }], skipped: [{ …, reason: "ALREADY_EXISTS" | "UNKNOWN_TYPE" | "SKIPPED" }], failed: [{ …, error: "TARGET_NOT_FOUND" | "APPLY_FAILED", message }] }`',
-    400:
-      "Invalid body: unknown type (one of the 17), a self relation, more than 50 relations; or a sourceNoteId Core does not have (nothing written)",
+    200: {
+      description: "`{ applied: [{ sourceNoteId, targetNoteId, type, relationName }], " +
+        "skipped: [{ sourceNoteId, targetNoteId, type, reason }], failed: [{ sourceNoteId, " +
+        "targetNoteId, type, error, message }] }`, also when some relations failed",
+      schema: applyReportSchema,
+    },
+    400: "An unknown type, a self relation, more than 50 relations, or a `sourceNoteId` Core " +
+      "does not have (nothing written)",
     502: "The Parser could not read the source note from Core",
   },
   upstream: (ctx) => ({
@@ -269,7 +370,7 @@ export const applyRelationships = parserRoute({
   }),
   answer: applyAnswer,
   ai: {}, // one Core write after another in the Parser; a repeat would find them "already exists"
-  reply: (data, ctx) => {
+  reply: (data, ctx): z.output<typeof applyReportSchema> => {
     // the Parser reports an unreadable source note as one `N/A` failure (with Core's words)
     const source = data.failed.find((f) => f.targetNoteId === "N/A");
     if (source) {
@@ -327,8 +428,8 @@ async function suggestionText(core: CoreClient, note: CoreNote): Promise<string>
 
 /** The Parser's part of a merged answer: its suggestions, or why there are none. */
 type SuggestionOutcome =
-  | { ok: true; suggestions: z.output<typeof suggestionSchema>[] }
-  | { ok: false; error: { error: string; message: string } };
+  | { ok: true; suggestions: z.output<typeof parserSuggestion>[] }
+  | { ok: false; error: NonNullable<z.output<typeof noteRelationsSchema>["suggestionsError"]> };
 
 /**
  * A Parser failure as a marker instead of an error: the Core part of the answer stands.
@@ -385,9 +486,19 @@ export const noteRelationships = defineRoute({
   access: "private",
   tag: "ai",
   params: idParams,
+  description: "`relations` are the note's own user relations whose target Core has. The " +
+    "Parser reads the note's title and plain text (gm-only parts included; a protected note " +
+    "is never sent). Its suggestions are checked against Core in one search: the note " +
+    "itself, relations it already has, repeats and notes that are not readable lore are " +
+    "dropped, titles come from Core. When the Parser is not connected, fails or is slow the " +
+    "answer is still 200, with `suggestions: null` and `suggestionsError` saying why.",
   responses: {
-    200:
-      "`{ noteId, relations: [{ attributeId, name, type, targetNoteId, targetTitle, loreType }], suggestions: [{ targetNoteId, targetTitle, loreType, type, description, confidence }] | null, suggestionsError: { error, message } | null }`. `type` is null for relations that are not one of the 17 kinds. Suggestions name readable lore notes Core confirms (titles from Core), never the note itself or a relation it already has; `suggestions: null` with `suggestionsError` when the Parser is not connected, fails or times out",
+    200: {
+      description: "`{ noteId, relations: [{ attributeId, name, type, targetNoteId, " +
+        "targetTitle, loreType }], suggestions: [{ targetNoteId, targetTitle, loreType, type, " +
+        "description, confidence }] | null, suggestionsError: { error, message } | null }`",
+      schema: noteRelationsSchema,
+    },
     404: "No such note in Core",
   },
   handler: async (ctx) => {
@@ -414,7 +525,7 @@ export const noteRelationships = defineRoute({
       targetTitle: n.title,
       loreType: labelValue(n, "loreType") ?? null,
     });
-    return json({
+    const answer: z.output<typeof noteRelationsSchema> = {
       noteId: note.noteId,
       relations: relations.flatMap((r) => {
         const target = targets.get(r.value);
@@ -441,7 +552,8 @@ export const noteRelationships = defineRoute({
         })
         : null,
       suggestionsError: outcome.ok ? null : outcome.error,
-    });
+    };
+    return json(answer);
   },
 });
 
@@ -460,9 +572,14 @@ export const graph = parserRoute({
     depth: z.coerce.number().int().min(1).max(3).default(2),
     maxNodes: z.coerce.number().int().min(5).max(100).default(50),
   }),
+  description: "`depth` 1-3 (default 2), `maxNodes` 5-100 (default 50); `truncated` says " +
+    "`maxNodes` stopped the walk. A node's `loreType` is null when it has none.",
   responses: {
-    200:
-      "`{ centerNoteId, nodes: [{ noteId, title, loreType, depth }], edges: [{ sourceNoteId, targetNoteId, type }], maxDepthReached, truncated }` (depth 1-3, default 2; maxNodes 5-100, default 50)",
+    200: {
+      description: "`{ centerNoteId, nodes: [{ noteId, title, loreType, depth }], edges: " +
+        "[{ sourceNoteId, targetNoteId, type }], maxDepthReached, truncated }`",
+      schema: graphSchema,
+    },
     400: "depth or maxNodes not an integer in range",
     404: "The Parser could not read the note from Core (an empty graph)",
   },
@@ -471,7 +588,7 @@ export const graph = parserRoute({
     query: { depth: ctx.query.depth, maxNodes: ctx.query.maxNodes },
   }),
   answer: graphAnswer,
-  reply: (g) => {
+  reply: (g): z.output<typeof graphSchema> => {
     // the center is always a node once the Parser could read it
     if (g.nodes.length === 0) {
       throw new ApiError(404, "NOT_FOUND", "Note not found", { service: "parser" });
@@ -503,9 +620,14 @@ export const relationshipHistory = parserRoute({
   tag: "ai",
   params: idParams,
   query: z.object({ limit: z.coerce.number().int().min(1).max(50).default(20) }),
+  description: "The Parser records applied relationships without their user, so for a " +
+    "signed-in user this list is currently always empty.",
   responses: {
-    200:
-      "`{ entries: [{ id, sourceNoteId, targetNoteId, type, relationName, description, createdAt }] }` (the Parser currently records none for a user: always empty)",
+    200: {
+      description: "`{ entries: [{ id, sourceNoteId, targetNoteId, type, relationName, " +
+        "description, createdAt }] }`; `description` null when the relation had none",
+      schema: relationshipHistorySchema,
+    },
     400: "limit not an integer from 1 to 50",
   },
   upstream: (ctx) => ({
@@ -513,7 +635,7 @@ export const relationshipHistory = parserRoute({
     query: { limit: ctx.query.limit },
   }),
   answer: historyAnswer,
-  reply: (h) => ({
+  reply: (h): z.output<typeof relationshipHistorySchema> => ({
     entries: h.entries.map((e) => ({ ...e, description: e.description ?? null })),
   }),
 });
@@ -527,9 +649,16 @@ const ragSpec = {
   path: "/api/rag",
   summary: "Semantic search of the lore index: the best chunk of each of the topK closest notes",
   tag: "rag",
+  description: "`text` 1-4000 characters, `topK` 1-50 (default 10); GET takes them in the " +
+    "query, POST in the body. The Parser's hits are passed on as they are (`GET /api/search?" +
+    "mode=rag` gives them as note summaries confirmed by Core). Only notes the Parser has " +
+    "indexed for this user are found.",
   responses: {
-    200:
-      "`{ results: [{ noteId, noteTitle, content, score }] }`, best first (topK 1-50, default 10)",
+    200: {
+      description: "`{ results: [{ noteId, noteTitle, content, score }] }`, best first: " +
+        "`content` is the note's best-matching chunk",
+      schema: ragAnswer,
+    },
     400: "text empty or over 4000 characters, or topK not an integer from 1 to 50",
   },
   answer: ragAnswer,

@@ -13,6 +13,7 @@ import { attributeIdSchema, idSchema } from "../lore/ids.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
 import { attributeNameSchema } from "../lore/vocabulary.ts";
 import { defineRoute, type Route } from "../router.ts";
+import { coreAttributeSchema } from "../upstream/core_schemas.ts";
 import { idParams } from "./schemas.ts";
 
 /** A name as users write it (`#race`, `~relAlly`): the sigil of the attribute's type is dropped. */
@@ -51,9 +52,17 @@ export const createAttribute = defineRoute({
   tag: "attributes",
   params: idParams,
   body: { kind: "json", schema: createBody },
+  description: "A leading `#` (labels) or `~` (relations) is stripped from `name`; names must " +
+    "be letters, digits, `_` and `:` (Core would silently rewrite anything else). A missing note " +
+    "is 404; a relation to a missing target is 400 naming `value`. A `~template` keeps the " +
+    "note's type and mime as `POST /api/lore` does (the relation, then the type put back; all " +
+    "or nothing).",
   responses: {
-    201: "The created attribute (Core's attribute object); a `~template` leaves the note's " +
-      "type and mime as they were",
+    201: {
+      description: "The created attribute (Core's attribute object); a `~template` leaves the " +
+        "note's type and mime as they were",
+      schema: coreAttributeSchema,
+    },
     400: "Invalid body, a name Core would rewrite, a relation target that does not exist, " +
       "or a system note",
     404: "No such note",
@@ -76,8 +85,11 @@ export const deleteAttribute = defineRoute({
   tag: "attributes",
   params: idParams,
   query: deleteQuery,
+  description: "Only an attribute the note in the URL owns is deleted: one it inherits, or " +
+    "another note's, is 404. `attrId` may contain `:`, as the ids of Core's built-in attributes " +
+    "do (`<noteId>_<l|r><name>`, e.g. `_template_character_llabel:fullName`).",
   responses: {
-    204: "Deleted, or already absent",
+    204: { description: "Deleted, or already absent" },
     400: "Invalid attrId, or a system note",
     404: "The attribute belongs to another note (inherited ones included)",
   },

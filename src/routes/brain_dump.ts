@@ -19,6 +19,7 @@ import {
   parserAnswer,
   parserRoute,
   parserStreamRoute,
+  streamErrorEventSchema,
   type StreamOutcome,
 } from "./parser_proxy.ts";
 
@@ -36,10 +37,12 @@ const modelName = z.string().min(1).max(200);
 const loreTypeName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be a simple word");
 
 // ---------------------------------------------------------------------------------------------
-// Parser answers (a trust boundary: anything else is a 502)
+// Parser answers (a trust boundary: anything else is a 502). What is passed on is their parsed
+// output, so most of them are also our answers' schemas: the rewrites below (`overwrite`, a
+// transform piped into its result's shape) keep that output describable.
 // ---------------------------------------------------------------------------------------------
 
-const html = z.string().transform((s) => sanitizeLoreHtml(s));
+const html = z.string().overwrite((s) => sanitizeLoreHtml(s)).describe("sanitized HTML");
 const htmlOrNull = html.nullable();
 
 /**
@@ -64,7 +67,8 @@ export function labelValues(attributes: Record<string, unknown>): Record<string,
   return out;
 }
 
-const attributes = z.record(z.string(), z.unknown()).transform(labelValues);
+const attributes = z.record(z.string(), z.unknown()).transform(labelValues)
+  .pipe(z.record(z.string(), z.string()));
 
 /**
  * A `skipped` reason the client may see: the duplicate notice (titles and a score) is kept;
@@ -110,7 +114,7 @@ const writeResult = z.object({
   created: z.array(noteRef),
   updated: z.array(noteRef),
   skipped: z.array(
-    z.object({ title: z.string(), reason: z.string().transform(skipReason) }),
+    z.object({ title: z.string(), reason: z.string().overwrite(skipReason) }),
   ),
   duplicates: z.array(duplicate).default([]),
   relations: z.array(
@@ -132,21 +136,34 @@ const proposal = z.object({
   tags: z.array(z.string()).optional(),
 });
 
+const inboxAnswer = z.object({ mode: z.literal("inbox"), queued: z.literal(true) });
+const reviewAnswer = z.object({
+  mode: z.literal("review"),
+  summary: z.string(),
+  proposedEntities: z.array(proposal),
+  duplicates: z.array(duplicate).default([]),
+});
+const autoReply = writeResult.extend({
+  mode: z.literal("auto"),
+  cached: z.boolean().describe(
+    "The same text was brain-dumped before: the Parser's idempotency cache answered, nothing " +
+      "was written",
+  ),
+});
+
 const brainDumpAnswer = z.union([
-  z.object({ mode: z.literal("inbox"), queued: z.literal(true) }),
-  z.object({
-    mode: z.literal("review"),
-    summary: z.string(),
-    proposedEntities: z.array(proposal),
-    duplicates: z.array(duplicate).default([]),
-  }),
+  inboxAnswer,
+  reviewAnswer,
   // the auto answer has no `mode`; the idempotency cache answers `[cached] <old summary>`
-  writeResult.transform((r) => ({
-    mode: "auto" as const,
+  writeResult.transform((r): z.output<typeof autoReply> => ({
+    mode: "auto",
     cached: r.summary.startsWith("[cached] "),
     ...r,
   })),
 ]);
+
+/** Our brain-dump answer: every mode names itself. */
+const brainDumpReply = z.discriminatedUnion("mode", [inboxAnswer, reviewAnswer, autoReply]);
 
 const historyItem = z.object({
   id: parserIdSchema,
@@ -175,6 +192,12 @@ const historyEntry = historyItem.extend({
   }).nullable(),
 });
 
+const historyPage = z.object({
+  items: z.array(historyItem),
+  nextCursor: parserIdSchema.nullable(),
+  hasMore: z.boolean(),
+});
+
 const JOB_STATUSES = ["queued", "running", "done", "failed", "cancelled"] as const;
 
 // `userId` (the Parser's internal account id) is left out
@@ -185,7 +208,7 @@ const job = z.object({
   parentNoteId: z.string().nullable(),
   mode: z.enum(["auto", "review"]),
   status: z.enum(JOB_STATUSES),
-  error: z.string().nullable().transform(jobError),
+  error: z.string().nullable().overwrite(jobError),
   resultHistoryId: parserIdSchema.nullable(),
   position: z.number().int(),
   createdAt: z.string(),
@@ -223,6 +246,24 @@ function autoAnswer(outcome: StreamOutcome): unknown {
     : raw;
 }
 
+/** The stream's events as the Parser sends them: each `data` names its event in `type`. */
+const streamEvents = {
+  status: z.object({ type: z.literal("status"), stage: z.string(), message: z.string() }),
+  reasoning: z.object({ type: z.literal("reasoning"), content: z.string() }),
+  token: z.object({ type: z.literal("token"), content: z.string() }),
+  done: z.object({
+    type: z.literal("done"),
+    raw: z.string().describe(
+      "JSON: the write result (`{ summary, created, updated, skipped, … }`), or on a cache hit " +
+        "the stored `{ entities, summary, revisions }`",
+    ),
+    tokensUsed: z.number(),
+    model: z.string(),
+    latencyMs: z.number(),
+  }),
+  error: streamErrorEventSchema,
+};
+
 // ---------------------------------------------------------------------------------------------
 // Routes
 // ---------------------------------------------------------------------------------------------
@@ -243,9 +284,22 @@ export const brainDump = parserRoute({
     mode: z.enum(["auto", "review", "inbox"]).default("auto"),
     model: modelName.optional(),
   }),
+  description: "`rawText` 10-50 000 characters; `model` one of the Parser's chain for brain " +
+    "dumps. Every answer names its `mode`. `auto` always has `duplicates` and `relations` " +
+    "arrays, and `cached: true` when the Parser's idempotency cache answered (the same text " +
+    "was brain-dumped before: `summary` starts `[cached] `, nothing is written or listed). " +
+    "An auto run is read from the Parser's own stream of the same work, so every event and " +
+    "keepalive is progress and a run of any length that keeps talking is not cut off. HTML in " +
+    "proposals is sanitized; skip reasons other than the duplicate notice become a fixed " +
+    "sentence. After the AI deadline the 504 names `historyPath`: what the run wrote is " +
+    "listed there, and repeating the request gets the answer.",
   responses: {
-    200:
-      '`auto`: `{ mode: "auto", cached, summary, created, updated, skipped, duplicates, relations }`; `review`: `{ mode: "review", summary, proposedEntities, duplicates }`; `inbox`: `{ mode: "inbox", queued: true }`',
+    200: {
+      description: '`auto`: `{ mode: "auto", cached, summary, created, updated, skipped, ' +
+        'duplicates, relations }`; `review`: `{ mode: "review", summary, proposedEntities, ' +
+        'duplicates }`; `inbox`: `{ mode: "inbox", queued: true }`',
+      schema: brainDumpReply,
+    },
     400:
       "Invalid body; `UPSTREAM_REJECTED` with `upstreamCode: INVALID_MODEL` for a model outside the Parser's chain",
     429: "The Parser's brain-dump rate limit (10 a minute), with `Retry-After`",
@@ -278,9 +332,18 @@ export const brainDumpStream = parserStreamRoute({
     autoRelate: z.boolean().optional(),
     model: modelName.optional(),
   }),
+  description: "The same input as `POST /api/brain-dump` in `auto` mode, plus `autoRelate`. " +
+    "The Parser's events pass through byte for byte as they arrive, `: keepalive` comments " +
+    "included: `status` as each stage starts, `reasoning` and `token` while the model answers, " +
+    "then `done` or `error` (a cache hit sends `done` at once). A stall, the stream deadline, " +
+    "or an upstream stream that breaks off or ends unfinished ends it with our own `error` " +
+    "event in the error shape.",
   responses: {
-    200:
-      "`text/event-stream`: the Parser's events byte for byte (`data` carries `type`), `: keepalive` comments included; a stall or a broken stream ends with our `error` event",
+    200: {
+      description: "Server-sent events: the Parser's, then ours only to end a failed stream",
+      mediaType: "text/event-stream",
+      events: streamEvents,
+    },
     400: "Invalid body, or `UPSTREAM_REJECTED` (`INVALID_MODEL`) before the stream starts",
     429: "Rate limited before the stream starts, with `Retry-After`",
     503: "`NOT_CONFIGURED`: Core is not connected for this Parser account",
@@ -310,8 +373,16 @@ export const commit = parserRoute({
     rawText: z.string().min(1).max(50_000),
     approvedEntities: z.array(commitEntity).min(1).max(MAX_COMMIT_ENTITIES),
   }),
+  description: "`approvedEntities`: 1-100, `title` 1-500 characters, `type` a word of up to " +
+    "64 characters, `content` HTML of up to 1 000 000 characters, sanitized before the " +
+    "Parser writes it; an `update` needs `existingNoteId`. Unknown fields are a 400 at the top " +
+    "level and dropped inside entities (as the Parser does). After the AI deadline the 504 " +
+    "names `historyPath`; a repeat of the request gets the answer and writes nothing twice.",
   responses: {
-    200: "`{ summary, created, updated, skipped, duplicates, relations }`",
+    200: {
+      description: "`{ summary, created, updated, skipped, duplicates, relations }`",
+      schema: writeResult,
+    },
     400: "Invalid body (nothing is written)",
   },
   upstream: (ctx) => ({
@@ -343,20 +414,22 @@ export const history = parserRoute({
     cursor: parserIdSchema.optional(),
     limit: z.coerce.number().int().min(1).max(HISTORY_MAX_PAGE_SIZE).default(HISTORY_PAGE_SIZE),
   }),
+  description: "Only runs that wrote something are recorded (not `inbox` or `review`, nor a " +
+    "cache hit). 20 a page, or `limit` (1-100, the Parser's own bounds); the Parser pages: " +
+    "`nextCursor` as `cursor` gives the next page, null on the last.",
   responses: {
-    200:
-      "`{ items: [{ id, rawText, notesCreated, notesUpdated, model, tokensUsed, createdAt }], nextCursor, hasMore }`",
+    200: {
+      description: "`{ items: [{ id, rawText, notesCreated, notesUpdated, model, tokensUsed, " +
+        "createdAt }], nextCursor, hasMore }`",
+      schema: historyPage,
+    },
     400: "`limit` not an integer from 1 to 100, or a `cursor` that is no entry id",
   },
   upstream: (ctx) => ({
     path: "/brain-dump/history",
     query: { limit: ctx.query.limit, cursor: ctx.query.cursor },
   }),
-  answer: z.object({
-    items: z.array(historyItem),
-    nextCursor: parserIdSchema.nullable(),
-    hasMore: z.boolean(),
-  }),
+  answer: historyPage,
 });
 
 const entryParams = z.object({ id: parserIdSchema });
@@ -368,13 +441,30 @@ export const historyDetail = parserRoute({
   summary: "One brain dump in full: entities with their outcome, summary, content revisions",
   tag: TAG,
   params: entryParams,
+  description: "`parsedJson.entities` are the proposals with what became of each (`created`, " +
+    "`updated`, `skipped`, and the `noteId`); `revisions` hold each note's content before and " +
+    "after. All HTML is sanitized; `parsedJson` may be null.",
   responses: {
-    200:
-      "`{ id, rawText, summary, parsedJson: { entities, summary, revisions }, notesCreated, notesUpdated, model, tokensUsed, createdAt }`",
+    200: {
+      description: "`{ id, rawText, summary, parsedJson: { entities, summary, revisions }, " +
+        "notesCreated, notesUpdated, model, tokensUsed, createdAt }`",
+      schema: historyEntry,
+    },
     404: "No such entry for this account",
   },
   upstream: (ctx) => ({ path: upstreamPath`/brain-dump/history/${ctx.params.id}` }),
   answer: historyEntry,
+});
+
+const diffsAnswer = z.object({
+  diffs: z.array(z.object({
+    noteId: z.string(),
+    action: z.enum(["created", "updated"]),
+    revisionIdBefore: z.string().nullable(),
+    revisionIdAfter: z.string().nullable(),
+    contentBefore: htmlOrNull,
+    contentAfter: htmlOrNull,
+  })),
 });
 
 /** `GET /api/brain-dump/:id/diffs` — before/after content of each note a brain dump touched. */
@@ -384,22 +474,24 @@ export const diffs = parserRoute({
   summary: "Per-note content before and after one brain dump (revision content read from Core)",
   tag: TAG,
   params: entryParams,
+  description: "The Parser reads each revision's content from Core as it answers. Content is " +
+    "sanitized, and null where there is no revision (a created note has none) or Core no " +
+    "longer has it.",
   responses: {
-    200:
-      '`{ diffs: [{ noteId, action: "created" | "updated", revisionIdBefore, revisionIdAfter, contentBefore, contentAfter }] }` (content sanitized, null when unavailable)',
+    200: {
+      description: '`{ diffs: [{ noteId, action: "created" | "updated", revisionIdBefore, ' +
+        "revisionIdAfter, contentBefore, contentAfter }] }`",
+      schema: diffsAnswer,
+    },
     404: "No such entry for this account",
   },
   upstream: (ctx) => ({ path: upstreamPath`/brain-dump/history/${ctx.params.id}/diffs` }),
-  answer: z.object({
-    diffs: z.array(z.object({
-      noteId: z.string(),
-      action: z.enum(["created", "updated"]),
-      revisionIdBefore: z.string().nullable(),
-      revisionIdAfter: z.string().nullable(),
-      contentBefore: htmlOrNull,
-      contentAfter: htmlOrNull,
-    })),
-  }),
+  answer: diffsAnswer,
+});
+
+const batchAnswer = z.object({
+  batchId: parserIdSchema,
+  jobs: z.array(z.object({ id: z.string(), position: z.number().int().min(0) })),
 });
 
 /** `POST /api/brain-dump/batch` — queue up to 50 texts for background processing. */
@@ -415,15 +507,27 @@ export const submitBatch = parserRoute({
       mode: z.enum(["auto", "review"]).optional(),
     })).min(1).max(MAX_BATCH_ITEMS),
   }),
-  responses: { 200: "`{ batchId, jobs: [{ id, position }] }`" },
+  description: "1-50 items of `{ rawText, parentNoteId?, mode?: auto|review }`, each a " +
+    "background job of the Parser, run one after another; `GET /api/brain-dump/batch/:batchId` " +
+    "follows them.",
+  responses: {
+    200: { description: "`{ batchId, jobs: [{ id, position }] }`", schema: batchAnswer },
+  },
   upstream: (ctx) => ({ method: "POST", path: "/brain-dump/batch", body: ctx.body }),
-  answer: z.object({
-    batchId: parserIdSchema,
-    jobs: z.array(z.object({ id: z.string(), position: z.number().int().min(0) })),
-  }),
+  answer: batchAnswer,
 });
 
 const batchParams = z.object({ batchId: parserIdSchema });
+
+const count = z.number().int().min(0);
+
+/** Where a batch stands, every status counted. */
+const batchStatusReply = z.object({
+  batchId: z.string(),
+  jobs: z.array(job),
+  counts: z.record(z.enum(JOB_STATUSES), count),
+  terminal: z.boolean(),
+});
 
 /** `GET /api/brain-dump/batch/:batchId` — where each job of a batch stands. */
 export const batchStatus = parserRoute({
@@ -432,22 +536,28 @@ export const batchStatus = parserRoute({
   summary: "Batch status: every job in order, counts per status, whether all are finished",
   tag: TAG,
   params: batchParams,
+  description: "`counts` always has all five statuses; `terminal` is true once no job is " +
+    "queued or running. A failed job's `error` is one of our fixed sentences, never the " +
+    "Parser's text, and jobs do not show the Parser's internal account id.",
   responses: {
-    200:
-      "`{ batchId, jobs, counts: { queued, running, done, failed, cancelled }, terminal }` (every count present)",
+    200: {
+      description: "`{ batchId, jobs: [{ id, batchId, rawText, parentNoteId, mode, status, " +
+        "error, resultHistoryId, position, createdAt, startedAt, finishedAt }], counts: " +
+        "{ queued, running, done, failed, cancelled }, terminal }`",
+      schema: batchStatusReply,
+    },
     404: "No such batch for this account",
   },
   upstream: (ctx) => ({ path: upstreamPath`/brain-dump/batch/${ctx.params.batchId}` }),
-  answer: z.object({
-    batchId: z.string(),
-    jobs: z.array(job),
-    counts: z.partialRecord(z.enum(JOB_STATUSES), z.number().int().min(0)),
-    terminal: z.boolean(),
+  answer: batchStatusReply.extend({
+    counts: z.partialRecord(z.enum(JOB_STATUSES), count),
   }).transform((s) => ({
     ...s,
     counts: Object.fromEntries(JOB_STATUSES.map((k) => [k, s.counts[k] ?? 0])),
   })),
 });
+
+const cancelAnswer = z.object({ cancelled: count });
 
 /** `DELETE /api/brain-dump/batch/:batchId` — cancel the jobs that have not started. */
 export const cancelBatch = parserRoute({
@@ -456,12 +566,19 @@ export const cancelBatch = parserRoute({
   summary: "Cancel a batch's queued jobs (running and finished ones are kept)",
   tag: TAG,
   params: batchParams,
-  responses: { 200: "`{ cancelled }`: how many jobs were cancelled (0 for an unknown batch)" },
+  description: "Queued jobs become `cancelled`; an unknown batch is not an error but " +
+    "`{ cancelled: 0 }` (the Parser does not tell them apart).",
+  responses: {
+    200: {
+      description: "`{ cancelled }`: how many jobs were cancelled",
+      schema: cancelAnswer,
+    },
+  },
   upstream: (ctx) => ({
     method: "DELETE",
     path: upstreamPath`/brain-dump/batch/${ctx.params.batchId}`,
   }),
-  answer: z.object({ cancelled: z.number().int().min(0) }),
+  answer: cancelAnswer,
 });
 
 /**

@@ -4,12 +4,14 @@
  *
  * @module
  */
+import { z } from "zod";
 import { labelEquals } from "../core/search_query.ts";
 import { json } from "../http/response.ts";
 import { labelValue } from "../lore/note_view.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { compareByTitle, naturalCompare } from "../lore/order.ts";
 import type { CoreNote } from "../upstream/core.ts";
+import { countField, loreNoteSchema } from "./lore_responses.ts";
 
 /** A collection entry: the Core note plus its effective `#loreType` (null when it has none). */
 export type CollectionNote = CoreNote & { loreType: string | null };
@@ -18,6 +20,8 @@ export type CollectionNote = CoreNote & { loreType: string | null };
 interface CollectionSpec {
   path: string;
   summary: string;
+  /** Markdown: which notes belong and in what order. */
+  description: string;
   /** The Core search; built only from constants and `search_query.ts` helpers. */
   search: string;
   /** Drops search hits that do not really belong (Core's label match is word-based). */
@@ -34,8 +38,13 @@ function collectionRoute(spec: CollectionSpec): Route {
     backend: "Core",
     access: "private",
     tag: "collections",
+    description: spec.description,
     responses: {
-      200: "`{ results: (Note & { loreType })[], count }`: every matching note, never truncated",
+      200: {
+        description: "`{ results: (Note & { loreType })[], count }`: every matching note, never " +
+          "truncated",
+        schema: z.object({ results: z.array(loreNoteSchema), count: countField }),
+      },
     },
     handler: async (ctx) => {
       const notes = await (await ctx.core()).search(spec.search);
@@ -86,6 +95,8 @@ const TIMELINE_TYPES = new Set(["event", "timeline"]);
 export const listQuests = collectionRoute({
   path: "/api/quests",
   summary: "Quests: every note labelled #quest (template users included), by title",
+  description: "One complete Core search for `#quest` (own, inherited, or from the quest " +
+    "template), by title.",
   search: "#quest",
   order: compareByTitle,
 });
@@ -94,6 +105,8 @@ export const listQuests = collectionRoute({
 export const listStatblocks = collectionRoute({
   path: "/api/statblocks",
   summary: "Statblocks: every note labelled #statblock (template users included), by title",
+  description: "One complete Core search for `#statblock` (the statblock template carries it), " +
+    "by title.",
   search: "#statblock",
   order: compareByTitle,
 });
@@ -102,6 +115,11 @@ export const listStatblocks = collectionRoute({
 export const listTimeline = collectionRoute({
   path: "/api/timeline",
   summary: "Timeline: notes with #loreType=event or timeline, by #inWorldDate, undated last",
+  description: "One complete Core search; only notes whose `loreType` is `event` or `timeline` " +
+    "(case and surrounding spaces aside) are kept, since Core matches a label value word by " +
+    "word (`world event` too). Ordered by `#inWorldDate`: " +
+    "numerically when both dates are plain numbers (`-300` before `25`), else naturally as " +
+    "text; undated notes last, then by title.",
   search: `${labelEquals("loreType", "event")} OR ${labelEquals("loreType", "timeline")}`,
   // Core matches `#loreType="event"` as a word of the value ("world event" too); keep exact types.
   keep: (n) => TIMELINE_TYPES.has(n.loreType?.trim().toLowerCase() ?? ""),

@@ -13,7 +13,23 @@ import { contentBlobId, etagMatches, planPreview, PREVIEW_MODES } from "../lore/
 import { refuseSystemNote } from "../lore/system_notes.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { type CoreNote, mapCoreError } from "../upstream/core.ts";
+import { revisionSchema } from "./lore_responses.ts";
 import { idParams } from "./schemas.ts";
+
+/** The types raw content is answered as (see {@linkcode rawContentResponse}). */
+const RAW_MEDIA_TYPES = ["text/html", "text/plain", "application/json"] as const;
+
+/** What the raw content routes decide where the API is silent. */
+const RAW_NOTES = "Streamed as Core sends it, never buffered, as an inert document: " +
+  "`Content-Security-Policy: sandbox; default-src 'none'`, `nosniff`, `no-store`. The type is " +
+  "Core's for HTML, plain text and JSON (with its charset), `application/octet-stream` for " +
+  "anything else (binaries, SVG, scripts), so a browser never renders it as our page.";
+
+/** The raw content answer of both content routes. */
+const rawContent = (description: string) => ({
+  description,
+  mediaType: [...RAW_MEDIA_TYPES, "application/octet-stream"],
+});
 
 /** `GET /api/lore/:id/content` — Core's content, streamed, as an inert sandboxed document. */
 export const getContent = defineRoute({
@@ -24,9 +40,12 @@ export const getContent = defineRoute({
   access: "private",
   tag: "content",
   params: idParams,
+  description: RAW_NOTES,
   responses: {
-    200: "The content: `text/html`, `text/plain` or `application/json` as Core sent it, " +
-      "else `application/octet-stream`; `Content-Security-Policy: sandbox; default-src 'none'`",
+    200: rawContent(
+      "The content: `text/html`, `text/plain` or `application/json` as Core sent it, else " +
+        "`application/octet-stream`; sandbox CSP, `nosniff`, `no-store`",
+    ),
     404: "No such note",
   },
   handler: async (ctx) => rawContentResponse(ctx, await (await ctx.core()).content(ctx.params.id)),
@@ -42,8 +61,12 @@ export const putContent = defineRoute({
   tag: "content",
   params: idParams,
   body: { kind: "text" },
+  description: "The body is `text/plain` in UTF-8 (`charset` absent, or `utf-8`/`utf8` in any " +
+    "case; anything else, UTF-7 included, is 415), at most `MAX_CONTENT_BYTES`, and goes to Core " +
+    "as `text/plain` (the only text type Core accepts). Image and file notes hold binary content " +
+    "and are refused with 409: their bytes are replaced through the upload routes.",
   responses: {
-    204: "Replaced",
+    204: { description: "Replaced" },
     400: "System notes cannot be changed",
     404: "No such note",
     409: "The note holds binary content (image or file) and cannot take text",
@@ -80,10 +103,20 @@ export const getPreview = defineRoute({
   tag: "content",
   params: idParams,
   query: previewQuery,
+  description: "`gm` sanitizes with the lore allow-list; `player` also removes `.gm-only` " +
+    "elements at any depth and is empty for a note carrying `#gmOnly` or `#draft` (own or " +
+    "inherited, any value). Code notes render as escaped `<pre><code>`, image notes as an " +
+    "`<img>` of `GET /api/lore/:id/image`, other types as nothing. Core's references to image " +
+    "attachments point at `GET /api/attachments/:attachmentId/image/:filename`, with a URL-safe " +
+    "file name. The ETag derives from Core's content hash (`blobId`), so `If-None-Match` is " +
+    "answered 304 without fetching the content, and sanitized output is cached by it.",
   responses: {
-    200: "`text/html; charset=utf-8`, sandbox CSP, `Cache-Control: private, no-cache`, " +
-      '`ETag: "<mode>-<blobId>"`; empty for players when the note is `#gmOnly`/`#draft`',
-    304: "`If-None-Match` matched (the content is not fetched)",
+    200: {
+      description: "Sanitized HTML; sandbox CSP, `Cache-Control: private, no-cache`, " +
+        '`ETag: "<mode>-<blobId>"`; empty for players when the note is `#gmOnly`/`#draft`',
+      mediaType: "text/html",
+    },
+    304: { description: "`If-None-Match` matched (the content is not fetched)" },
     404: "No such note",
   },
   handler: async (ctx) => {
@@ -123,7 +156,10 @@ export const listRevisions = defineRoute({
   tag: "content",
   params: idParams,
   responses: {
-    200: "`{ revisions: Revision[] }` (Core revision objects, newest first)",
+    200: {
+      description: "`{ revisions: Revision[] }`: Core's revision objects, newest first",
+      schema: z.object({ revisions: z.array(revisionSchema) }),
+    },
     404: "No such note",
   },
   handler: async (ctx) => {
@@ -141,8 +177,11 @@ export const getRevisionContent = defineRoute({
   access: "private",
   tag: "content",
   params: z.object({ id: idSchema, revId: idSchema }),
+  description: `${RAW_NOTES} A revision of another note answers exactly like a missing one.`,
   responses: {
-    200: "The revision's content, with the same headers as `GET /api/lore/:id/content`",
+    200: rawContent(
+      "The revision's content, with the same headers as `GET /api/lore/:id/content`",
+    ),
     404: "No such revision of this note (a revision of another note is not found either)",
   },
   handler: async (ctx) => {
@@ -164,12 +203,6 @@ export const getRevisionContent = defineRoute({
   },
 });
 
-const RAW_MEDIA_TYPES: ReadonlySet<string> = new Set([
-  "text/html",
-  "text/plain",
-  "application/json",
-]);
-
 /**
  * Core's content passed through unbuffered, as an inert document: text types keep their charset,
  * anything else (binaries, SVG, scripts) becomes `application/octet-stream`. The body has the
@@ -185,7 +218,7 @@ function rawContentResponse(ctx: StreamContext, upstream: Response): Response {
 function rawContentType(header: string | null): string {
   const [type, ...params] = (header ?? "").split(";");
   const media = type.trim().toLowerCase();
-  if (!RAW_MEDIA_TYPES.has(media)) return "application/octet-stream";
+  if (!(RAW_MEDIA_TYPES as readonly string[]).includes(media)) return "application/octet-stream";
   const charset = params.map((p) => p.trim()).find((p) => /^charset=/i.test(p))
     ?.slice("charset=".length).replace(/"/g, "").trim().toLowerCase();
   return charset && /^[a-z0-9._-]{1,40}$/.test(charset) ? `${media}; charset=${charset}` : media;

@@ -9,12 +9,17 @@
 import { z } from "zod";
 import { json } from "../http/response.ts";
 import { applyProposal, proposalSchema } from "../lore/copilot_apply.ts";
-import { buildCopilotBody } from "../lore/copilot_context.ts";
+import { buildCopilotBody, COPILOT_CONTEXT_LIMITS as LIMITS } from "../lore/copilot_context.ts";
 import { parserIdSchema } from "../lore/ids.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { mapParserStreamError } from "../upstream/parser.ts";
-import { parserAnswer, parserStreamOutcome, streamResponse } from "./parser_proxy.ts";
+import {
+  parserAnswer,
+  parserStreamOutcome,
+  streamErrorEventSchema,
+  streamResponse,
+} from "./parser_proxy.ts";
 import { idParams } from "./schemas.ts";
 
 /** Bounds of one turn's transcript. */
@@ -42,6 +47,32 @@ export const copilotAnswerSchema = z.object({
   proposal: proposalSchema.nullable(),
 });
 
+/** The stream's events: our first `status`, then the Parser's (no `type` in their data). */
+const streamEvents = {
+  status: z.object({ stage: z.string(), message: z.string() }),
+  reasoning: z.object({ content: z.string() }),
+  token: z.object({ content: z.string() }),
+  result: copilotAnswerSchema,
+  done: z.object({ tokensUsed: z.number(), model: z.string(), latencyMs: z.number() }),
+  error: streamErrorEventSchema,
+};
+
+/** What applying a proposal did, target by target (`ApplyReport`). */
+const applyReportSchema = z.object({
+  updatedNoteIds: z.array(z.string()),
+  createdNoteIds: z.array(z.string()),
+  created: z.array(z.object({ targetId: z.string(), noteId: z.string() })),
+  skipped: z.array(z.object({ targetId: z.string(), reason: z.string() })),
+  failed: z.array(z.object({
+    targetId: z.string(),
+    error: z.string().describe("An error code; `PARTIAL_FAILURE` when undoing failed too"),
+    message: z.string(),
+    details: z.unknown().optional().describe(
+      "`rolledBack`, or for `PARTIAL_FAILURE` what was left behind (`leftBehind`)",
+    ),
+  })),
+});
+
 const applyBody = z.strictObject({
   proposal: proposalSchema.refine((p) => p.targets.length > 0, "give at least one target")
     .refine(
@@ -59,6 +90,17 @@ const turnRoute = {
   body: { kind: "json", schema: turnBody },
 } as const;
 
+/** What a turn (JSON or stream) is and what the Parser is told. */
+const TURN_NOTES = `\`transcript\`: 1-${TRANSCRIPT_LIMITS.messages} messages of up to ` +
+  `${TRANSCRIPT_LIMITS.messageChars} characters, none blank, the last the user's; ` +
+  "`sessionId` continues one of the Parser's sessions. The Parser is sent the note's " +
+  `sanitized HTML (up to ${LIMITS.currentContentChars} characters), up to ` +
+  `${LIMITS.linkedNotes} linked notes (own relations first, then content links; up to ` +
+  `${LIMITS.linkedContentChars} characters each; protected, image and file notes left out), ` +
+  `${LIMITS.ragTopK} related passages from its semantic index (a failing search gives none ` +
+  "and a warning in the log, not a failed turn) and the ids a proposal may write: the note " +
+  "and its linked `#lore` notes, never system or protected notes.";
+
 const turnResponses = {
   400: "Invalid transcript or sessionId (nothing is sent to the Parser)",
   401: "NOT_AUTHENTICATED: no Parser session or Core credentials, and logging in would give them",
@@ -73,8 +115,14 @@ export const copilotChat = defineRoute({
   summary: "One copilot turn about a note: `{ transcript, sessionId? }` → assistant message, " +
     "citations and an optional proposal",
   ...turnRoute,
+  description: `${TURN_NOTES} The answer is read from the Parser's stream of the same turn: ` +
+    "every event is progress for the AI deadline, and its `result` event is the answer.",
   responses: {
-    200: "`{ sessionId, assistantMessage, citations, proposal }` (the Parser's answer)",
+    200: {
+      description: "`{ sessionId, assistantMessage, citations: [{ noteId, title, source }], " +
+        "proposal }`: the Parser's answer; `proposal` null when it proposes nothing",
+      schema: copilotAnswerSchema,
+    },
     ...turnResponses,
   },
   ai: {},
@@ -97,9 +145,18 @@ export const copilotStream = defineRoute({
   summary: "The same copilot turn as server-sent events (`status`, `reasoning`, `token`, " +
     "`result`, `done`; `error`)",
   ...turnRoute,
+  description: `${TURN_NOTES} Our own \`status\` event (\`stage: "context"\`) comes at ` +
+    "once, another when the context is loaded, then the Parser's events pass through as they " +
+    "arrive: `status`, `reasoning` and `token` while the model answers, `result` (the chat " +
+    "answer), `done`; the Parser reports its own failures as `error` events. Once the " +
+    "stream has started, any failure of ours (context loading, a stall, the stream deadline) " +
+    "ends it with one `error` event in the error shape.",
   responses: {
-    200: '`text/event-stream`: our `status` `{ stage: "context" }` at once, then the Parser\'s ' +
-      "events; any later failure is one terminal `error` event in the error shape",
+    200: {
+      description: "Server-sent events: ours, then the Parser's",
+      mediaType: "text/event-stream",
+      events: streamEvents,
+    },
     ...turnResponses,
   },
   handler: async (ctx) => {
@@ -138,9 +195,22 @@ export const copilotApply = defineRoute({
   tag: "copilot",
   params: idParams,
   body: { kind: "json", schema: applyBody },
+  description: "`proposal.targets`: 1-50, each with its own `targetId`. The ids a target may " +
+    "write are worked out again from Core (the client's are never trusted). A target is " +
+    "skipped whole, nothing written, when it is outside them, touches a label that decides " +
+    "what a note is or who sees it (`lore`, `loreType`, `template`, `draft`, `gmOnly`, " +
+    "`share*`, any letter case), is a create without `loreType`, `title`, `contentHtml` or a " +
+    "relation to the note, relates to a note neither writable nor created by the proposal, " +
+    "or depends on a create that failed. Creates run first (made like `POST /api/lore`), then " +
+    "updates; each target is all or nothing. Content is sanitized; relations are " +
+    "`rel<Type>`, with an optional `#relationNote` and the inverse when bidirectional.",
   responses: {
-    200: "`{ updatedNoteIds, createdNoteIds, created, skipped: [{ targetId, reason }], " +
-      "failed: [{ targetId, error, message, details }] }`, also when some targets failed",
+    200: {
+      description: "`{ updatedNoteIds, createdNoteIds, created: [{ targetId, noteId }], " +
+        "skipped: [{ targetId, reason }], failed: [{ targetId, error, message, details }] }`, " +
+        "also when some targets failed",
+      schema: applyReportSchema,
+    },
     400: "Invalid proposal, or a system note (nothing written)",
     404: "No such note (nothing written)",
   },
@@ -148,14 +218,13 @@ export const copilotApply = defineRoute({
     refuseSystemNote(ctx.params.id, "changed");
     // detached: a client that leaves mid-apply must not stop a target between write and undo
     const core = await ctx.core({ detached: true });
-    return json(
-      await applyProposal(core, {
-        noteId: ctx.params.id,
-        proposal: ctx.body.proposal,
-        concurrency: ctx.concurrency,
-        loreRootId: ctx.loreRootId,
-      }),
-    );
+    const report: z.output<typeof applyReportSchema> = await applyProposal(core, {
+      noteId: ctx.params.id,
+      proposal: ctx.body.proposal,
+      concurrency: ctx.concurrency,
+      loreRootId: ctx.loreRootId,
+    });
+    return json(report);
   },
 });
 

@@ -83,6 +83,13 @@ function withoutParserText(o: z.output<typeof outcome>) {
 
 const count = z.number().int().nonnegative();
 
+/** Where an import writes, and what becomes of it after the AI deadline. */
+const IMPORT_NOTES = "Notes go under `parentNoteId`, or the lore root, which must exist in Core " +
+  "(400 otherwise, nothing imported). A note the Parser could not write says only that " +
+  `(\`${NOTE_WRITE_FAILED}\`): the Parser's text quotes Core's raw answers. After the AI ` +
+  "deadline the import runs on; repeating the same request gets its report, not a second " +
+  "import (which would only report the notes as duplicates).";
+
 // ---------------------------------------------------------------------------------------------
 // System pack (statblocks)
 
@@ -152,9 +159,16 @@ export const importSystemPack = defineRoute({
   access: "private",
   tag: "import",
   body: { kind: "json", schema: systemPackBody },
+  description: `1-${MAX_PACK_ENTRIES} statblocks a request (each is up to 23 Core writes in ` +
+    "the Parser, which must finish within its own idle timeout: send bigger packs in parts); " +
+    "`name` 1-200 characters, unique within the pack unless `skipDuplicates` is false; " +
+    `\`content\` HTML is sanitized. ${IMPORT_NOTES}`,
   responses: {
-    200:
-      "`{ created, skipped, errors, detail: { created: [{ noteId, name }], skipped: [{ name, reason }], errors: [{ name, error }] } }`",
+    200: {
+      description: "`{ created, skipped, errors, detail: { created: [{ noteId, name }], " +
+        "skipped: [{ name, reason }], errors: [{ name, error }] } }`: counts, then each note",
+      schema: systemPackAnswer,
+    },
     400: "Invalid entries, repeated names (unless skipDuplicates is false), or a parent that " +
       "does not exist (nothing imported)",
   },
@@ -270,9 +284,20 @@ export const importMapgen = defineRoute({
   tag: "import",
   query: mapgenQuery,
   body: { kind: "json", schema: mapgenBody, maxBytes: MAX_MAP_BYTES },
+  description: "The generator's JSON export, up to 16 MiB: `mapData.pack` must hold a " +
+    `\`states\`, \`burgs\` or \`religions\` array (up to ${MAX_MAP_ENTITIES} entries each). ` +
+    "Only the parts the Parser reads are forwarded; names and other text the Parser pastes into " +
+    "note HTML unescaped may not contain `<` or `>`, note legends are sanitized. `options` pick " +
+    "the categories and whether duplicates are skipped. `?action=preview` takes the same " +
+    `body and only counts (no parent needed). ${IMPORT_NOTES}`,
   responses: {
-    200:
-      "Import: `{ mapName, states, burgs, religions, cultures, notes, totals: { created, skipped, errors } }`, each category `{ created: [{ noteId, name }], skipped: [{ name, reason }], errors: [{ name, error }] }`; preview: `{ mapName, stateCnt, burgCnt, religionCnt, cultureCnt, noteCnt }`",
+    200: {
+      description: "Import: `{ mapName, states, burgs, religions, cultures, notes, totals: " +
+        "{ created, skipped, errors } }`, each category `{ created: [{ noteId, name }], " +
+        "skipped: [{ name, reason }], errors: [{ name, error }] }`; preview: `{ mapName, " +
+        "stateCnt, burgCnt, religionCnt, cultureCnt, noteCnt }`",
+      schema: z.union([mapAnswer, previewAnswer]),
+    },
     400: "Not a map export, markup in a name, an unknown `action` or option, or a parent that " +
       "does not exist (nothing imported)",
     413: "Body over 16 MiB (use the generator's minimal JSON export)",

@@ -16,7 +16,9 @@ import { attributeNameSchema, NOTE_TYPES } from "../lore/vocabulary.ts";
 import { writeSteps } from "../lore/write_steps.ts";
 import { defineRoute, type Route } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
+import { coreBranchSchema } from "../upstream/core_schemas.ts";
 import { mapLimit } from "../util/concurrency.ts";
+import { countField, loreTypeField, noteSchema } from "./lore_responses.ts";
 import { callerQuerySchema, idParams } from "./schemas.ts";
 
 const RESERVED_ATTRIBUTES = new Set(["lore", "loreType", "template"]);
@@ -57,8 +59,21 @@ export const listLore = defineRoute({
   access: "private",
   tag: "lore",
   query: listQuery,
+  description: "`q` goes to Core as written (Core's full search syntax: it is the caller's own " +
+    "lore), default `#lore`; `ancestorNoteId` keeps the notes below that note. The list is " +
+    "complete, never truncated. A query Core would fail on with a 500 is a 400 naming `query.q`, " +
+    "and nothing is sent: a `%=` operand JavaScript's `RegExp` cannot compile (read as Core's " +
+    "lexer reads it: lowercased, backslash escapes, unquoted words split at operator " +
+    'characters), an empty quoted full-text term (`""`), a parenthesis left open, or a quoted ' +
+    "`(` (or a quoted `)` inside a group): Core groups by a word's text even when it is quoted, " +
+    "and drops the whole condition of an unclosed group, answering with every note. Should Core " +
+    "still fail so, that is a 400 too (Core's text is never shown); any other Core failure stays " +
+    "502.",
   responses: {
-    200: "`{ results: Note[], count }` (Core note objects)",
+    200: {
+      description: "`{ results: Note[], count }`: Core's note objects, every match",
+      schema: z.object({ results: z.array(noteSchema), count: countField }),
+    },
     400: "A query Core cannot run (e.g. an invalid regular expression after `%=`)",
   },
   handler: async (ctx) => {
@@ -80,10 +95,23 @@ export const createLore = defineRoute({
   access: "private",
   tag: "lore",
   body: { kind: "json", schema: createBody },
+  description: "`type` defaults to `text`, `mime` to Core's default for the type (`text/html` " +
+    "for text), `parentNoteId` to the lore root (`GET /api/config/portal`). Steps: create the " +
+    "note, then `#lore`, `#loreType`, `~template` (`templateId`, or `_template_<loreType>` for " +
+    "Core's 21 lore types), then one label per `attributes` entry (`lore`, `loreType` and " +
+    "`template` are refused there). A failing step deletes the half-made note and the error " +
+    "names the step (`details.failedStep`, `details.rolledBack`); a parent or template that does " +
+    "not exist is a 400 naming the field. The note keeps the requested type and mime where Core " +
+    "would give an empty note its template's (on `~template`, or at creation through a parent's " +
+    "`~child:template`); Core's copy of the template's content and child notes is kept.",
   responses: {
-    201: "`{ note, branch }` with every attribute in place",
+    201: {
+      description: "`{ note, branch }`: the note read back with every attribute in place, and " +
+        "its branch under the parent",
+      schema: z.object({ note: noteSchema, branch: coreBranchSchema }),
+    },
     400: "Invalid body, or a parent/template that does not exist (nothing created)",
-    502: "PARTIAL_FAILURE: a step failed and the half-made note could not be removed",
+    502: "`PARTIAL_FAILURE`: a step failed and the half-made note could not be removed",
   },
   handler: async (ctx) => {
     const b = ctx.body;
@@ -104,6 +132,27 @@ export const createLore = defineRoute({
   },
 });
 
+/**
+ * A relation with its target's title and lore type.
+ *
+ * @example
+ * ```ts
+ * resolvedRelationSchema.parse({
+ *   attributeId: "a1", name: "relAlly", targetNoteId: "oskar1", targetTitle: "Oskar",
+ *   loreType: "character",
+ * });
+ * ```
+ */
+export const resolvedRelationSchema = z.object({
+  attributeId: z.string(),
+  name: z.string(),
+  targetNoteId: z.string(),
+  targetTitle: z.string(),
+  loreType: loreTypeField,
+});
+/** A relation with its target's title and lore type. */
+export type ResolvedRelation = z.output<typeof resolvedRelationSchema>;
+
 /** `GET /api/lore/:id` — the note, its relations resolved to titles, portrait and theme song. */
 export const getLore = defineRoute({
   method: "GET",
@@ -113,8 +162,21 @@ export const getLore = defineRoute({
   access: "private",
   tag: "lore",
   params: idParams,
+  description: "`resolvedRelations` are the note's user relations whose target still exists " +
+    "(one Core call per distinct target, in parallel), each with the target's title and lore " +
+    "type. `portraitImageNoteId` is the note's own `~portraitImage`, `themeSongUrl` its " +
+    "`#themeSong` when that is an http(s) URL.",
   responses: {
-    200: "Note with `loreType`, `resolvedRelations`, `portraitImageNoteId`, `themeSongUrl`",
+    200: {
+      description: "Core's note plus `loreType`, `resolvedRelations`, `portraitImageNoteId`, " +
+        "`themeSongUrl`",
+      schema: noteSchema.extend({
+        loreType: loreTypeField,
+        resolvedRelations: z.array(resolvedRelationSchema),
+        portraitImageNoteId: z.string().nullable(),
+        themeSongUrl: z.string().nullable(),
+      }),
+    },
   },
   handler: async (ctx) => {
     const core = await ctx.core();
@@ -139,7 +201,11 @@ export const patchLore = defineRoute({
   tag: "lore",
   params: idParams,
   body: { kind: "json", schema: patchBody },
-  responses: { 200: "The updated note", 404: "No such note" },
+  responses: {
+    200: { description: "The updated note (Core's note object)", schema: noteSchema },
+    400: "Invalid body, or a system note",
+    404: "No such note",
+  },
   handler: async (ctx) => {
     refuseSystemNote(ctx.params.id, "changed");
     const core = await ctx.core({ detached: true });
@@ -156,7 +222,10 @@ export const deleteLore = defineRoute({
   access: "private",
   tag: "lore",
   params: idParams,
-  responses: { 204: "Deleted (or already absent)", 400: "System notes cannot be deleted" },
+  responses: {
+    204: { description: "Deleted, or already absent (Core deletes idempotently)" },
+    400: "System notes cannot be deleted",
+  },
   handler: async (ctx) => {
     refuseSystemNote(ctx.params.id, "deleted");
     await (await ctx.core({ detached: true })).deleteNote(ctx.params.id);
@@ -164,7 +233,18 @@ export const deleteLore = defineRoute({
   },
 });
 
-/** The note's user relations (user_relations.ts) whose target still exists, with its title. */
+/**
+ * The note's user relations (user_relations.ts) whose target still exists, with its title.
+ *
+ * @example
+ * ```ts
+ * import type { CoreClient, CoreNote } from "../upstream/core.ts";
+ *
+ * async function allies(core: CoreClient, note: CoreNote) {
+ *   return (await resolveRelations(core, note, 8)).filter((r) => r.name === "relAlly");
+ * }
+ * ```
+ */
 export async function resolveRelations(
   core: CoreClient,
   note: CoreNote,
@@ -191,15 +271,6 @@ export async function resolveRelations(
       }]
       : [];
   });
-}
-
-/** A relation with its target's title and lore type. */
-export interface ResolvedRelation {
-  attributeId: string;
-  name: string;
-  targetNoteId: string;
-  targetTitle: string;
-  loreType: string | null;
 }
 
 /** The lore CRUD routes. */

@@ -4,11 +4,13 @@
  *
  * @module
  */
+import { z } from "zod";
 import { json } from "../http/response.ts";
 import { discarding, readImageUpload } from "../lore/image_upload.ts";
 import { replaceMapImage } from "../lore/map_image.ts";
-import { loadMapView } from "../lore/map_view.ts";
+import { loadMapView, mapViewSchema } from "../lore/map_view.ts";
 import { defineRoute, type Route } from "../router.ts";
+import { UPLOAD_NOTES, uploadSize } from "./media.ts";
 import { idParams } from "./schemas.ts";
 
 /** `GET /api/lore/:id/map` — image, size and pins, in two parallel Core calls. */
@@ -20,9 +22,16 @@ export const getMap = defineRoute({
   access: "private",
   tag: "map",
   params: idParams,
+  description: "The image is the note's own `~mapImage` relation, the size its own " +
+    "`#mapWidth`/`#mapHeight` labels (positive integers), the pins its direct children's own " +
+    '`#geolocation="x, y"` labels (two numbers; any other value is listed in `invalidPins`), ' +
+    "in child order: one call for the note and one search for its children.",
   responses: {
-    200: "`{ noteId, title, image: { noteId, url } | null, width, height, " +
-      "pins: [{ noteId, title, loreType, x, y }], invalidPins: [{ noteId, title, value }] }`",
+    200: {
+      description: "`{ noteId, title, image: { noteId, url } | null, width, height, " +
+        "pins: [{ noteId, title, loreType, x, y }], invalidPins: [{ noteId, title, value }] }`",
+      schema: mapViewSchema,
+    },
     404: "No such note",
   },
   handler: async (ctx) => json(await loadMapView(await ctx.core(), ctx.params.id)),
@@ -41,8 +50,19 @@ export const uploadMap = defineRoute({
     kind: "stream",
     description: "The image bytes, as for `POST /api/lore/upload-image`",
   },
+  description: `${UPLOAD_NOTES} The image note goes under the map note and becomes its ` +
+    "`~mapImage`, replacing the previous relation last (the old image note is kept); " +
+    "`#mapWidth`/`#mapHeight` are set from the image header when the map has none of its own.",
   responses: {
-    201: "`{ noteId, imageNoteId, url, width, height }` (pixel size from the file header)",
+    201: {
+      description: "`{ noteId, imageNoteId, url, width, height }` (pixel size from the file " +
+        "header)",
+      schema: uploadSize.extend({
+        noteId: z.string().describe("The map note"),
+        imageNoteId: z.string(),
+        url: z.string().describe("`/api/lore/<imageNoteId>/image`"),
+      }),
+    },
     404: "No such map note (nothing created)",
     408: "The client stopped sending for CLIENT_BODY_TIMEOUT_MS (the half-made note is removed)",
     413: "Over MAX_UPLOAD_BYTES (the half-made image note is removed)",

@@ -9,15 +9,60 @@ import { ApiError, invalidRequest } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { guardedResponseBody } from "../http/stream_guard.ts";
 import { idSchema } from "../lore/ids.ts";
-import { discarding, readImageUpload, uploadImage } from "../lore/image_upload.ts";
+import {
+  discarding,
+  MAX_FILENAME_CHARS,
+  readImageUpload,
+  SIZE_PREFIX_BYTES,
+  uploadImage,
+} from "../lore/image_upload.ts";
 import { etagMatches } from "../lore/preview.ts";
 import { writeSteps } from "../lore/write_steps.ts";
+import { RASTER_MIMES } from "../media/image_info.ts";
 import { declaredRasterMime, verifiedRasterStream } from "../media/image_response.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { idParams } from "./schemas.ts";
 
 /** Seed: images are cached 1 day; `private` because they come from an authenticated backend. */
 const IMAGE_CACHE_CONTROL = "private, max-age=86400";
+
+/** What both image routes decide where the API is silent. */
+const IMAGE_NOTES = "Only PNG, JPEG, GIF, WebP and AVIF are served, checked against both " +
+  "Core's declared type and the file's magic bytes; anything else, SVG included, is 404. The " +
+  "bytes are streamed, never buffered; a backend that fails before the first bytes is still a " +
+  "JSON error.";
+
+/** An image answer: one of the raster types, never anything else. */
+const imageAnswer = (description: string) => ({ description, mediaType: RASTER_MIMES });
+
+/**
+ * What the upload routes decide where the API is silent.
+ *
+ * @example
+ * ```ts
+ * const uploadDescription = `${UPLOAD_NOTES} The image goes under the map note.`;
+ * ```
+ */
+export const UPLOAD_NOTES = "The body is the image's bytes (`image/*` or " +
+  "`application/octet-stream`). Its type is decided by magic bytes before anything is " +
+  "created, and only a complete header giving the pixel size makes it an image: up to " +
+  `${SIZE_PREFIX_BYTES / 1024} KiB are read to find it, and anything else (a bare signature, ` +
+  "a header cut short, another type) is 415 with nothing created. The bytes are then streamed " +
+  "to Core under `MAX_UPLOAD_BYTES` (413) into a new image note; an upload that is too large or " +
+  "stalls for `CLIENT_BODY_TIMEOUT_MS` (408) removes the half-made note.";
+
+/**
+ * The pixel size read from an uploaded image's header.
+ *
+ * @example
+ * ```ts
+ * uploadSize.parse({ width: 640, height: 480 });
+ * ```
+ */
+export const uploadSize = z.object({
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+});
 
 /** `GET /api/lore/:id/image` — the image bytes, streamed, if they really are a raster image. */
 export const getImage = defineRoute({
@@ -28,9 +73,13 @@ export const getImage = defineRoute({
   access: "private",
   tag: "media",
   params: idParams,
+  description: `${IMAGE_NOTES} \`Cache-Control: private, max-age=86400\`; Core's ETag and ` +
+    "304 are passed through.",
   responses: {
-    200: "The image; `Cache-Control: private, max-age=86400`, nosniff, sandbox CSP, Core's ETag",
-    304: "`If-None-Match` matched Core's ETag",
+    200: imageAnswer(
+      "The image; `Cache-Control: private, max-age=86400`, nosniff, sandbox CSP, Core's ETag",
+    ),
+    304: { description: "`If-None-Match` matched Core's ETag" },
     404: "No such note, or the note is not a raster image (SVG and HTML are never served)",
   },
   handler: async (ctx) => {
@@ -63,10 +112,19 @@ export const getAttachmentImage = defineRoute({
   access: "private",
   tag: "media",
   params: z.object({ attachmentId: idSchema, filename: z.string().min(1).max(255) }),
+  description: "Image attachments are how Core stores images pasted into its editor " +
+    "(`api/attachments/<id>/image/<name>` in the HTML; previews point here). " +
+    `${IMAGE_NOTES} Core's metadata is read first: role \`image\` and an allowed declared ` +
+    'type are required before the bytes are fetched. The ETag is `"attachment-<blobId>"`, so ' +
+    "`If-None-Match` gets a 304 without fetching the bytes. The file name is ignored. Any " +
+    "attachment the caller's Core token can read is served, including one owned by another " +
+    "note or a revision.",
   responses: {
-    200: "The image; `Cache-Control: private, max-age=86400`, nosniff, sandbox CSP, " +
-      '`ETag: "attachment-<blobId>"`',
-    304: "`If-None-Match` matched (the bytes are not fetched)",
+    200: imageAnswer(
+      "The image; `Cache-Control: private, max-age=86400`, nosniff, sandbox CSP, " +
+        '`ETag: "attachment-<blobId>"`',
+    ),
+    304: { description: "`If-None-Match` matched (the bytes are not fetched)" },
     404: "No such attachment, or not a raster image (role other than `image`, SVG, or bytes " +
       "that are not the declared type)",
   },
@@ -103,7 +161,13 @@ export const redirectImage = defineRoute({
   access: "public",
   tag: "media",
   params: z.object({ id: idSchema, filename: z.string().min(1).max(255) }),
-  responses: { 301: "`Location: /api/lore/<id>/image`, `Cache-Control: public, max-age=86400`" },
+  description: "No backend call and no credentials: reachable from any site, but the private " +
+    "image it names refuses other origins, so our images cannot be embedded on other sites.",
+  responses: {
+    301: {
+      description: "`Location: /api/lore/<id>/image`, `Cache-Control: public, max-age=86400`",
+    },
+  },
   handler: (ctx) =>
     new Response(null, {
       status: 301,
@@ -128,8 +192,18 @@ export const uploadImageRoute = defineRoute({
     description: "The image bytes (`image/*` or `application/octet-stream`; PNG, JPEG, GIF, " +
       "WebP or AVIF by content), at most MAX_UPLOAD_BYTES",
   },
+  description: `${UPLOAD_NOTES} The note goes under \`parentNoteId\`, by default the lore ` +
+    "root; its title is `x-host-filename` percent-decoded and reduced to a safe base name of " +
+    `at most ${MAX_FILENAME_CHARS} characters, its extension set from the detected type.`,
   responses: {
-    201: "`{ url, noteId, mime, width, height }` (pixel size from the file header)",
+    201: {
+      description: "`{ url, noteId, mime, width, height }` (pixel size from the file header)",
+      schema: uploadSize.extend({
+        url: z.string().describe("`/api/lore/<noteId>/image`"),
+        noteId: z.string(),
+        mime: z.enum(RASTER_MIMES),
+      }),
+    },
     400: "Empty body, or `parentNoteId` does not name a note (nothing created)",
     408: "The client stopped sending for CLIENT_BODY_TIMEOUT_MS (the half-made note is removed)",
     413: "Over MAX_UPLOAD_BYTES (declared or while streaming; the half-made note is removed)",

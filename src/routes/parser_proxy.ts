@@ -12,8 +12,8 @@
  *
  * @module
  */
-import type { z } from "zod";
-import { ApiError } from "../http/errors.ts";
+import { z } from "zod";
+import { ApiError, errorBodySchema } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { createSseTracker, sseResponse, type SseWriter } from "../http/sse.ts";
 import type { AiRoute } from "../pipeline/ai_route.ts";
@@ -139,10 +139,16 @@ export async function parserJson<A extends z.ZodType>(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { z } from "zod";
  *
- * parserAnswer(z.object({ ok: z.boolean() }), { ok: true }); // { ok: true }
- * parserAnswer(z.object({ ok: z.boolean() }), "oops"); // throws 502 UPSTREAM_ERROR
+ * import { ApiError } from "../http/errors.ts";
+ *
+ * assert.deepEqual(parserAnswer(z.object({ ok: z.boolean() }), { ok: true }), { ok: true });
+ * assert.throws(
+ *   () => parserAnswer(z.object({ ok: z.boolean() }), "oops"),
+ *   (e) => e instanceof ApiError && e.status === 502, // UPSTREAM_ERROR
+ * );
  * ```
  */
 export function parserAnswer<A extends z.ZodType>(schema: A, raw: unknown): z.output<A> {
@@ -234,7 +240,9 @@ export async function parserStreamOutcome(
  *
  * const vapidAnswer = z.object({ publicKey: z.string().nullable() });
  * const vapidKey = parserRoute({
- *   method: "GET", path: "/api/notifications/vapid-public-key", tag: "notifications",
+ *   method: "GET",
+ *   path: "/api/notifications/vapid-public-key",
+ *   tag: "notifications",
  *   summary: "VAPID public key",
  *   responses: { 200: { description: "`{ publicKey }`", schema: vapidAnswer } },
  *   upstream: () => ({ path: "/notifications/vapid-public-key" }),
@@ -268,6 +276,21 @@ export function parserRoute<
   });
 }
 
+/**
+ * The data of a stream's terminal `error` event: ours in the error shape (a stall, a deadline,
+ * a broken or unfinished stream), or either of the Parser's own, passed through as it sent them.
+ *
+ * @example
+ * ```ts
+ * streamErrorEventSchema.parse({ error: "Stream stalled (no data for 15000ms)", code: "TIMEOUT" });
+ * ```
+ */
+export const streamErrorEventSchema = z.union([
+  errorBodySchema,
+  z.object({ error: z.string(), code: z.string().optional() }).describe("the Parser's"),
+  z.object({ code: z.string(), message: z.string() }).describe("the Parser's"),
+]);
+
 /** Declaration of a streaming (SSE) pass-through route. */
 export interface ParserStreamSpec<P extends z.ZodType, S extends z.ZodType> {
   method: Method;
@@ -292,7 +315,10 @@ export interface ParserStreamSpec<P extends z.ZodType, S extends z.ZodType> {
  * import { z } from "zod";
  *
  * const brainDumpStream = parserStreamRoute({
- *   method: "POST", path: "/api/brain-dump/stream", tag: "brain-dump", summary: "…",
+ *   method: "POST",
+ *   path: "/api/brain-dump/stream",
+ *   tag: "brain-dump",
+ *   summary: "…",
  *   body: z.object({ rawText: z.string() }),
  *   responses: { 200: { description: "Server-sent events", mediaType: "text/event-stream" } },
  *   upstream: (ctx) => ({ method: "POST", path: "/brain-dump/stream", body: ctx.body }),

@@ -7,9 +7,11 @@
  */
 import { z } from "zod";
 import { idSchema } from "../lore/ids.ts";
+import { RASTER_MIMES } from "../media/image_info.ts";
 import { etagMatches } from "../lore/preview.ts";
 import { defineRoute, type PublicCtx, type Route } from "../router.ts";
 import { type PublicShare, publicShare } from "../share/public_api.ts";
+import { publicLoreNoteSchema, publicSearchResultSchema } from "../share/public_types.ts";
 
 /**
  * A note id or `#shareAlias` as it appears in a path segment (percent-encoded; control
@@ -36,10 +38,18 @@ export function shareFor(ctx: PublicCtx): PublicShare {
   return publicShare({ ...ctx, caches: ctx.state.publicShare });
 }
 
+/** The answers every public route shares. */
 const COMMON_RESPONSES = {
-  304: "`If-None-Match` matched the ETag",
-  503: "NOT_CONFIGURED: the server has no Core credentials for the public share",
+  304: { description: "`If-None-Match` matched the ETag (no body)" },
+  503: "`NOT_CONFIGURED`: the server has no Core credentials for the public share, or Core " +
+    "refuses them (never a 401 that would prompt for a password)",
 };
+
+/** How the JSON answers are cached, shared by note and search. */
+const JSON_CACHING = "Answers are `public, no-cache` (`private, no-cache` with an " +
+  "`Authorization` header), always `Vary: Authorization`, with a weak ETag over the share " +
+  "snapshot and what this visitor may see; `If-None-Match` is answered 304 only after the " +
+  "visibility and password checks.";
 
 /**
  * JSON for visitors: revalidated on every use (`no-cache` + weak ETag) so an unpublished note
@@ -69,11 +79,25 @@ export const publicLore = defineRoute({
   access: "public",
   tag: "public",
   params: z.object({ id: idOrAliasSchema }),
+  description: "`contentHtml` is the note's content through the player sanitizer (`.gm-only` " +
+    "removed at any depth): links to public notes become `/public/lore/<alias or id>`, " +
+    "external http(s) and mailto links stay, relative links and links to the backends' hosts " +
+    "lose their href; a link to a note the visitor may not see loses its target, and its text " +
+    "too when that text may have come from the target. An included note that is not public " +
+    "goes whole; images are kept only of public image notes and the note's own image " +
+    "attachments (as `/api/public/images/…`). `attributes` are the note's own non-empty labels " +
+    "its template promotes (never `share*`, `draft`, `gmOnly`), under the promoted alias. " +
+    `${JSON_CACHING} The ETag also covers the note's attachments. \`X-Robots-Tag: noindex\` ` +
+    "when the note or the share root carries `#shareDisallowRobotIndexing`.",
   responses: {
-    200: "Public lore note; `Cache-Control: public, no-cache` (private with credentials), " +
-      "ETag, `X-Robots-Tag: noindex` when the share asks",
-    401: "Behind #shareCredentials: `WWW-Authenticate: Basic` (missing or wrong credentials)",
-    404: "Missing, draft, GM-only, protected or not shared (one answer for all)",
+    200: {
+      description: "The public lore note: sanitized player HTML, relations to public notes only",
+      schema: publicLoreNoteSchema,
+    },
+    401: "`UNAUTHORIZED`: the note is behind `#shareCredentials` and the request sent no or " +
+      'wrong HTTP Basic credentials (`WWW-Authenticate: Basic realm="Shared lore"`)',
+    404: "`NOT_FOUND`: missing, draft, GM-only, protected or not shared (one answer for all, " +
+      "message `Not found`; 404 wins over 401)",
     ...COMMON_RESPONSES,
   },
   handler: async (ctx) => {
@@ -92,10 +116,20 @@ export const publicSearch = defineRoute({
   access: "public",
   tag: "public",
   query: z.object({ q: z.string().trim().min(1).max(200) }),
+  description: "`q=#lore` lists all published lore (score 1, by title). Otherwise every word " +
+    "must appear in the title or the visible text of a public note (case and accents ignored; " +
+    "at most 16 words count): per word, a title word starting with it scores 3, the title " +
+    "containing it 2, the text 1. The text searched is what the public note shows, so a hidden " +
+    "note's title is no search oracle. Notes behind `#shareCredentials` are found only with " +
+    "their password. Complete, no cap; nothing shared (or several share roots) is " +
+    `\`{ results: [] }\`. ${JSON_CACHING} Always \`X-Robots-Tag: noindex\`.`,
   responses: {
-    200: "`{ results: [{ id, title, score, path }] }`: id is the alias when there is one; " +
-      "best first, then by title; notes behind credentials only with them",
-    400: "q empty or longer than 200 characters",
+    200: {
+      description: "`{ results: [{ id, title, score, path }] }`, best first, then by title; " +
+        "`id` is the `#shareAlias` when there is one, `path` the public ancestors' titles",
+      schema: publicSearchResultSchema,
+    },
+    400: "`INVALID_REQUEST`: `q` empty or longer than 200 characters",
     ...COMMON_RESPONSES,
   },
   handler: async (ctx) => {
@@ -115,11 +149,20 @@ export const publicImage = defineRoute({
   access: "public",
   tag: "public",
   params: z.object({ id: idSchema, filename: z.string().min(1).max(255) }),
+  description: "`id` is a public image note, or an image attachment of a public note; the file " +
+    "name is ignored. Core's declared type must be PNG, JPEG, GIF, WebP or AVIF and the bytes " +
+    "must prove it, or the answer is 404. The bytes are streamed as they arrive, with " +
+    "`Content-Security-Policy: default-src 'none'; sandbox` and `nosniff`.",
   responses: {
-    200: "PNG/JPEG/GIF/WebP/AVIF (declared and sniffed); `Cache-Control: public, max-age=86400` " +
-      "(private behind credentials), ETag from Core's blob id",
-    401: "The owning note is behind #shareCredentials",
-    404: "Not an image of a published note (missing and hidden alike), or not a raster image",
+    200: {
+      description: "The image; `Cache-Control: public, max-age=86400` (`private` and " +
+        "`Vary: Authorization` behind `#shareCredentials`), a weak ETag from Core's blob id",
+      mediaType: RASTER_MIMES,
+    },
+    401: "`UNAUTHORIZED`: the owning note is behind `#shareCredentials` (`WWW-Authenticate: " +
+      "Basic`)",
+    404: "`NOT_FOUND`: not an image of a published note (missing and hidden alike), or not an " +
+      "allowed raster image",
     ...COMMON_RESPONSES,
   },
   handler: (ctx) =>

@@ -18,11 +18,12 @@ export const idParams = z.object({ id: idSchema });
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { z } from "zod";
  *
  * const query = z.object({ q: z.string() })
  *   .superRefine((v, ctx) => refineCallerQuery(v.q, ctx, ["q"]));
- * query.safeParse({ q: "note.content %= '['" }).success; // false
+ * assert.equal(query.safeParse({ q: "note.content %= '['" }).success, false);
  * ```
  */
 export function refineCallerQuery(q: string, ctx: z.RefinementCtx, path: string[] = []): void {
@@ -35,8 +36,9 @@ export function refineCallerQuery(q: string, ctx: z.RefinementCtx, path: string[
  *
  * @example
  * ```ts
- * callerQuerySchema.default("#lore").parse(undefined); // "#lore"
- * callerQuerySchema.safeParse("note.content %= '['").success; // false
+ * import assert from "node:assert/strict";
+ * assert.equal(callerQuerySchema.default("#lore").parse(undefined), "#lore");
+ * assert.equal(callerQuerySchema.safeParse("note.content %= '['").success, false);
  * ```
  */
 export const callerQuerySchema = z.string().trim().min(1).max(2000).superRefine((q, ctx) =>

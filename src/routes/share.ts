@@ -9,32 +9,60 @@ import { json } from "../http/response.ts";
 import { idSchema } from "../lore/ids.ts";
 import { hasLabel } from "../lore/note_view.ts";
 import { compareByTitle } from "../lore/order.ts";
-import { setShareRoot } from "../lore/share_root.ts";
+import { setShareRoot, shareRootChangeSchema } from "../lore/share_root.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { findShareRoots, loadShareSnapshot, type ShareRoots } from "../share/snapshot.ts";
 import { ownShareAlias } from "../share/tree_filter.ts";
 import type { CoreNote } from "../upstream/core.ts";
 
+/**
+ * The share root as the settings page shows it.
+ *
+ * @example
+ * ```ts
+ * shareRootInfoSchema.parse({
+ *   noteId: "world1", title: "The World", shareAlias: "world", isPublished: true,
+ * });
+ * ```
+ */
+export const shareRootInfoSchema = z.object({
+  noteId: z.string(),
+  title: z.string(),
+  shareAlias: z.string().nullable().describe("The note's own `#shareAlias`"),
+  isPublished: z.boolean().describe("Core serves it: the note lies in the `_share` tree"),
+});
 /** The share root as the settings page shows it. */
-export interface ShareRootInfo {
-  noteId: string;
-  title: string;
-  shareAlias: string | null;
-  /** Core serves it: the note lies in the `_share` tree. */
-  isPublished: boolean;
-}
+export type ShareRootInfo = z.output<typeof shareRootInfoSchema>;
 
+/**
+ * One row of `GET /api/share/tree`.
+ *
+ * @example
+ * ```ts
+ * shareTreeEntrySchema.parse({
+ *   noteId: "mira1", title: "Mira", isDraft: false, isGmOnly: false, shareAlias: null,
+ *   isProtected: false, isShared: true,
+ * });
+ * ```
+ */
+export const shareTreeEntrySchema = z.object({
+  noteId: z.string(),
+  title: z.string(),
+  isDraft: z.boolean().describe("`#draft`, own or inherited, any value"),
+  isGmOnly: z.boolean().describe("`#gmOnly`, own or inherited, any value"),
+  shareAlias: z.string().nullable().describe("The note's own `#shareAlias`"),
+  isProtected: z.boolean(),
+  isShared: z.boolean().describe(
+    "Visitors can reach it (behind HTTP Basic for notes under `#shareCredentials`)",
+  ),
+});
 /** One row of `GET /api/share/tree`. */
-export interface ShareTreeEntry {
-  noteId: string;
-  title: string;
-  isDraft: boolean;
-  isGmOnly: boolean;
-  shareAlias: string | null;
-  isProtected: boolean;
-  isShared: boolean;
-}
+export type ShareTreeEntry = z.output<typeof shareTreeEntrySchema>;
+
+const conflictField = z.array(shareRootInfoSchema).describe(
+  "Every note owning `#shareRoot` when several do (then nothing is shared), by title; else empty",
+);
 
 function rootInfo(note: CoreNote, isPublished: boolean): ShareRootInfo {
   return { noteId: note.noteId, title: note.title, shareAlias: ownShareAlias(note), isPublished };
@@ -53,9 +81,21 @@ export const getShare = defineRoute({
   backend: "Core",
   access: "private",
   tag: "share",
+  description: "Only notes that own `#shareRoot` count; `isPublished` says the root lies inside " +
+    "Core's `_share` tree (Core serves nothing else). Several owners are a conflict (Core itself " +
+    "would serve whichever label it loaded last): no root is picked and nothing is public until " +
+    "`PUT /api/share` names one; `shareRoot` is then null, every owner is in `conflict` and " +
+    "their ids in `otherRoots`. With at most one owner both lists are empty.",
   responses: {
-    200: "`{ shareRoot: { noteId, title, shareAlias, isPublished } | null, otherRoots: string[], " +
-      "conflict: ShareRootInfo[] }`; several owners → `shareRoot` null, all of them in `conflict`",
+    200: {
+      description: "`{ shareRoot: { noteId, title, shareAlias, isPublished } | null, " +
+        "otherRoots: string[], conflict: ShareRootInfo[] }`",
+      schema: z.object({
+        shareRoot: shareRootInfoSchema.nullable(),
+        otherRoots: z.array(z.string()),
+        conflict: conflictField,
+      }),
+    },
   },
   handler: async (ctx) => {
     const roots = await findShareRoots(await ctx.core());
@@ -80,8 +120,17 @@ export const putShare = defineRoute({
   access: "private",
   tag: "share",
   body: { kind: "json", schema: putBody },
+  description: "One share root at a time: the note gets a branch under `_share` (unless it has " +
+    "one) and `#shareRoot`; every other owner (every note of a conflict too) loses its label and " +
+    "its `_share` branch, except where `_share` is that note's only parent: removing it would " +
+    "delete the note, so it is kept and reported in `keptBranches`. `null` removes every owner. " +
+    "All or nothing, like note creation.",
   responses: {
-    200: "`{ shareRoot: ShareRootInfo | null, unsharedNoteIds: string[], keptBranches: string[] }`",
+    200: {
+      description: "`{ shareRoot: ShareRootInfo | null, unsharedNoteIds: string[], " +
+        "keptBranches: string[] }`",
+      schema: shareRootChangeSchema.extend({ shareRoot: shareRootInfoSchema.nullable() }),
+    },
     400: "Invalid body, or a Core system note",
     404: "No such note (nothing changed)",
     502: "PARTIAL_FAILURE: a step failed and could not be fully undone (details list each step)",
@@ -108,9 +157,21 @@ export const getShareTree = defineRoute({
   backend: "Core",
   access: "private",
   tag: "share",
+  description: "Every lore note and every note inside the share root's subtree (what visitors " +
+    "can reach, lore or not), by title. `isShared` follows the public-share rule: inside the " +
+    "published root's subtree with no `#draft`, `#gmOnly` or protected note on any path to it. " +
+    "During a conflict `shareRootId` is null and nothing is shared.",
   responses: {
-    200: "`{ shareRootId: string | null, conflict: ShareRootInfo[], notes: ShareTreeEntry[], " +
-      "count }`, notes by title; a conflict shares nothing",
+    200: {
+      description: "`{ shareRootId: string | null, conflict: ShareRootInfo[], " +
+        "notes: ShareTreeEntry[], count }`, notes by title",
+      schema: z.object({
+        shareRootId: z.string().nullable(),
+        conflict: conflictField,
+        notes: z.array(shareTreeEntrySchema),
+        count: z.number().int().nonnegative().describe("The number of `notes`"),
+      }),
+    },
   },
   handler: async (ctx) => {
     const core = await ctx.core();

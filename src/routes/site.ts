@@ -20,14 +20,25 @@ import { SITE_CSS, SITE_CSS_VERSION } from "../site/stylesheet.ts";
 import { ClientAbortError } from "../upstream/fetch.ts";
 import { shareFor } from "./public.ts";
 
+/** The answers both pages share; every error is an HTML page keeping its status. */
 const PAGE_RESPONSES = {
-  304: "`If-None-Match` matched the page's ETag",
-  401: "HTML; the share is password-protected (`WWW-Authenticate: Basic`, the browser asks)",
-  404: "HTML; missing, draft, GM-only or protected (the same page for all)",
-  502: "HTML; Core failed",
-  503: "HTML; Core is not configured, not reachable or refuses the service's token",
-  504: "HTML; Core did not answer in time",
+  304: { description: "`If-None-Match` matched the page's ETag (no body)" },
+  401: "The share is behind `#shareCredentials`: `WWW-Authenticate: Basic`, so the browser asks " +
+    "for the password",
+  404: "Missing, draft, GM-only, protected or not shared (the same page for all)",
+  502: "Core failed",
+  503: "Core is not configured, not reachable or refuses the service's token",
+  504: "Core did not answer in time",
 };
+
+/** What both pages decide where the API is silent. */
+const PAGE_NOTES = "Rendered on the server from the same module as the public share API, so a " +
+  "page shows exactly what `/api/public/*` would. Pages run no script at all (a strict " +
+  "Content-Security-Policy) and load only the site's stylesheet and public images. They are " +
+  "`no-cache` with an ETag (`private` with an `Authorization` header, always " +
+  "`Vary: Authorization`), so unpublishing shows at once; `noindex` (meta tag and " +
+  "`X-Robots-Tag`) follows the public API and is always on search results and error pages. " +
+  "Errors are HTML pages (`no-store`) that keep the status; a 401 keeps `WWW-Authenticate`.";
 
 /**
  * Runs a page handler; every failure becomes an HTML error page with its status (a client that
@@ -65,9 +76,13 @@ export const home = defineRoute({
   access: "public",
   tag: "site",
   query: homeQuery,
+  description: "Without `q`: the share root's own content, every published lore note grouped " +
+    "by lore type (`other` for none), and a search form. With `q`: the public search's results " +
+    `(as \`GET /api/public/search\`). ${PAGE_NOTES}`,
+  errorMediaType: "text/html",
   responses: {
-    200: "HTML page (strict CSP, no script; `noindex` when the share asks, and for search results)",
-    400: `HTML; \`q\` longer than ${SEARCH_MAX_LENGTH} characters`,
+    200: { description: "The home page or the search results", mediaType: "text/html" },
+    400: `\`q\` longer than ${SEARCH_MAX_LENGTH} characters (the page says so)`,
     ...PAGE_RESPONSES,
   },
   handler: (ctx) =>
@@ -96,8 +111,12 @@ export const notePageRoute = defineRoute({
   access: "public",
   tag: "site",
   params: z.object({ id: z.string().describe("noteId or #shareAlias") }),
+  description: "The public note (`GET /api/public/lore/{id}`) as a page: title, portrait, " +
+    "display attributes, relations as links to their pages, content, a theme song link " +
+    `(absolute http(s) only) and the last change. ${PAGE_NOTES}`,
+  errorMediaType: "text/html",
   responses: {
-    200: "HTML page: title, portrait, details, relations, content, theme song, last modified",
+    200: { description: "The note's page", mediaType: "text/html" },
     ...PAGE_RESPONSES,
   },
   handler: (ctx) =>
@@ -118,7 +137,15 @@ export const stylesheet = defineRoute({
   backend: "None",
   access: "public",
   tag: "site",
-  responses: { 200: "`text/css`, cached one day, ETag", 304: "`If-None-Match` matched" },
+  description: "Compiled into the service (no file is read); pages link it with a digest of " +
+    "its content, so it can be cached a day.",
+  responses: {
+    200: {
+      description: "The stylesheet: `Cache-Control: public, max-age=86400`, ETag",
+      mediaType: "text/css",
+    },
+    304: { description: "`If-None-Match` matched (no body)" },
+  },
   handler: (ctx) => {
     const headers = siteHeaders({
       contentType: "text/css; charset=utf-8",

@@ -3,8 +3,10 @@
  *
  * @module
  */
+import { z } from "zod";
 import { json } from "../http/response.ts";
 import { openApiDocument } from "../openapi.ts";
+import { readinessReportSchema } from "../readiness.ts";
 import { defineRoute, type Route } from "../router.ts";
 
 /** `GET /healthz`: the process is up (never touches a backend, credentials or cookies). */
@@ -15,7 +17,9 @@ export const healthz = defineRoute({
   backend: "None",
   access: "public",
   tag: "operations",
-  responses: { 200: '`{ status: "ok" }`' },
+  responses: {
+    200: { description: '`{ status: "ok" }`', schema: z.object({ status: z.literal("ok") }) },
+  },
   handler: () => json({ status: "ok" }),
 });
 
@@ -30,15 +34,40 @@ export const readyz = defineRoute({
   backend: "Both",
   access: "public",
   tag: "operations",
+  description: "Each backend is checked with the server's own configuration, never a caller's: " +
+    "Core's `app-info` with `PUBLIC_CORE_TOKEN` (else `CORE_TOKEN`; a refused token is not " +
+    "ready), the Parser's `/health` without credentials (any answer counts: its `degraded` " +
+    "concerns its own dependencies). A backend that is not configured counts as ready, so with " +
+    "none configured the answer is 200: waiting or restarting cannot change that, and every " +
+    "backend route says what to set. No URL or token appears in the answer.",
   responses: {
-    200: '`{ status: "ready", core, parser, unavailable: [] }`; a backend not configured is ' +
-      "`{ ok: true, configured: false }`",
-    503: '`status: "not-ready"`; `unavailable` names each configured backend that does not answer',
+    200: {
+      description: 'Ready: `status: "ready"`, `unavailable: []`; a backend not configured is ' +
+        "`{ ok: true, configured: false }`",
+      schema: readinessReportSchema.extend({ status: z.literal("ready") }),
+    },
+    503: {
+      description: 'Not ready: `status: "not-ready"`; `unavailable` names each configured ' +
+        "backend that does not answer",
+      schema: readinessReportSchema.extend({ status: z.literal("not-ready") }),
+    },
   },
   handler: async (ctx) => {
     const report = await ctx.state.readiness.check(ctx.signal);
     return json(report, report.status === "ready" ? 200 : 503);
   },
+});
+
+/** The OpenAPI document's top level; operations are described by the document itself. */
+const openApiDocumentSchema = z.object({
+  openapi: z.string().describe("3.1.0"),
+  info: z.object({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())).describe(
+    "Path → method → operation",
+  ),
+  components: z.object({ schemas: z.record(z.string(), z.unknown()) }).describe(
+    "`schemas.Error`: the one error shape",
+  ),
 });
 
 /** `GET /api/openapi.json`: derived from the route table. */
@@ -49,7 +78,15 @@ export const openapi = defineRoute({
   backend: "None",
   access: "public",
   tag: "operations",
-  responses: { 200: "OpenAPI document" },
+  description: "Every route with its parameters, body, answers and their schemas; `x-backend`, " +
+    "`x-ai-work` and, for server-sent events, `x-events` (each event's data) add what OpenAPI " +
+    "has no words for. Cached five minutes.",
+  responses: {
+    200: {
+      description: "The OpenAPI 3.1 document (`Cache-Control: public, max-age=300`)",
+      schema: openApiDocumentSchema,
+    },
+  },
   handler: (ctx) =>
     json(openApiDocument(ctx.routes), 200, { "cache-control": "public, max-age=300" }),
 });

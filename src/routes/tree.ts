@@ -7,10 +7,10 @@
  */
 import { z } from "zod";
 import { json } from "../http/response.ts";
-import { ancestorPath } from "../lore/ancestor_path.ts";
-import { noteBacklinks } from "../lore/backlinks.ts";
+import { ancestorPath, MAX_BREADCRUMB_DEPTH } from "../lore/ancestor_path.ts";
+import { backlinkSchema, noteBacklinks } from "../lore/backlinks.ts";
 import { idSchema } from "../lore/ids.ts";
-import { refuseImpossibleMove, relocateNote } from "../lore/note_move.ts";
+import { noteMovedSchema, refuseImpossibleMove, relocateNote } from "../lore/note_move.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { idParams } from "./schemas.ts";
 
@@ -30,8 +30,17 @@ export const moveNote = defineRoute({
   access: "private",
   tag: "tree",
   body: { kind: "json", schema: moveBody },
+  description: "System notes and a `_`-prefixed parent are refused, and so is a move into the " +
+    "note's own subtree (Core has no cycle check). The note gets a new branch at `index` among " +
+    "the new parent's children (siblings are renumbered only when no integer gap is left); the " +
+    "old branch (the one under `oldParentId`, by default the first ordinary parent) is removed " +
+    "last, so the note is never without a parent. Within the same parent only the position " +
+    "changes.",
   responses: {
-    200: "`{ noteId, parentNoteId, branchId, notePosition, index, removedBranchId | null }`",
+    200: {
+      description: "`{ noteId, parentNoteId, branchId, notePosition, index, removedBranchId }`",
+      schema: noteMovedSchema,
+    },
     400: "Invalid body, a system note, a move into the note's own subtree, or an oldParentId " +
       "that is not a parent",
     404: "No such note or new parent",
@@ -53,8 +62,16 @@ export const getBacklinks = defineRoute({
   access: "private",
   tag: "tree",
   params: idParams,
+  description: "Every note owning a relation to this note: its user relations by name, and " +
+    "Core's content-link relations as `viaContentLink`; a note related only through Core " +
+    "machinery (`~template`, `~inherit`…) is not a backlink. Found with one search for the id.",
   responses: {
-    200: "`{ backlinks: [{ noteId, title, loreType, relations: string[], viaContentLink }] }`",
+    200: {
+      description:
+        "`{ backlinks: [{ noteId, title, loreType, relations: string[], viaContentLink }] }`, " +
+        "by title",
+      schema: z.object({ backlinks: z.array(backlinkSchema) }),
+    },
     404: "No such note",
   },
   handler: async (ctx) => {
@@ -71,7 +88,20 @@ export const getBreadcrumbs = defineRoute({
   access: "private",
   tag: "tree",
   params: idParams,
-  responses: { 200: "`{ breadcrumbs: [{ noteId, title }] }`, root first", 404: "No such note" },
+  description: "From `root` to the note, following at each step the first parent that is not a " +
+    `hidden system note; at most ${MAX_BREADCRUMB_DEPTH} ancestors. An ancestor deleted ` +
+    "meanwhile ends the path there.",
+  responses: {
+    200: {
+      description: "`{ breadcrumbs: [{ noteId, title }] }`, root first, the note last",
+      schema: z.object({
+        breadcrumbs: z.array(z.object({ noteId: z.string(), title: z.string() })).min(1).max(
+          MAX_BREADCRUMB_DEPTH + 1,
+        ),
+      }),
+    },
+    404: "No such note",
+  },
   handler: async (ctx) => {
     const path = await ancestorPath(await ctx.core(), ctx.params.id);
     return json({ breadcrumbs: path.map((n) => ({ noteId: n.noteId, title: n.title })) });

@@ -58,8 +58,10 @@ const CONTEXT = (() => {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const tree = parseLikeBrowser('<div class="gm-only"><object></div>secret</object></div>');
  * // the text "secret" is inside the gm-only div, as in Chromium
+ * assert.equal(serializeTree(tree), '<div class="gm-only"><object>secret</object></div>');
  * ```
  */
 export function parseLikeBrowser(html: string): BrowserTree {
@@ -73,7 +75,8 @@ export function parseLikeBrowser(html: string): BrowserTree {
  *
  * @example
  * ```ts
- * startTags('<tr class="x">a').map((t) => t.tagName); // ["tr"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(startTags('<tr class="x">a').map((t) => t.tagName), ["tr"]);
  * ```
  */
 export function startTags(html: string): SourceTag[] {
@@ -105,7 +108,8 @@ export function startTags(html: string): SourceTag[] {
  *
  * @example
  * ```ts
- * serializeTree(parseLikeBrowser("<p>a<p>b")); // "<p>a</p><p>b</p>"
+ * import assert from "node:assert/strict";
+ * assert.equal(serializeTree(parseLikeBrowser("<p>a<p>b")), "<p>a</p><p>b</p>");
  * ```
  */
 export function serializeTree(tree: BrowserTree): string {
@@ -127,7 +131,8 @@ function childrenOf(node: T.ParentNode): T.ChildNode[] {
  *
  * @example
  * ```ts
- * textChunks(parseLikeBrowser("<p>a<b>b</b></p>")); // ["a", "b"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(textChunks(parseLikeBrowser("<p>a<b>b</b></p>")), ["a", "b"]);
  * ```
  */
 export function textChunks(node: T.ParentNode): string[] {
@@ -173,9 +178,13 @@ export interface Removal {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const tree = parseLikeBrowser('<p>Town<span class="gm-only"> (cult)</span></p>');
- * removeElements(tree, (el) => el.classes.includes("gm-only")).texts; // [" (cult)"]
- * serializeTree(tree); // "<p>Town</p>"
+ * assert.deepEqual(
+ *   removeElements(tree, (el) => el.classes.includes("gm-only")).texts,
+ *   [" (cult)"],
+ * );
+ * assert.equal(serializeTree(tree), "<p>Town</p>");
  * ```
  */
 export function removeElements(tree: BrowserTree, doomed: (el: ElementView) => boolean): Removal {
@@ -206,9 +215,10 @@ export function removeElements(tree: BrowserTree, doomed: (el: ElementView) => b
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const tree = parseLikeBrowser('<table class="gm-only">secret</table>');
  * const { ranges } = removeElements(tree, (el) => el.tagName === "table");
- * textWrittenWithin(tree, ranges); // true: "secret" was fostered out of the table
+ * assert.equal(textWrittenWithin(tree, ranges), true); // "secret" was fostered out of the table
  * ```
  */
 export function textWrittenWithin(
@@ -234,7 +244,8 @@ export function textWrittenWithin(
  *
  * @example
  * ```ts
- * someElement(parseLikeBrowser("<p><b>x</b></p>"), (el) => el.tagName === "b"); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(someElement(parseLikeBrowser("<p><b>x</b></p>"), (el) => el.tagName === "b"), true);
  * ```
  */
 export function someElement(tree: BrowserTree, test: (el: ElementView) => boolean): boolean {
@@ -246,7 +257,11 @@ export function someElement(tree: BrowserTree, test: (el: ElementView) => boolea
  *
  * @example
  * ```ts
- * countElements(parseLikeBrowser("<p><b>x</b><b>y</b></p>"), (el) => el.tagName === "b"); // 2
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   countElements(parseLikeBrowser("<p><b>x</b><b>y</b></p>"), (el) => el.tagName === "b"),
+ *   2,
+ * );
  * ```
  */
 export function countElements(tree: BrowserTree, test: (el: ElementView) => boolean): number {

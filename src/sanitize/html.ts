@@ -74,7 +74,9 @@ export interface HtmlRewriter {
  *
  * @example
  * ```ts
- * const etag = `"gm-${SANITIZER_VERSION}-${blobId}"`;
+ * import assert from "node:assert/strict";
+ * const blobId = "z4PhNX7vuL3xVChQ1m2A";
+ * assert.equal(`"gm-${SANITIZER_VERSION}-${blobId}"`, '"gm-browser-tree-1-z4PhNX7vuL3xVChQ1m2A"');
  * ```
  */
 export const SANITIZER_VERSION = "browser-tree-1";
@@ -145,9 +147,10 @@ function idFromImageSegments(segments: string[]): string | null {
  *
  * @example
  * ```ts
- * noteIdFromImageSrc("api/images/AbC123/map.png?2024"); // "AbC123"
- * noteIdFromImageSrc("https://core.example/api/lore/AbC123/image"); // "AbC123"
- * noteIdFromImageSrc("//evil.example/api/images/AbC123/x.png"); // null
+ * import assert from "node:assert/strict";
+ * assert.equal(noteIdFromImageSrc("api/images/AbC123/map.png?2024"), "AbC123");
+ * assert.equal(noteIdFromImageSrc("https://core.example/api/lore/AbC123/image"), "AbC123");
+ * assert.equal(noteIdFromImageSrc("//evil.example/api/images/AbC123/x.png"), null);
  * ```
  */
 export function noteIdFromImageSrc(src: string): string | null {
@@ -175,8 +178,12 @@ export function noteIdFromImageSrc(src: string): string | null {
  *
  * @example
  * ```ts
- * attachmentIdFromImageSrc("api/attachments/AtT123/image/sigil.png"); // "AtT123"
- * attachmentIdFromImageSrc("https://x.example/api/attachments/AtT123/image/s.png"); // null
+ * import assert from "node:assert/strict";
+ * assert.equal(attachmentIdFromImageSrc("api/attachments/AtT123/image/sigil.png"), "AtT123");
+ * assert.equal(
+ *   attachmentIdFromImageSrc("https://x.example/api/attachments/AtT123/image/s.png"),
+ *   null,
+ * );
  * ```
  */
 export function attachmentIdFromImageSrc(src: string): string | null {
@@ -198,9 +205,10 @@ const ROOT_FRAGMENT = /^root((?:\/[A-Za-z0-9_]{1,128})*)\/?$/;
  *
  * @example
  * ```ts
- * noteIdFromHref("#root/x/AbC123"); // "AbC123"
- * noteIdFromHref("http://core.example/#root/a/b/AbC123"); // "AbC123"
- * noteIdFromHref("https://example.com/page"); // null
+ * import assert from "node:assert/strict";
+ * assert.equal(noteIdFromHref("#root/x/AbC123"), "AbC123");
+ * assert.equal(noteIdFromHref("http://core.example/#root/a/b/AbC123"), "AbC123");
+ * assert.equal(noteIdFromHref("https://example.com/page"), null);
  * ```
  */
 export function noteIdFromHref(href: string): string | null {
@@ -231,11 +239,14 @@ export function noteIdFromHref(href: string): string | null {
  *
  * @example
  * ```ts
- * editorRewriter.image("api/images/AbC123/map.png"); // "/api/lore/AbC123/image"
- * editorRewriter.image("api/attachments/AtT123/image/inline%20image");
- * // "/api/attachments/AtT123/image/inline-image"
- * editorRewriter.image("https://tracker.example/p.gif"); // null
- * editorRewriter.link("JaVaScRiPt:alert(1)"); // null
+ * import assert from "node:assert/strict";
+ * assert.equal(editorRewriter.image("api/images/AbC123/map.png"), "/api/lore/AbC123/image");
+ * assert.equal(
+ *   editorRewriter.image("api/attachments/AtT123/image/inline%20image"),
+ *   "/api/attachments/AtT123/image/inline-image",
+ * );
+ * assert.equal(editorRewriter.image("https://tracker.example/p.gif"), null);
+ * assert.equal(editorRewriter.link("JaVaScRiPt:alert(1)"), null);
  * ```
  */
 export const editorRewriter: HtmlRewriter = Object.freeze({
@@ -585,9 +596,12 @@ function passesReaderCheck(
  *
  * @example
  * ```ts
- * sanitizeLoreHtml('<p onclick="x()">Hi<script>alert(1)</script></p>'); // "<p>Hi</p>"
- * sanitizeLoreHtml('<img src="api/images/AbC123/map.png">');
- * // '<img src="/api/lore/AbC123/image" />'
+ * import assert from "node:assert/strict";
+ * assert.equal(sanitizeLoreHtml('<p onclick="x()">Hi<script>alert(1)</script></p>'), "<p>Hi</p>");
+ * assert.equal(
+ *   sanitizeLoreHtml('<img src="api/images/AbC123/map.png">'),
+ *   '<img src="/api/lore/AbC123/image">',
+ * );
  * ```
  */
 export function sanitizeLoreHtml(html: string, rewriter: HtmlRewriter = editorRewriter): string {
@@ -601,7 +615,11 @@ export function sanitizeLoreHtml(html: string, rewriter: HtmlRewriter = editorRe
  *
  * @example
  * ```ts
- * sanitizePlayerHtml('<p>Town<span class="gm-only"> (cult base)</span></p>'); // "<p>Town</p>"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   sanitizePlayerHtml('<p>Town<span class="gm-only"> (cult base)</span></p>'),
+ *   "<p>Town</p>",
+ * );
  * ```
  */
 export function sanitizePlayerHtml(html: string, rewriter: HtmlRewriter = editorRewriter): string {

@@ -17,10 +17,17 @@ import { sanitizeLoreHtml } from "./html.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sanitizePlayerHtml } from "./html.ts";
  *
- * htmlToText("<p>Salt &amp; tar</p><p>Harbor<script>x()</script></p>"); // "Salt & tar Harbor"
- * htmlToText('<p>Town<span class="gm-only"> cult</span></p>', sanitizePlayerHtml); // "Town"
+ * assert.equal(
+ *   htmlToText("<p>Salt &amp; tar</p><p>Harbor<script>x()</script></p>"),
+ *   "Salt & tar Harbor",
+ * );
+ * assert.equal(
+ *   htmlToText('<p>Town<span class="gm-only"> cult</span></p>', sanitizePlayerHtml),
+ *   "Town",
+ * );
  * ```
  */
 export function htmlToText(
@@ -47,7 +54,8 @@ const NAMED: Readonly<Record<string, string>> = {
  *
  * @example
  * ```ts
- * decodeHtmlEntities("Tom &amp; Jerry &#x2014; &#39;74"); // "Tom & Jerry — '74"
+ * import assert from "node:assert/strict";
+ * assert.equal(decodeHtmlEntities("Tom &amp; Jerry &#x2014; &#39;74"), "Tom & Jerry — '74");
  * ```
  */
 export function decodeHtmlEntities(text: string): string {

@@ -37,7 +37,18 @@ export interface CookieState {
  *
  * @example
  * ```ts
- * const { session } = await readCookieState(req, key);
+ * import assert from "node:assert/strict";
+ * import { deriveSealKey } from "./seal.ts";
+ * const key = await deriveSealKey("an example session secret of 32+ bytes");
+ * const session = { parserUrl: "http://parser:3000", parserToken: "tok" };
+ * // what the browser sends back after the login's Set-Cookie headers
+ * const cookie = (await sessionCookies(key, session, true)).map((c) => c.split(";")[0]).join("; ");
+ * const req = new Request("http://x/", { headers: { cookie } });
+ * assert.deepEqual(await readCookieState(req, key), { session, coreOff: false });
+ * const forged = new Request("http://x/", {
+ *   headers: { cookie: "parser_url=v1.x; parser_token=v1.y" },
+ * });
+ * assert.deepEqual(await readCookieState(forged, key), { session: null, coreOff: false });
  * ```
  */
 export async function readCookieState(req: Request, key: SealKey): Promise<CookieState> {
@@ -67,7 +78,17 @@ export function cookieAttributes(secure: boolean): CookieAttributes {
  *
  * @example
  * ```ts
- * for (const c of await sessionCookies(key, session, true)) headers.append("set-cookie", c);
+ * import assert from "node:assert/strict";
+ * import { deriveSealKey } from "./seal.ts";
+ * const key = await deriveSealKey("an example session secret of 32+ bytes");
+ * const session = { parserUrl: "http://parser:3000", parserToken: "tok" };
+ * const cookies = await sessionCookies(key, session, true);
+ * assert.deepEqual(cookies.map((c) => c.split("=")[0]), [
+ *   "parser_url",
+ *   "parser_token",
+ *   "codex_off",
+ * ]);
+ * assert.match(cookies[1], /^parser_token=v1\.[\w-]+; Path=\/; Max-Age=2592000; HttpOnly; Secure/);
  * ```
  */
 export async function sessionCookies(
@@ -97,7 +118,11 @@ export async function sessionCookies(
  *
  * @example
  * ```ts
- * clearSessionCookies(true).forEach((c) => headers.append("set-cookie", c));
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(clearSessionCookies(false).map((c) => c.split(";")[0]), [
+ *   "parser_url=",
+ *   "parser_token=",
+ * ]);
  * ```
  */
 export function clearSessionCookies(secure: boolean): string[] {
@@ -111,7 +136,11 @@ export function clearSessionCookies(secure: boolean): string[] {
  *
  * @example
  * ```ts
- * headers.append("set-cookie", await coreOffCookie(key, true, secure));
+ * import assert from "node:assert/strict";
+ * import { deriveSealKey } from "./seal.ts";
+ * const key = await deriveSealKey("an example session secret of 32+ bytes");
+ * assert.match(await coreOffCookie(key, true, true), /^codex_off=v1\./);
+ * assert.match(await coreOffCookie(key, false, true), /^codex_off=; Path=\/; Max-Age=0/);
  * ```
  */
 export async function coreOffCookie(key: SealKey, on: boolean, secure: boolean): Promise<string> {
@@ -129,7 +158,10 @@ export async function coreOffCookie(key: SealKey, on: boolean, secure: boolean):
  *
  * @example
  * ```ts
- * isHttps(req, config.TRUST_PROXY);
+ * import assert from "node:assert/strict";
+ * const req = new Request("http://x/", { headers: { "x-forwarded-proto": "https" } });
+ * assert.equal(isHttps(req, false), false); // the header counts only behind a trusted proxy
+ * assert.equal(isHttps(req, true), true);
  * ```
  */
 export function isHttps(req: Request, trustProxy: boolean): boolean {

@@ -52,8 +52,10 @@ const CONTROL = /[\x00-\x1F\x7F]/;
  *
  * @example
  * ```ts
- * const cookies = parseCookies(req.headers.get("cookie"));
- * cookies.get("parser_url"); // "v1.…" or undefined
+ * import assert from "node:assert/strict";
+ * const cookies = parseCookies('parser_url="v1.abc"; theme=dark; parser_url=later; junk');
+ * assert.equal(cookies.get("parser_url"), "v1.abc"); // quotes removed, the first one wins
+ * assert.equal(cookies.get("junk"), undefined);
  * ```
  */
 export function parseCookies(header: string | null | undefined): Map<string, string> {
@@ -84,10 +86,19 @@ export function parseCookies(header: string | null | undefined): Map<string, str
  *
  * @example
  * ```ts
- * headers.append("set-cookie", serializeCookie("parser_token", sealed, {
- *   httpOnly: true, secure: true, sameSite: "Lax", path: "/", maxAge: 30 * 86400,
- * }));
- * // "parser_token=v1.…; Path=/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax"
+ * import assert from "node:assert/strict";
+ * const cookie = serializeCookie("parser_token", "v1.abc", {
+ *   httpOnly: true,
+ *   secure: true,
+ *   sameSite: "Lax",
+ *   path: "/",
+ *   maxAge: 30 * 86400,
+ * });
+ * assert.equal(
+ *   cookie,
+ *   "parser_token=v1.abc; Path=/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax",
+ * );
+ * assert.throws(() => serializeCookie("parser_token", "a; Domain=evil.example"), TypeError);
  * ```
  */
 export function serializeCookie(name: string, value: string, attrs: CookieAttributes = {}): string {
@@ -154,8 +165,11 @@ export function serializeCookie(name: string, value: string, attrs: CookieAttrib
  *
  * @example
  * ```ts
- * headers.append("set-cookie", expireCookie("parser_token", { httpOnly: true, path: "/" }));
- * // "parser_token=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   expireCookie("parser_token", { httpOnly: true, path: "/" }),
+ *   "parser_token=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly",
+ * );
  * ```
  */
 export function expireCookie(

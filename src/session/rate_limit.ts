@@ -56,13 +56,18 @@ const SECOND_CHANCES = 8;
  *
  * @example
  * ```ts
- * const loginLimiter = createRateLimiter({ limit: 10, windowMs: 15 * 60_000, maxKeys: 10_000 });
- * const verdict = loginLimiter.check(clientKey(req, { remoteAddr }, config.TRUST_PROXY));
- * if (!verdict.allowed) {
- *   throw new ApiError(429, "RATE_LIMITED", "Too many attempts", undefined, {
- *     "retry-after": String(verdict.retryAfterSeconds),
- *   });
- * }
+ * import assert from "node:assert/strict";
+ * let now = 0;
+ * const limiter = createRateLimiter({ limit: 2, windowMs: 60_000, maxKeys: 100, now: () => now });
+ * assert.equal(limiter.check("203.0.113.7").allowed, true);
+ * assert.equal(limiter.check("203.0.113.7").allowed, true);
+ * assert.deepEqual(limiter.check("203.0.113.7"), {
+ *   allowed: false,
+ *   retryAfterSeconds: 60,
+ *   remaining: 0,
+ * });
+ * now = 60_000; // the key's window has closed
+ * assert.equal(limiter.check("203.0.113.7").allowed, true);
  * ```
  */
 export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
@@ -137,11 +142,13 @@ export interface ClientInfo {
  *
  * @example
  * ```ts
- * Deno.serve((req, info) => {
- *   const key = clientKey(req, { remoteAddr: info.remoteAddr.hostname }, config.TRUST_PROXY);
- *   // "203.0.113.7" or "2001:db8:1:2::/64"
- *   return new Response(key);
+ * import assert from "node:assert/strict";
+ * const req = new Request("http://x/", {
+ *   headers: { "x-forwarded-for": "198.51.100.1, 203.0.113.7" },
  * });
+ * assert.equal(clientKey(req, { remoteAddr: "10.0.0.2" }, false), "10.0.0.2");
+ * assert.equal(clientKey(req, { remoteAddr: "10.0.0.2" }, true), "203.0.113.7"); // the proxy's entry
+ * assert.equal(clientKey(req, { remoteAddr: "2001:db8:1:2:3:4:5:6" }, false), "2001:db8:1:2::/64");
  * ```
  */
 export function clientKey(req: Request, info: ClientInfo, trustProxy: boolean | number): string {

@@ -49,9 +49,14 @@ export type SealSecret = string | Uint8Array;
  *
  * @example
  * ```ts
- * const key = await deriveSealKey(secret);
+ * import assert from "node:assert/strict";
+ * const oldSecret = "the secret sealing cookies until today";
+ * const newSecret = "the secret sealing cookies from today on";
+ * const sealed = await seal(await deriveSealKey(oldSecret), "parser_token", "tok");
  * // rotation: seal with the new secret, still accept cookies sealed with the old one
  * const rotating = await deriveSealKey([newSecret, oldSecret]);
+ * assert.equal(await unseal(rotating, "parser_token", sealed), "tok");
+ * await assert.rejects(deriveSealKey("too short"), RangeError);
  * ```
  */
 export async function deriveSealKey(
@@ -109,8 +114,11 @@ export interface SealOptions {
  *
  * @example
  * ```ts
- * const cookieValue = await seal(key, "parser_token", token, { maxAgeSeconds: 30 * 86400 });
- * cookieValue.startsWith("v1."); // true
+ * import assert from "node:assert/strict";
+ * const key = await deriveSealKey("an example session secret of 32+ bytes");
+ * const cookieValue = await seal(key, "parser_token", "tok", { maxAgeSeconds: 30 * 86400 });
+ * assert.equal(cookieValue.startsWith("v1."), true);
+ * assert.notEqual(await seal(key, "parser_token", "tok"), cookieValue); // a fresh IV each time
  * ```
  */
 export async function seal(
@@ -169,10 +177,15 @@ export interface UnsealOptions {
  *
  * @example
  * ```ts
- * const token = await unseal(key, "parser_token", cookies.get("parser_token") ?? "");
- * if (token === null) {
- *   // no usable cookie: fall back to env credentials or answer 401
- * }
+ * import assert from "node:assert/strict";
+ * const key = await deriveSealKey("an example session secret of 32+ bytes");
+ * const sealed = await seal(key, "parser_token", "tok", { maxAgeSeconds: 60 });
+ * assert.equal(await unseal(key, "parser_token", sealed), "tok");
+ * assert.equal(await unseal(key, "parser_url", sealed), null); // sealed for another cookie
+ * assert.equal(
+ *   await unseal(key, "parser_token", sealed, { now: () => Date.now() + 61_000 }),
+ *   null,
+ * );
  * ```
  */
 export async function unseal(

@@ -32,12 +32,11 @@ export interface SessionSecretOptions {
  *
  * @example
  * ```ts
- * const secret = await loadOrCreateSessionSecret({
- *   fromEnv: Deno.env.get("SESSION_SECRET"),
- *   dataDir: config.DATA_DIR,
- *   log: (msg) => console.warn(msg),
- * });
- * const key = await deriveSealKey(secret);
+ * import assert from "node:assert/strict";
+ * const dataDir = await Deno.makeTempDir();
+ * const created = await loadOrCreateSessionSecret({ dataDir }); // writes <dataDir>/session-secret
+ * assert.equal(await loadOrCreateSessionSecret({ dataDir }), created); // later starts read it
+ * await Deno.remove(dataDir, { recursive: true });
  * ```
  */
 export async function loadOrCreateSessionSecret(opts: SessionSecretOptions): Promise<string> {
@@ -78,7 +77,13 @@ export async function loadOrCreateSessionSecret(opts: SessionSecretOptions): Pro
  *
  * @example
  * ```ts
- * await writeFileAtomic(join(config.DATA_DIR, "portal.json"), JSON.stringify(portal, null, 2));
+ * import assert from "node:assert/strict";
+ * import { join } from "node:path";
+ * const dir = await Deno.makeTempDir();
+ * const path = join(dir, "portal.json");
+ * await writeFileAtomic(path, JSON.stringify({ loreRootNoteId: "root" }));
+ * assert.equal(await Deno.readTextFile(path), '{"loreRootNoteId":"root"}');
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function writeFileAtomic(

@@ -109,7 +109,9 @@ const MAX_SEARCH_WORDS = 16;
  *
  * @example
  * ```ts
- * throw publicNotFound();
+ * import assert from "node:assert/strict";
+ * const e = publicNotFound();
+ * assert.deepEqual([e.status, e.code, e.message], [404, "NOT_FOUND", "Not found"]);
  * ```
  */
 export function publicNotFound(): ApiError {

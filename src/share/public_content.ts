@@ -29,7 +29,9 @@ const BLOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
  *
  * @example
  * ```ts
- * if (hasHtmlContent(note)) html = await publicContent(caches, core, identity, note);
+ * import assert from "node:assert/strict";
+ * assert.equal(hasHtmlContent({ type: "book" }), true);
+ * assert.equal(hasHtmlContent({ type: "code" }), false);
  * ```
  */
 export function hasHtmlContent(note: Pick<CoreNote, "type">): boolean {
@@ -43,7 +45,20 @@ export function hasHtmlContent(note: Pick<CoreNote, "type">): boolean {
  *
  * @example
  * ```ts
- * const raw = await publicContent(caches, core, identity, note);
+ * import assert from "node:assert/strict";
+ * import { contentBlobId } from "../lore/preview.ts";
+ * import { createCoreClient } from "../upstream/core.ts";
+ * import { createPublicCaches } from "./public_snapshot.ts";
+ * let reads = 0;
+ * const core = createCoreClient({ baseUrl: "http://core:8080", token: "t" }, {
+ *   timeoutMs: 15_000,
+ *   fetch: () => Promise.resolve(new Response(`<p>Harbor, read ${++reads}</p>`)),
+ * });
+ * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 60_000 });
+ * const note = { noteId: "abc123", blobId: await contentBlobId("<p>Harbor, read 1</p>") };
+ * assert.equal(await publicContent(caches, core, "identity", note), "<p>Harbor, read 1</p>");
+ * assert.equal(await publicContent(caches, core, "identity", note), "<p>Harbor, read 1</p>");
+ * assert.equal(reads, 1); // the second came from the cache
  * ```
  */
 export async function publicContent(
@@ -73,7 +88,26 @@ export async function publicContent(
  *
  * @example
  * ```ts
- * (await publicSearchText(caches, core, identity, note, snap.version, policy)).includes("harbor");
+ * import assert from "node:assert/strict";
+ * import { createCoreClient } from "../upstream/core.ts";
+ * import { createPublicCaches } from "./public_snapshot.ts";
+ * const html = '<p>The <b>Harbor</b> Town<span class="gm-only"> hides a cult</span></p>';
+ * const core = createCoreClient({ baseUrl: "http://core:8080", token: "t" }, {
+ *   timeoutMs: 15_000,
+ *   fetch: () => Promise.resolve(new Response(html)),
+ * });
+ * const nothingElseIsPublic: PublicLinkPolicy = {
+ *   isPublic: () => false,
+ *   canSee: () => false,
+ *   note: () => undefined,
+ *   lookup: () => undefined,
+ *   pagePath: (id) => `/public/lore/${id}`,
+ *   backendHosts: new Set(),
+ * };
+ * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 60_000 });
+ * const note = { noteId: "abc123", type: "text" };
+ * const text = await publicSearchText(caches, core, "identity", note, "v1", nothingElseIsPublic);
+ * assert.equal(text, "the harbor town"); // no GM-only words
  * ```
  */
 export async function publicSearchText(
@@ -110,7 +144,8 @@ function visibleText(html: string, rewriter: HtmlRewriter): string {
  *
  * @example
  * ```ts
- * normalizeForSearch("  Café  Noir "); // "cafe noir"
+ * import assert from "node:assert/strict";
+ * assert.equal(normalizeForSearch("  Café  Noir "), "cafe noir");
  * ```
  */
 export function normalizeForSearch(text: string): string {
@@ -140,7 +175,11 @@ export interface PublicLinkPolicy {
  *
  * @example
  * ```ts
- * publicImagePath("AbC123", "Coast chart.png"); // "/api/public/images/AbC123/Coast-chart.png"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   publicImagePath("AbC123", "Coast chart.png"),
+ *   "/api/public/images/AbC123/Coast-chart.png",
+ * );
  * ```
  */
 export function publicImagePath(id: string, title: string): string {
@@ -160,7 +199,22 @@ export function publicImagePath(id: string, title: string): string {
  *
  * @example
  * ```ts
- * const html = sanitizePlayerHtml(raw, publicRewriter(policy, attachments));
+ * import assert from "node:assert/strict";
+ * import { sanitizePlayerHtml } from "../sanitize/html.ts";
+ * const policy: PublicLinkPolicy = {
+ *   isPublic: (id) => id === "town",
+ *   canSee: (id) => id === "town",
+ *   note: () => undefined,
+ *   lookup: () => undefined,
+ *   pagePath: (id) => `/public/lore/${id}`,
+ *   backendHosts: new Set(["core:8080"]),
+ * };
+ * const raw = '<p><a href="#root/town">Harbor</a> <a href="http://core:8080/x">Core</a></p>' +
+ *   '<img src="https://tracker.example/p.gif">';
+ * assert.equal(
+ *   sanitizePlayerHtml(raw, publicRewriter(policy, new Map())),
+ *   '<p><a href="/public/lore/town">Harbor</a> <a>Core</a></p>', // and the tracker is gone
+ * );
  * ```
  */
 export function publicRewriter(
@@ -201,7 +255,25 @@ export function publicRewriter(
  *
  * @example
  * ```ts
- * removedForPublic(policy, linkToDraft); // true for `<a class="reference-link" href="#root/D">`
+ * import assert from "node:assert/strict";
+ * import type { ElementView } from "../sanitize/html.ts";
+ * const policy: PublicLinkPolicy = {
+ *   isPublic: (id) => id === "town",
+ *   canSee: (id) => id === "town",
+ *   note: () => undefined, // no other note of the share is known
+ *   lookup: () => undefined,
+ *   pagePath: (id) => `/public/lore/${id}`,
+ *   backendHosts: new Set(),
+ * };
+ * const link = (href: string, text: string): ElementView => ({
+ *   tagName: "a",
+ *   attr: (name) => (name === "href" ? href : undefined),
+ *   classes: ["reference-link"],
+ *   text,
+ *   startOffset: 0,
+ * });
+ * assert.equal(removedForPublic(policy, link("#root/draft1", "The Drowned Cult")), true);
+ * assert.equal(removedForPublic(policy, link("#root/town", "Harbor Town")), false);
  * ```
  */
 export function removedForPublic(policy: PublicLinkPolicy, el: ElementView): boolean {
@@ -268,7 +340,8 @@ function externalLink(href: string, backendHosts: ReadonlySet<string>): string |
  *
  * @example
  * ```ts
- * referencesAttachments('<img src="api/attachments/a1/image/x.png">'); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(referencesAttachments('<img src="api/attachments/a1/image/x.png">'), true);
  * ```
  */
 export function referencesAttachments(html: string): boolean {
@@ -282,7 +355,16 @@ export function referencesAttachments(html: string): boolean {
  *
  * @example
  * ```ts
- * const html = renderPublicContent(note, raw, rewriter);
+ * import assert from "node:assert/strict";
+ * const rewriter = { image: () => null, link: () => null };
+ * assert.equal(
+ *   renderPublicContent({ noteId: "img1", title: "Coast chart", type: "image" }, "", rewriter),
+ *   '<p><img src="/api/public/images/img1/Coast-chart" alt="Coast chart"></p>',
+ * );
+ * assert.equal(
+ *   renderPublicContent({ noteId: "c1", title: "Script", type: "code" }, "a < b", rewriter),
+ *   "<pre><code>a &lt; b</code></pre>",
+ * );
  * ```
  */
 export function renderPublicContent(

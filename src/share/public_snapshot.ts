@@ -64,8 +64,10 @@ export interface PublicCaches {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 5_000 });
- * caches.contents.get("identity:blob");
+ * caches.contents.set("identity:blob", "<p>Harbor</p>");
+ * assert.equal(caches.contents.get("identity:blob"), "<p>Harbor</p>");
  * ```
  */
 export function createPublicCaches(config: Pick<Config, "PUBLIC_CACHE_MS">): PublicCaches {
@@ -85,8 +87,13 @@ export function createPublicCaches(config: Pick<Config, "PUBLIC_CACHE_MS">): Pub
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 5_000 });
+ * caches.snapshots.set("identity", null);
+ * caches.contents.set("identity:blob", "<p>Harbor</p>");
  * invalidatePublicShare(caches);
+ * assert.equal(caches.snapshots.size, 0);
+ * assert.equal(caches.contents.size, 1); // content-addressed: never stale
  * ```
  */
 export function invalidatePublicShare(caches: PublicCaches): void {
@@ -180,7 +187,9 @@ export function buildPublicSnapshot(
  *
  * @example
  * ```ts
- * digest("a", "b"); // "…22 chars…"
+ * import assert from "node:assert/strict";
+ * assert.match(digest("a", "b"), /^[\w-]{22}$/);
+ * assert.notEqual(digest("a", "b"), digest("ab"));
  * ```
  */
 export function digest(...parts: string[]): string {
@@ -194,7 +203,8 @@ export function digest(...parts: string[]): string {
  *
  * @example
  * ```ts
- * weakEtag(digest("snapshot"), "note", "abc123"); // 'W/"…"'
+ * import assert from "node:assert/strict";
+ * assert.match(weakEtag(digest("snapshot"), "note", "abc123"), /^W\/"[\w-]{22}"$/);
  * ```
  */
 export function weakEtag(...parts: string[]): string {

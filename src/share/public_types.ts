@@ -1,49 +1,103 @@
 /**
- * Shapes of the public share API (seed: "Public lore note", "Public search result"), shared by
- * the public routes and the public site so both are built from the same data.
+ * Shapes of the public share API ("Public lore note", "Public search result" of the API), shared
+ * by the public routes and the public site so both are built from the same data. Each is a zod
+ * schema, documenting and (in tests) checking the answers, with its type derived from it.
  *
  * @module
  */
+import { z } from "zod";
+
+/**
+ * A display attribute of a public note: a label its template promotes, under the promoted alias.
+ *
+ * @example
+ * ```ts
+ * publicAttributeSchema.parse({ name: "Population", value: "1200" });
+ * ```
+ */
+export const publicAttributeSchema = z.object({ name: z.string(), value: z.string() });
 
 /** A display attribute of a public note. */
-export interface PublicAttribute {
-  name: string;
-  value: string;
-}
+export type PublicAttribute = z.output<typeof publicAttributeSchema>;
+
+/**
+ * A relation of a public note to another public note.
+ *
+ * @example
+ * ```ts
+ * publicRelationSchema.parse({
+ *   name: "locatedIn", targetNoteId: "abc", targetTitle: "Ashford", loreType: "location",
+ * });
+ * ```
+ */
+export const publicRelationSchema = z.object({
+  name: z.string(),
+  targetNoteId: z.string(),
+  targetTitle: z.string(),
+  loreType: z.string().nullable(),
+});
 
 /** A relation of a public note to another public note. */
-export interface PublicRelation {
-  name: string;
-  targetNoteId: string;
-  targetTitle: string;
-  loreType: string | null;
-}
+export type PublicRelation = z.output<typeof publicRelationSchema>;
+
+/**
+ * `GET /api/public/lore/[id]`: one published note as a visitor may see it.
+ *
+ * @example
+ * ```ts
+ * publicLoreNoteSchema.parse({
+ *   noteId: "abc", title: "Ashford", loreType: "location", contentHtml: "<p>A town.</p>",
+ *   attributes: [], resolvedRelations: [], portraitImageNoteId: null, themeSongUrl: null,
+ *   dateModified: "2026-04-20T11:09:32.123Z",
+ * });
+ * ```
+ */
+export const publicLoreNoteSchema = z.object({
+  noteId: z.string(),
+  title: z.string(),
+  loreType: z.string().nullable(),
+  contentHtml: z.string().describe(
+    "Player-sanitized HTML; links and images point at public URLs or are removed",
+  ),
+  attributes: z.array(publicAttributeSchema),
+  resolvedRelations: z.array(publicRelationSchema).describe("Only to notes this visitor may see"),
+  portraitImageNoteId: z.string().nullable().describe(
+    "A public image note (`/api/public/images/{id}/…`)",
+  ),
+  themeSongUrl: z.string().nullable().describe("An absolute http(s) URL"),
+  dateModified: z.string().nullable().describe("ISO 8601"),
+});
 
 /** `GET /api/public/lore/[id]`. */
-export interface PublicLoreNote {
-  noteId: string;
-  title: string;
-  loreType: string | null;
-  /** Player-sanitized; links and images point at public URLs or are removed. */
-  contentHtml: string;
-  attributes: PublicAttribute[];
-  resolvedRelations: PublicRelation[];
-  portraitImageNoteId: string | null;
-  themeSongUrl: string | null;
-  /** ISO 8601. */
-  dateModified: string | null;
-}
+export type PublicLoreNote = z.output<typeof publicLoreNoteSchema>;
+
+/**
+ * One hit of `GET /api/public/search`.
+ *
+ * @example
+ * ```ts
+ * publicSearchHitSchema.parse({ id: "ashford", title: "Ashford", score: 3, path: "World" });
+ * ```
+ */
+export const publicSearchHitSchema = z.object({
+  id: z.string().describe("The note's `#shareAlias` when it has one, else its noteId"),
+  title: z.string(),
+  score: z.number(),
+  path: z.string().describe('Public ancestor titles from the share root, joined with " / "'),
+});
 
 /** One hit of `GET /api/public/search`. */
-export interface PublicSearchHit {
-  id: string;
-  title: string;
-  score: number;
-  /** Public ancestor titles from the share root, joined with " / ". */
-  path: string;
-}
+export type PublicSearchHit = z.output<typeof publicSearchHitSchema>;
+
+/**
+ * `GET /api/public/search`: best first, then by title.
+ *
+ * @example
+ * ```ts
+ * publicSearchResultSchema.parse({ results: [] });
+ * ```
+ */
+export const publicSearchResultSchema = z.object({ results: z.array(publicSearchHitSchema) });
 
 /** `GET /api/public/search`. */
-export interface PublicSearchResult {
-  results: PublicSearchHit[];
-}
+export type PublicSearchResult = z.output<typeof publicSearchResultSchema>;

@@ -35,8 +35,13 @@ export interface ShareRoots {
  *
  * @example
  * ```ts
- * const { root, owners } = await findShareRoots(core);
- * if (owners.length > 1) console.warn("several share roots: nothing is public");
+ * import type { CoreClient } from "../upstream/core.ts";
+ * // Declared, not run here: it searches a live Core.
+ * async function shareRootTitle(core: CoreClient): Promise<string> {
+ *   const { root, owners } = await findShareRoots(core);
+ *   if (owners.length > 1) return "several share roots: nothing is public";
+ *   return root?.title ?? "no share root";
+ * }
  * ```
  */
 export async function findShareRoots(core: CoreClient): Promise<ShareRoots> {
@@ -74,8 +79,12 @@ export interface CoreShareSnapshot {
  *
  * @example
  * ```ts
- * const snap = await loadShareSnapshot(core);
- * const visible = snap?.published === true && snap.view.isPublic(noteId);
+ * import type { CoreClient } from "../upstream/core.ts";
+ * // Declared, not run here: it searches a live Core.
+ * async function isVisible(core: CoreClient, noteId: string): Promise<boolean> {
+ *   const snap = await loadShareSnapshot(core);
+ *   return snap?.published === true && snap.view.isPublic(noteId);
+ * }
  * ```
  */
 export async function loadShareSnapshot(

@@ -95,7 +95,15 @@ function hasLabel(note: ShareNote, name: string): boolean {
  *
  * @example
  * ```ts
- * ownShareAlias(note); // "harbor-town" or null
+ * import assert from "node:assert/strict";
+ * const label = (noteId: string, value: string) =>
+ *   ({ noteId, type: "label", name: "shareAlias", value, isInheritable: false }) as const;
+ * assert.equal(
+ *   ownShareAlias({ noteId: "n1", attributes: [label("n1", " harbor-town ")] }),
+ *   "harbor-town",
+ * );
+ * // inherited from another note: not this note's alias
+ * assert.equal(ownShareAlias({ noteId: "n2", attributes: [label("n1", "harbor-town")] }), null);
  * ```
  */
 export function ownShareAlias(note: Pick<ShareNote, "noteId" | "attributes">): string | null {
@@ -126,9 +134,32 @@ function childrenOf(note: ShareNote): readonly unknown[] {
  *
  * @example
  * ```ts
- * const view = buildShareView({ rootId: "_share", notes });
- * const id = view.resolve(slug); // undefined → 404, whether missing or hidden
- * if (id && !basicAuthAllows(view, id, req.headers.get("authorization"))) return unauthorized();
+ * import assert from "node:assert/strict";
+ * const note = (noteId: string, childNoteIds: string[], labels: string[] = []): ShareNote => ({
+ *   noteId,
+ *   title: noteId,
+ *   isProtected: false,
+ *   parentNoteIds: [],
+ *   childNoteIds,
+ *   attributes: labels.map((name) => ({
+ *     noteId,
+ *     type: "label",
+ *     name,
+ *     value: "",
+ *     isInheritable: false,
+ *   })),
+ * });
+ * const view = buildShareView({
+ *   rootId: "root1",
+ *   notes: [
+ *     note("root1", ["town", "cult"]),
+ *     note("town", []),
+ *     note("cult", ["lair"], ["gmOnly"]),
+ *     note("lair", []),
+ *   ],
+ * });
+ * assert.deepEqual(view.publicIds(), ["root1", "town"]); // a #gmOnly note hides its subtree
+ * assert.equal(view.resolve("lair"), undefined); // hidden and missing look the same
  * ```
  */
 export function buildShareView(snapshot: ShareSnapshot): ShareView {
@@ -297,12 +328,27 @@ function decodeBasic(authorization: string | null): string | null {
  *
  * @example
  * ```ts
- * if (!basicAuthAllows(view, id, req.headers.get("authorization"))) {
- *   return new Response("Unauthorized", {
- *     status: 401,
- *     headers: { "WWW-Authenticate": 'Basic realm="User Visible Realm", charset="UTF-8"' },
- *   });
- * }
+ * import assert from "node:assert/strict";
+ * const credentials = {
+ *   noteId: "vault",
+ *   type: "label",
+ *   name: "shareCredentials",
+ *   value: "gm:secret",
+ *   isInheritable: false,
+ * } as const;
+ * const view = buildShareView({
+ *   rootId: "vault",
+ *   notes: [{
+ *     noteId: "vault",
+ *     title: "Vault",
+ *     isProtected: false,
+ *     parentNoteIds: [],
+ *     childNoteIds: [],
+ *     attributes: [credentials],
+ *   }],
+ * });
+ * assert.equal(basicAuthAllows(view, "vault", null), false); // answer 401 with WWW-Authenticate
+ * assert.equal(basicAuthAllows(view, "vault", `Basic ${btoa("gm:secret")}`), true);
  * ```
  */
 export function basicAuthAllows(

@@ -49,7 +49,12 @@ const PASSED_HEADERS = ["www-authenticate", "retry-after"] as const;
  *
  * @example
  * ```ts
- * return errorPageResponse(new ApiError(404, "NOT_FOUND", "Not found"), ctx.requestId);
+ * import assert from "node:assert/strict";
+ * import { ApiError } from "../http/errors.ts";
+ * const res = errorPageResponse(new ApiError(404, "NOT_FOUND", "Not found"), "req-1");
+ * assert.equal(res.status, 404);
+ * assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
+ * assert.match(await res.text(), /Reference: <code>req-1<\/code>/);
  * ```
  */
 export function errorPageResponse(error: unknown, requestId: string): Response {

@@ -11,8 +11,9 @@
  *
  * @example
  * ```ts
- * humanizeName("inWorldDate"); // "In world date"
- * humanizeName("relAlly"); // "Ally"
+ * import assert from "node:assert/strict";
+ * assert.equal(humanizeName("inWorldDate"), "In world date");
+ * assert.equal(humanizeName("relAlly"), "Ally");
  * ```
  */
 export function humanizeName(name: string): string {
@@ -30,8 +31,9 @@ export function humanizeName(name: string): string {
  *
  * @example
  * ```ts
- * loreTypeLabel("character"); // "Character"
- * loreTypeLabel(null); // "Other"
+ * import assert from "node:assert/strict";
+ * assert.equal(loreTypeLabel("character"), "Character");
+ * assert.equal(loreTypeLabel(null), "Other");
  * ```
  */
 export function loreTypeLabel(loreType: string | null): string {
@@ -44,7 +46,8 @@ export function loreTypeLabel(loreType: string | null): string {
  *
  * @example
  * ```ts
- * displayTitle("  "); // "Untitled"
+ * import assert from "node:assert/strict";
+ * assert.equal(displayTitle("  "), "Untitled");
  * ```
  */
 export function displayTitle(title: string): string {
@@ -59,7 +62,11 @@ const DATE_FORMAT = new Intl.DateTimeFormat("en-GB", { dateStyle: "long", timeZo
  *
  * @example
  * ```ts
- * formatDate("2026-03-01T09:05:00.000Z"); // { iso: "2026-03-01T09:05:00.000Z", text: "1 March 2026" }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   formatDate("2026-03-01T09:05:00.000Z"),
+ *   { iso: "2026-03-01T09:05:00.000Z", text: "1 March 2026" },
+ * );
  * ```
  */
 export function formatDate(value: string | null): { iso: string; text: string } | null {
@@ -76,8 +83,9 @@ export function formatDate(value: string | null): { iso: string; text: string } 
  *
  * @example
  * ```ts
- * externalHref("https://music.example.org/x"); // "https://music.example.org/x"
- * externalHref("javascript:alert(1)"); // null
+ * import assert from "node:assert/strict";
+ * assert.equal(externalHref("https://music.example.org/x"), "https://music.example.org/x");
+ * assert.equal(externalHref("javascript:alert(1)"), null);
  * ```
  */
 export function externalHref(value: string | null): string | null {
@@ -96,7 +104,8 @@ export function externalHref(value: string | null): string | null {
  *
  * @example
  * ```ts
- * loreHref("harbor-town"); // "/public/lore/harbor-town"
+ * import assert from "node:assert/strict";
+ * assert.equal(loreHref("harbor-town"), "/public/lore/harbor-town");
  * ```
  */
 export function loreHref(idOrAlias: string): string {
@@ -108,7 +117,8 @@ export function loreHref(idOrAlias: string): string {
  *
  * @example
  * ```ts
- * imageHref("wImgPortrt01", "portrait"); // "/api/public/images/wImgPortrt01/portrait"
+ * import assert from "node:assert/strict";
+ * assert.equal(imageHref("wImgPortrt01", "portrait"), "/api/public/images/wImgPortrt01/portrait");
  * ```
  */
 export function imageHref(noteId: string, filename: string): string {

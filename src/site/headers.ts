@@ -12,7 +12,8 @@
  *
  * @example
  * ```ts
- * headers.set("content-security-policy", SITE_CSP);
+ * import assert from "node:assert/strict";
+ * assert.equal(SITE_CSP.startsWith("default-src 'none'"), true); // and no script-src: no script
  * ```
  */
 export const SITE_CSP = [
@@ -41,7 +42,14 @@ export interface SiteHeaderOptions {
  *
  * @example
  * ```ts
- * siteHeaders({ contentType: "text/html; charset=utf-8", cacheControl: "no-cache", noIndex: true });
+ * import assert from "node:assert/strict";
+ * const h = siteHeaders({
+ *   contentType: "text/html; charset=utf-8",
+ *   cacheControl: "no-cache",
+ *   noIndex: true,
+ * });
+ * assert.equal(h.get("content-security-policy"), SITE_CSP);
+ * assert.equal(h.get("x-robots-tag"), "noindex");
  * ```
  */
 export function siteHeaders(opts: SiteHeaderOptions): Headers {

@@ -15,8 +15,22 @@ import type { PageParts } from "./layout.ts";
  *
  * @example
  * ```ts
- * const home = await share.home(null);
- * layout(homePage(home.root, home.groups, home.noIndex));
+ * import assert from "node:assert/strict";
+ * import { layout } from "./layout.ts";
+ * const root = {
+ *   noteId: "root1",
+ *   title: "The Shattered Coast",
+ *   loreType: null,
+ *   contentHtml: "<p>Welcome, travellers.</p>",
+ *   attributes: [],
+ *   resolvedRelations: [],
+ *   portraitImageNoteId: null,
+ *   themeSongUrl: null,
+ *   dateModified: null,
+ * };
+ * const groups = [{ loreType: "location", notes: [{ id: "ashford", title: "Ashford" }] }];
+ * const document = layout(homePage(root, groups, false)).html;
+ * assert.match(document, /<a href="\/public\/lore\/ashford">Ashford<\/a>/);
  * ```
  */
 export function homePage(

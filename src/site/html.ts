@@ -49,7 +49,13 @@ function render(value: HtmlValue): string {
  *
  * @example
  * ```ts
- * html`<a href="${href}">${title}</a>`.html; // title "<b>" → "&lt;b&gt;"
+ * import assert from "node:assert/strict";
+ * const href = '/public/lore/x" onclick="alert(1)';
+ * const title = "<b>Ashford</b>";
+ * assert.equal(
+ *   html`<a href="${href}">${title}</a>`.html,
+ *   '<a href="/public/lore/x&quot; onclick=&quot;alert(1)">&lt;b&gt;Ashford&lt;/b&gt;</a>',
+ * );
  * ```
  */
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
@@ -64,7 +70,12 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Saf
  *
  * @example
  * ```ts
- * html`<div class="content">${trusted(note.contentHtml)}</div>`;
+ * import assert from "node:assert/strict";
+ * const contentHtml = "<p>Already player-sanitized.</p>"; // from the public API
+ * assert.equal(
+ *   html`<div class="content">${trusted(contentHtml)}</div>`.html,
+ *   '<div class="content"><p>Already player-sanitized.</p></div>',
+ * );
  * ```
  */
 export function trusted(sanitized: string): SafeHtml {

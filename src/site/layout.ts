@@ -29,7 +29,11 @@ export interface PageParts {
  *
  * @example
  * ```ts
- * layout({ title: "Not found", main: html`<h1>Not found</h1>`, noIndex: true }).html;
+ * import assert from "node:assert/strict";
+ * import { html } from "./html.ts";
+ * const page = layout({ title: "Not found", main: html`<h1>Not found</h1>`, noIndex: true }).html;
+ * assert.match(page, /<title>Not found · Shared lore<\/title>/);
+ * assert.match(page, /<meta name="robots" content="noindex">/);
  * ```
  */
 export function layout(page: PageParts): SafeHtml {

@@ -25,8 +25,25 @@ const PORTRAIT_RELATION = "portraitImage";
  *
  * @example
  * ```ts
- * const { note, noIndex } = await share.note("harbor-town", null);
- * layout(notePage(note, noIndex));
+ * import assert from "node:assert/strict";
+ * import { layout } from "./layout.ts";
+ * const note = {
+ *   noteId: "abc123",
+ *   title: "Ashford",
+ *   loreType: "location",
+ *   contentHtml: "<p>A harbor town.</p>",
+ *   attributes: [{ name: "population", value: "<1200>" }],
+ *   resolvedRelations: [],
+ *   portraitImageNoteId: null,
+ *   themeSongUrl: "javascript:alert(1)",
+ *   dateModified: "2026-03-01T09:05:00.000Z",
+ * };
+ * const page = notePage(note, false);
+ * assert.equal(page.title, "Ashford");
+ * const document = layout(page).html;
+ * assert.match(document, /<p>A harbor town.<\/p>/);
+ * assert.match(document, /&lt;1200&gt;/); // everything but the content is escaped
+ * assert.doesNotMatch(document, /javascript:/); // only http(s) theme songs are linked
  * ```
  */
 export function notePage(note: PublicLoreNote, noIndex: boolean): PageParts {

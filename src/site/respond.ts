@@ -18,7 +18,10 @@ export const HTML_TYPE = "text/html; charset=utf-8";
  *
  * @example
  * ```ts
- * pageEtag('"snap-1"', "<!doctype html>…"); // 'W/"…"'
+ * import assert from "node:assert/strict";
+ * const etag = pageEtag('"snap-1"', "<!doctype html><title>Ashford</title>");
+ * assert.match(etag, /^W\/"[\w-]{27}"$/);
+ * assert.notEqual(pageEtag('"snap-2"', "<!doctype html><title>Ashford</title>"), etag);
  * ```
  */
 export function pageEtag(apiEtag: string, document: string): string {
@@ -34,7 +37,16 @@ export function pageEtag(apiEtag: string, document: string): string {
  *
  * @example
  * ```ts
- * return pageResponse(ctx.req, notePage(note, noIndex), etag);
+ * import assert from "node:assert/strict";
+ * import { html } from "./html.ts";
+ * const page = { title: "Ashford", main: html`<h1>Ashford</h1>`, noIndex: false };
+ * const first = pageResponse(new Request("http://x/public/lore/ashford"), page, '"snap-1"');
+ * assert.equal(first.status, 200);
+ * const etag = first.headers.get("etag")!;
+ * const again = new Request("http://x/public/lore/ashford", {
+ *   headers: { "if-none-match": etag },
+ * });
+ * assert.equal(pageResponse(again, page, '"snap-1"').status, 304);
  * ```
  */
 export function pageResponse(req: Request, page: PageParts, apiEtag: string): Response {

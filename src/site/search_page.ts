@@ -14,8 +14,13 @@ import type { PageParts } from "./layout.ts";
  *
  * @example
  * ```ts
- * const { result } = await share.search("harbor", null);
- * layout(searchPage("harbor", result));
+ * import assert from "node:assert/strict";
+ * const result = {
+ *   results: [{ id: "ashford", title: "Ashford", score: 3, path: "The Shattered Coast" }],
+ * };
+ * const page = searchPage("harbor", result);
+ * assert.equal(page.noIndex, true);
+ * assert.match(page.main.html, /1 result for “harbor”/);
  * ```
  */
 export function searchPage(query: string, result: PublicSearchResult): PageParts {

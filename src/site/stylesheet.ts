@@ -13,7 +13,9 @@ import { createHash } from "node:crypto";
  *
  * @example
  * ```ts
- * new Response(SITE_CSS, { headers: { "content-type": "text/css; charset=utf-8" } });
+ * import assert from "node:assert/strict";
+ * const res = new Response(SITE_CSS, { headers: { "content-type": "text/css; charset=utf-8" } });
+ * assert.match(await res.text(), /^:root \{/);
  * ```
  */
 export const SITE_CSS = `:root {
@@ -74,7 +76,9 @@ section { clear: both; }
  *
  * @example
  * ```ts
- * `/public/site.css?v=${SITE_CSS_VERSION}`;
+ * import assert from "node:assert/strict";
+ * // the stylesheet's URL changes with its content, so it can be cached for good
+ * assert.match(`/public/site.css?v=${SITE_CSS_VERSION}`, /^\/public\/site\.css\?v=[\w-]+$/);
  * ```
  */
 export const SITE_CSS_VERSION: string = createHash("sha256").update(SITE_CSS).digest("base64url")

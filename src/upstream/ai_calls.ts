@@ -80,11 +80,23 @@ interface Entry<V> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const calls = createAiCalls<string>({ totalMs: 600_000, ttlMs: 900_000, maxEntries: 500 });
- * const answer = await calls.run("user:digest", async ({ signal, progress }) => {
- *   progress();
- *   return await slowModel(signal);
- * }, { idleMs: 180_000, signal: req.signal, cutOff: () => new Error("still working") });
+ * let finish = (_answer: string) => {};
+ * const slowModel = new Promise<string>((resolve) => finish = resolve);
+ * const wait = {
+ *   idleMs: 1,
+ *   signal: new AbortController().signal,
+ *   cutOff: () => new Error("wait"),
+ * };
+ * // the model shows no progress within idleMs: the client is cut off, the call runs on
+ * await assert.rejects(calls.run("user:digest", () => slowModel, wait), { message: "wait" });
+ * finish("a digest");
+ * await slowModel;
+ * // the same request again gets the kept answer; its work does not run a second time
+ * const again = () => Promise.reject(new Error("not called"));
+ * assert.equal(await calls.run("user:digest", again, wait), "a digest");
+ * calls.close();
  * ```
  */
 export function createAiCalls<V>(opts: AiCallsOptions): AiCalls<V> {

@@ -135,8 +135,11 @@ const NOT_FOUND_MESSAGES: Record<string, string> = {
  *
  * @example
  * ```ts
- * mapCoreError(404, '{"status":404,"code":"NOTE_NOT_FOUND","message":"Note \'x\' not found."}', new Headers());
- * // ApiError 404 NOT_FOUND "Note not found"
+ * import assert from "node:assert/strict";
+ * const body = '{"status":404,"code":"NOTE_NOT_FOUND","message":"Note \'x\' not found."}';
+ * const e = mapCoreError(404, body, new Headers());
+ * assert.deepEqual([e.status, e.code, e.message], [404, "NOT_FOUND", "Note not found"]);
+ * assert.deepEqual(e.details, { service: "core", upstreamCode: "NOTE_NOT_FOUND" });
  * ```
  */
 export function mapCoreError(status: number, bodyText: string, headers: Headers): ApiError {
@@ -208,8 +211,15 @@ const QUERY_FAILURES: [RegExp, string][] = [
  *
  * @example
  * ```ts
- * callerQueryError(500, '{"status":500,"code":"GENERIC","message":"Invalid regular expression: /[/ms: Unterminated character class"}');
- * // ApiError 400 INVALID_REQUEST "Core cannot run this search: the regular expression after %= is invalid"
+ * import assert from "node:assert/strict";
+ * const message = "Invalid regular expression: /[/ms: Unterminated character class";
+ * const e = callerQueryError(500, JSON.stringify({ status: 500, code: "GENERIC", message }));
+ * assert.equal(e?.code, "INVALID_REQUEST");
+ * assert.equal(
+ *   e?.message,
+ *   "Core cannot run this search: the regular expression after %= is invalid",
+ * );
+ * assert.equal(callerQueryError(500, '{"code":"GENERIC","message":"disk full"}'), undefined);
  * ```
  */
 export function callerQueryError(status: number, bodyText: string): ApiError | undefined {
@@ -236,8 +246,18 @@ const loginSchema = z.looseObject({ authToken: z.string().min(1) });
  *
  * @example
  * ```ts
- * const core = createCoreClient({ baseUrl: "http://core:8080", token }, { fetch, timeoutMs: 15000 });
- * const note = await core.getNote("abc123");
+ * import assert from "node:assert/strict";
+ * const calls: string[] = [];
+ * const core = createCoreClient({ baseUrl: "http://core:8080", token: "etapi-token" }, {
+ *   timeoutMs: 15_000,
+ *   fetch: (url, init) => { // stands in for Core: every note is missing
+ *     calls.push(`${init?.method} ${url}`);
+ *     const body = { status: 404, code: "NOTE_NOT_FOUND", message: "Note 'abc123' not found." };
+ *     return Promise.resolve(Response.json(body, { status: 404 }));
+ *   },
+ * });
+ * await assert.rejects(core.getNote("abc123"), { status: 404, message: "Note not found" });
+ * assert.deepEqual(calls, ["GET http://core:8080/etapi/notes/abc123"]);
  * ```
  */
 export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): CoreClient {

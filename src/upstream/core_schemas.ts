@@ -28,7 +28,20 @@ export type CoreAttribute = z.output<typeof coreAttributeSchema>;
  *
  * @example
  * ```ts
- * coreNoteSchema.parse(protectedNoteJson).title; // "[protected]"
+ * import assert from "node:assert/strict";
+ * const protectedNote = {
+ *   noteId: "abc123",
+ *   isProtected: true,
+ *   title: "U2FsdGVkX1+ciphertext", // what ETAPI sends without a protected session
+ *   type: "text",
+ *   mime: "text/html",
+ *   parentNoteIds: ["root"],
+ *   childNoteIds: [],
+ *   parentBranchIds: ["root_abc123"],
+ *   childBranchIds: [],
+ *   attributes: [],
+ * };
+ * assert.equal(coreNoteSchema.parse(protectedNote).title, PROTECTED_TITLE);
  * ```
  */
 export const PROTECTED_TITLE = "[protected]";

@@ -28,7 +28,9 @@ export interface UpstreamDeps {
  *
  * @example
  * ```ts
- * const maxBody = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+ * import assert from "node:assert/strict";
+ * const up = { res: new Response("<p>lore</p>"), release() {}, timedOut: () => false };
+ * assert.equal(await readBodyText(up, {}, "Core", DEFAULT_MAX_BODY_BYTES), "<p>lore</p>");
  * ```
  */
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -38,7 +40,11 @@ export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
  *
  * @example
  * ```ts
- * const text = await readBodyText(up, deps, "Core", MAX_ERROR_BODY_BYTES).catch(() => "");
+ * import assert from "node:assert/strict";
+ * const errorPage = new Response("x".repeat(100_000), { status: 500 });
+ * const up = { res: errorPage, release() {}, timedOut: () => false };
+ * // an error body too large to look at: only the status counts
+ * assert.equal(await readBodyText(up, {}, "Core", MAX_ERROR_BODY_BYTES).catch(() => ""), "");
  * ```
  */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -77,12 +83,27 @@ export interface UpstreamResponse {
  *
  * @example
  * ```ts
- * const { res, release } = await upstreamFetch(deps, "Core", "http://core:8080", {
- *   path: "/etapi/app-info",
- *   headers: { authorization: token },
+ * import assert from "node:assert/strict";
+ * const echo = (url: string | URL | Request) =>
+ *   Promise.resolve(Response.json({ url: String(url) }));
+ * const { res, release } = await upstreamFetch(
+ *   { fetch: echo, timeoutMs: 15_000 },
+ *   "Core",
+ *   "http://core:8080",
+ *   {
+ *     path: "/etapi/notes",
+ *     query: { search: "#lore", limit: 10 },
+ *   },
+ * );
+ * assert.deepEqual(await res.json(), {
+ *   url: "http://core:8080/etapi/notes?search=%23lore&limit=10",
  * });
- * const info = await res.json();
  * release();
+ * const refused = () => Promise.reject(new TypeError("error sending request (Connect)"));
+ * const down = upstreamFetch({ fetch: refused, timeoutMs: 15_000 }, "Core", "http://core:8080", {
+ *   path: "/etapi/app-info",
+ * });
+ * await assert.rejects(down, { status: 503, message: "Core is unreachable" }); // no address in it
  * ```
  */
 export async function upstreamFetch(
@@ -185,7 +206,17 @@ function answeredBadly(e: unknown): boolean {
  *
  * @example
  * ```ts
- * const text = await readBodyText(up, deps, "Core", 1 << 20);
+ * import assert from "node:assert/strict";
+ * const answer = (body: string) => ({
+ *   res: new Response(body),
+ *   release() {},
+ *   timedOut: () => false,
+ * });
+ * assert.equal(await readBodyText(answer("<p>lore</p>"), {}, "Core", 1 << 20), "<p>lore</p>");
+ * await assert.rejects(readBodyText(answer("0123456789"), {}, "Core", 4), {
+ *   status: 502,
+ *   message: "Core sent an oversized response",
+ * });
  * ```
  */
 export async function readBodyText(
@@ -238,7 +269,20 @@ export async function readBodyText(
  *
  * @example
  * ```ts
- * const note = await readJsonBody(up, deps, "Core", coreNoteSchema, 64 << 20);
+ * import assert from "node:assert/strict";
+ * import { z } from "zod";
+ * const answer = (body: string) => ({
+ *   res: new Response(body),
+ *   release() {},
+ *   timedOut: () => false,
+ * });
+ * const appInfo = z.object({ appVersion: z.string() });
+ * const info = await readJsonBody(answer('{"appVersion":"0.99.3"}'), {}, "Core", appInfo, 1 << 20);
+ * assert.deepEqual(info, { appVersion: "0.99.3" });
+ * await assert.rejects(readJsonBody(answer("<html>"), {}, "Core", appInfo, 1 << 20), {
+ *   status: 502,
+ *   message: "Core sent a malformed response",
+ * });
  * ```
  */
 export async function readJsonBody<S extends z.ZodType>(

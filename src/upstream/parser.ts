@@ -125,7 +125,11 @@ const KNOWN_CODES: Record<string, {
  *
  * @example
  * ```ts
- * mapParserError(401, '{"error":"Unauthorized"}', new Headers()).code; // "UPSTREAM_UNAUTHORIZED"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   mapParserError(401, '{"error":"Unauthorized"}', new Headers()).code,
+ *   "UPSTREAM_UNAUTHORIZED",
+ * );
  * ```
  */
 export function mapParserError(status: number, bodyText: string, headers: Headers): ApiError {
@@ -210,8 +214,15 @@ export function mapParserError(status: number, bodyText: string, headers: Header
  *
  * @example
  * ```ts
- * mapParserStreamError({ type: "error", error: "AllCodex is not connected: …" }).code; // "NOT_CONFIGURED"
- * mapParserStreamError({ error: "Stream stalled", code: "TIMEOUT" }).code; // "UPSTREAM_ERROR"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   mapParserStreamError({ type: "error", error: "AllCodex is not connected: …" }).code,
+ *   "NOT_CONFIGURED",
+ * );
+ * assert.equal(
+ *   mapParserStreamError({ error: "Stream stalled", code: "TIMEOUT" }).code,
+ *   "UPSTREAM_ERROR",
+ * );
  * ```
  */
 export function mapParserStreamError(data: unknown): ApiError {
@@ -228,8 +239,17 @@ export function mapParserStreamError(data: unknown): ApiError {
  *
  * @example
  * ```ts
- * const parser = createParserClient({ baseUrl: "http://parser:3001", token }, { fetch, timeoutMs: 15000 });
- * const session = await parser.getSession();
+ * import assert from "node:assert/strict";
+ * const seen: Headers[] = [];
+ * const parser = createParserClient({ baseUrl: "http://parser:3001", token: "session-token" }, {
+ *   timeoutMs: 15_000,
+ *   fetch: (_url, init) => { // stands in for the Parser: the session has ended
+ *     seen.push(new Headers(init?.headers));
+ *     return Promise.resolve(Response.json(null));
+ *   },
+ * });
+ * assert.equal(await parser.getSession(), null);
+ * assert.equal(seen[0].get("authorization"), "Bearer session-token");
  * ```
  */
 export function createParserClient(

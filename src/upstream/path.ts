@@ -11,8 +11,9 @@
  *
  * @example
  * ```ts
- * upstreamPath`/etapi/notes/${"a/b"}/content`; // "/etapi/notes/a%2Fb/content"
- * upstreamPath`/etapi/notes/${".."}`; // throws
+ * import assert from "node:assert/strict";
+ * assert.equal(upstreamPath`/etapi/notes/${"a/b"}/content`, "/etapi/notes/a%2Fb/content");
+ * assert.throws(() => upstreamPath`/etapi/notes/${".."}`, TypeError);
  * ```
  */
 export function upstreamPath(strings: TemplateStringsArray, ...values: string[]): string {

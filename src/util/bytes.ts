@@ -10,7 +10,9 @@
  *
  * @example
  * ```ts
- * concatBytes([new Uint8Array([1]), new Uint8Array([2, 3])], 3); // Uint8Array [1, 2, 3]
+ * import assert from "node:assert/strict";
+ * const joined = concatBytes([new Uint8Array([1]), new Uint8Array([2, 3])], 3);
+ * assert.deepEqual(joined, new Uint8Array([1, 2, 3]));
  * ```
  */
 export function concatBytes(chunks: readonly Uint8Array[], length: number): Uint8Array {

@@ -11,7 +11,17 @@
  *
  * @example
  * ```ts
- * const notes = await mapLimit(ids, 8, (id) => core.getNote(id));
+ * import assert from "node:assert/strict";
+ * let inFlight = 0;
+ * let most = 0;
+ * const double = async (n: number) => {
+ *   most = Math.max(most, ++inFlight);
+ *   await new Promise((r) => setTimeout(r, 1));
+ *   inFlight--;
+ *   return n * 2;
+ * };
+ * assert.deepEqual(await mapLimit([1, 2, 3, 4, 5], 2, double), [2, 4, 6, 8, 10]);
+ * assert.equal(most, 2);
  * ```
  */
 export async function mapLimit<T, R>(

@@ -10,7 +10,10 @@
  *
  * @example
  * ```ts
- * const [a, b] = await inOrder(Promise.resolve(1), Promise.resolve("two")); // [1, "two"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(await inOrder(Promise.resolve(1), Promise.resolve("two")), [1, "two"]);
+ * const late = new Promise((_, reject) => setTimeout(() => reject(new Error("first")), 5));
+ * await assert.rejects(inOrder(late, Promise.reject(new Error("second"))), { message: "first" });
  * ```
  */
 export async function inOrder<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {

@@ -19,8 +19,12 @@ export type Command<F extends string> = { kind: "run"; flags: F[] } | { kind: "h
  *
  * @example
  * ```ts
- * parseFlags(["--all"], ["share"]); // { kind: "run", flags: ["share"] }
- * parseFlags(["--wipe"], ["share"]); // { kind: "error", message: "unknown option --wipe" }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(parseFlags(["--all"], ["share"]), { kind: "run", flags: ["share"] });
+ * assert.deepEqual(
+ *   parseFlags(["--wipe"], ["share"]),
+ *   { kind: "error", message: "unknown option --wipe" },
+ * );
  * ```
  */
 export function parseFlags<F extends string>(
@@ -54,7 +58,19 @@ export interface SuiteCommand<F extends string, S> {
  *
  * @example
  * ```ts
- * if (import.meta.main) Deno.exit(await runSuiteCommand(command, Deno.args, Deno.env.toObject()));
+ * import assert from "node:assert/strict";
+ * // a run_*.ts entry point ends with:
+ * // if (import.meta.main) Deno.exit(await runSuiteCommand(command, Deno.args, Deno.env.toObject()));
+ * const command: SuiteCommand<"share", string> = {
+ *   usage: "usage: demo [--share]",
+ *   flags: ["share"],
+ *   settings: (env) => env.DEMO_URL ?? "http://core:8080",
+ *   banner: (url) => `checking ${url}`,
+ *   run: () =>
+ *     Promise.resolve([{ method: "GET", path: "/readyz", result: "ok", reason: "ready" }]),
+ * };
+ * assert.equal(await runSuiteCommand(command, [], {}), 0); // prints the banner and the report
+ * assert.equal(await runSuiteCommand(command, ["--wipe"], {}), 2); // prints the usage
  * ```
  */
 export async function runSuiteCommand<F extends string, S>(

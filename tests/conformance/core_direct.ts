@@ -32,8 +32,13 @@ const CORE_TIMEOUT_MS = 30_000;
  *
  * @example
  * ```ts
- * const core = directCore("http://core:8080", token);
- * const info = await core.json("GET", "/etapi/app-info", z.object({ appVersion: z.string() }));
+ * import { z } from "zod";
+ * // Declared, not run here: it calls a live Core.
+ * async function coreVersion(token: string): Promise<string> {
+ *   const core = directCore("http://core:8080", token);
+ *   const info = await core.json("GET", "/etapi/app-info", z.object({ appVersion: z.string() }));
+ *   return info.appVersion;
+ * }
  * ```
  */
 export function directCore(baseUrl: string, token: string): DirectCore {
@@ -100,7 +105,11 @@ function searchPath(search: string, opts: Record<string, string> = {}): string {
  *
  * @example
  * ```ts
- * const scratch = await createScratch(core, "k3x9q2ab7z");
+ * // Declared, not run here: it writes to a live Core.
+ * async function scratchTitle(core: DirectCore): Promise<string> {
+ *   const scratch = await createScratch(core, "k3x9q2ab7z");
+ *   return scratch.title; // names the tag, so the note can be told from all others
+ * }
  * ```
  */
 export async function createScratch(
@@ -123,7 +132,10 @@ export async function createScratch(
  *
  * @example
  * ```ts
- * console.log(await removeScratch(core, scratch.noteId, tag)); // "scratch note and its 41 notes removed"
+ * // Declared, not run here: it writes to a live Core.
+ * async function cleanUp(core: DirectCore, scratchId: string, tag: string): Promise<string> {
+ *   return await removeScratch(core, scratchId, tag); // e.g. "scratch note and its 41 notes removed"
+ * }
  * ```
  */
 export async function removeScratch(
@@ -160,7 +172,10 @@ async function ourNotes(core: DirectCore, tag: string, opts: Record<string, stri
  *
  * @example
  * ```ts
- * await snapshotRevision(core, noteId);
+ * // Declared, not run here: it writes to a live Core.
+ * async function revisionOf(core: DirectCore, noteId: string): Promise<void> {
+ *   await snapshotRevision(core, noteId);
+ * }
  * ```
  */
 export async function snapshotRevision(core: DirectCore, noteId: string): Promise<void> {
@@ -174,7 +189,10 @@ export async function snapshotRevision(core: DirectCore, noteId: string): Promis
  *
  * @example
  * ```ts
- * await adoptNote(core, createdByParser, scratch.noteId);
+ * // Declared, not run here: it writes to a live Core.
+ * async function gather(core: DirectCore, createdByParser: string, scratchId: string) {
+ *   return await adoptNote(core, createdByParser, scratchId); // false when it is already gone
+ * }
  * ```
  */
 export async function adoptNote(
@@ -225,7 +243,10 @@ export async function adoptNote(
  *
  * @example
  * ```ts
- * await deleteIfPresent(core, noteId);
+ * // Declared, not run here: it writes to a live Core.
+ * async function forget(core: DirectCore, noteId: string): Promise<boolean> {
+ *   return await deleteIfPresent(core, noteId); // false when there was nothing to delete
+ * }
  * ```
  */
 export async function deleteIfPresent(core: DirectCore, noteId: string): Promise<boolean> {
@@ -245,7 +266,10 @@ export async function deleteIfPresent(core: DirectCore, noteId: string): Promise
  *
  * @example
  * ```ts
- * await labelDirectly(core, rivalId, "shareRoot"); // a second share root: a conflict
+ * // Declared, not run here: it writes to a live Core.
+ * async function secondShareRoot(core: DirectCore, rivalId: string): Promise<void> {
+ *   await labelDirectly(core, rivalId, "shareRoot"); // a conflict the service must report
+ * }
  * ```
  */
 export async function labelDirectly(
@@ -291,7 +315,10 @@ export interface ShareState {
  *
  * @example
  * ```ts
- * const before = await captureShareState(core);
+ * // Declared, not run here: it reads a live Core.
+ * async function shareRootIds(core: DirectCore): Promise<string[]> {
+ *   return (await captureShareState(core)).roots.map((r) => r.noteId);
+ * }
  * ```
  */
 export async function captureShareState(core: DirectCore): Promise<ShareState> {
@@ -341,7 +368,10 @@ function comparable<T extends Record<string, unknown>>(entity: T): T {
  *
  * @example
  * ```ts
- * await restoreShareState(core, before);
+ * // Declared, not run here: it writes to a live Core.
+ * async function putBack(core: DirectCore, before: ShareState): Promise<string> {
+ *   return await restoreShareState(core, before); // says what it had to restore, if anything
+ * }
  * ```
  */
 export async function restoreShareState(core: DirectCore, before: ShareState): Promise<string> {
@@ -408,7 +438,13 @@ export async function restoreShareState(core: DirectCore, before: ShareState): P
  *
  * @example
  * ```ts
- * const diff = shareStateDiff(before, await captureShareState(core));
+ * import assert from "node:assert/strict";
+ * assert.equal(shareStateDiff({ roots: [] }, { roots: [] }), null);
+ * const root = { noteId: "r1", title: "World", labels: [], shareBranch: null };
+ * assert.equal(
+ *   shareStateDiff({ roots: [] }, { roots: [root] }),
+ *   'share roots before: none; after: r1 ([{"noteId":"r1","title":"World","labels":[],"shareBranch":null}])',
+ * );
  * ```
  */
 export function shareStateDiff(before: ShareState, after: ShareState): string | null {

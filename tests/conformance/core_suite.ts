@@ -58,8 +58,11 @@ export interface SuiteOptions {
  *
  * @example
  * ```ts
- * const rows = await runCoreSuite({ coreUrl, coreToken, flags: ["share"] });
- * const failed = rows.some((r) => r.result === "FAIL");
+ * // Declared, not run here: it writes to a live Core through a running service.
+ * async function shareSuitePasses(coreUrl: string, coreToken: string): Promise<boolean> {
+ *   const rows = await runCoreSuite({ coreUrl, coreToken, flags: ["share"] });
+ *   return rows.every((r) => r.result !== "FAIL");
+ * }
  * ```
  */
 export async function runCoreSuite(opts: SuiteOptions): Promise<StepResult[]> {
@@ -125,7 +128,8 @@ export async function runCoreSuite(opts: SuiteOptions): Promise<StepResult[]> {
  *
  * @example
  * ```ts
- * coveredRoutes().has("GET /api/lore"); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(coveredRoutes().has("GET /api/lore"), true);
  * ```
  */
 export function coveredRoutes(): Set<string> {

@@ -74,7 +74,9 @@ export interface Step<S = SuiteState, F extends string = Flag> {
  *
  * @example
  * ```ts
- * throw new CheckFailed("the label does not read back");
+ * import assert from "node:assert/strict";
+ * const e = new CheckFailed("the label does not read back");
+ * assert.equal(`${e.name}: ${e.message}`, "CheckFailed: the label does not read back");
  * ```
  */
 export class CheckFailed extends Error {
@@ -86,7 +88,16 @@ export class CheckFailed extends Error {
  *
  * @example
  * ```ts
- * throw new Blocked('needs note "A", which an earlier step did not create');
+ * import assert from "node:assert/strict";
+ * import { runStep } from "./report.ts";
+ * const step = {
+ *   method: "GET" as const,
+ *   path: "/api/lore/:id",
+ *   check: "reads the note",
+ *   run: () => Promise.reject(new Blocked('needs note "A", which an earlier step did not create')),
+ * };
+ * const row = await runStep(step, { flags: new Set<string>() });
+ * assert.equal(row.reason, 'blocked: needs note "A", which an earlier step did not create');
  * ```
  */
 export class Blocked extends Error {
@@ -98,7 +109,19 @@ export class Blocked extends Error {
  *
  * @example
  * ```ts
- * throw new Skip("the Parser does not provision sessions (NODE_ENV=production)");
+ * import assert from "node:assert/strict";
+ * import { runStep } from "./report.ts";
+ * const step = {
+ *   method: "POST" as const,
+ *   path: "/api/auth/zero-login",
+ *   check: "mints a session",
+ *   run: () => Promise.reject(new Skip("the Parser does not provision sessions")),
+ * };
+ * const row = await runStep(step, { flags: new Set<string>() });
+ * assert.deepEqual([row.result, row.reason], [
+ *   "skipped",
+ *   "skipped (the Parser does not provision sessions)",
+ * ]);
  * ```
  */
 export class Skip extends Error {
@@ -110,7 +133,8 @@ export class Skip extends Error {
  *
  * @example
  * ```ts
- * const tag = randomTag(); // "q3k9x0ab7z"
+ * import assert from "node:assert/strict";
+ * assert.match(randomTag(), /^q[0-9a-z]{9}$/); // e.g. "q3k9x0ab7z"
  * ```
  */
 export function randomTag(): string {
@@ -123,7 +147,15 @@ export function randomTag(): string {
  *
  * @example
  * ```ts
- * check(body.count === body.results.length, "count differs from the number of results");
+ * import assert from "node:assert/strict";
+ * const body = { count: 2, results: ["a"] };
+ * assert.throws(
+ *   () => check(body.count === body.results.length, "count differs from the results"),
+ *   {
+ *     name: "CheckFailed",
+ *     message: "count differs from the results",
+ *   },
+ * );
  * ```
  */
 export function check(cond: unknown, message: string): asserts cond {
@@ -135,7 +167,11 @@ export function check(cond: unknown, message: string): asserts cond {
  *
  * @example
  * ```ts
- * same(crumbs.map((c) => c.noteId), ["root", scratch, a], "breadcrumb ids");
+ * import assert from "node:assert/strict";
+ * same(["root", "s1"], ["root", "s1"], "breadcrumb ids"); // passes
+ * assert.throws(() => same(["root"], ["root", "s1"], "breadcrumb ids"), {
+ *   message: 'breadcrumb ids: expected ["root","s1"], got ["root"]',
+ * });
  * ```
  */
 export function same(actual: unknown, expected: unknown, what: string): void {
@@ -153,7 +189,10 @@ export function same(actual: unknown, expected: unknown, what: string): void {
  *
  * @example
  * ```ts
- * const a = noteOf(s, "A");
+ * // Declared, not run here: `s` is the state of a running suite.
+ * function titleOfA(s: SuiteState): string {
+ *   return noteOf(s, "A").title; // Blocked when no earlier step made note "A"
+ * }
  * ```
  */
 export function noteOf(s: SuiteState, role: string): NoteRef {
@@ -167,7 +206,10 @@ export function noteOf(s: SuiteState, role: string): NoteRef {
  *
  * @example
  * ```ts
- * const imageId = factOf(s, "image");
+ * // Declared, not run here: `s` is the state of a running suite.
+ * function imageUrl(s: SuiteState): string {
+ *   return `/api/lore/${factOf(s, "image")}/image`; // Blocked when no step recorded "image"
+ * }
  * ```
  */
 export function factOf(s: SuiteState, key: string): string {
@@ -181,7 +223,8 @@ export function factOf(s: SuiteState, key: string): string {
  *
  * @example
  * ```ts
- * short("a\n  b", 10); // "a b"
+ * import assert from "node:assert/strict";
+ * assert.equal(short("a\n  b", 10), "a b");
  * ```
  */
 export function short(text: string, max = 160): string {
@@ -254,8 +297,12 @@ const CALL_TIMEOUT_MS = 60_000;
  *
  * @example
  * ```ts
- * const api = serviceClient("http://127.0.0.1:8080");
- * const { results } = await api.json("GET", "/api/lore", 200, listSchema);
+ * // Declared, not run here: it calls a running service.
+ * async function loreCount(): Promise<number> {
+ *   const api = serviceClient("http://127.0.0.1:8080");
+ *   const { count } = await api.json("GET", "/api/lore", 200, loreListSchema);
+ *   return count;
+ * }
  * ```
  */
 export function serviceClient(baseUrl: string, options: ClientOptions = {}): ServiceClient {
@@ -355,7 +402,15 @@ function keepCookies(jar: Map<string, string>, headers: Headers): void {
  *
  * @example
  * ```ts
- * expectStatus(await s.api.call("DELETE", `/api/lore/${id}`), 204, "delete");
+ * import assert from "node:assert/strict";
+ * const answer = (status: number, text: string): Answer => ({
+ *   status,
+ *   headers: new Headers(),
+ *   bytes: new TextEncoder().encode(text),
+ *   text,
+ * });
+ * expectStatus(answer(204, ""), 204, "delete"); // passes
+ * assert.throws(() => expectStatus(answer(500, "boom"), 204, "delete"), { name: "CheckFailed" });
  * ```
  */
 export function expectStatus(a: Answer, status: number, what: string): void {
@@ -381,7 +436,11 @@ export function expectStatus(a: Answer, status: number, what: string): void {
  *
  * @example
  * ```ts
- * noSecrets(s, answer.text, "status answer");
+ * // Declared, not run here: `s` is the state of a running suite.
+ * async function statusRevealsNothing(s: SuiteState): Promise<void> {
+ *   const answer = await s.api.call("GET", "/readyz");
+ *   noSecrets(s, answer.text, "readiness answer");
+ * }
  * ```
  */
 export function noSecrets(s: SuiteState, text: string, what: string): void {
@@ -458,7 +517,26 @@ export const createdSchema = z.object({
  *
  * @example
  * ```ts
- * ownAttrs(note).includes("label:loreType=character");
+ * import assert from "node:assert/strict";
+ * const attr = (noteId: string, name: string, value: string) => ({
+ *   attributeId: name,
+ *   noteId,
+ *   type: "label" as const,
+ *   name,
+ *   value,
+ *   isInheritable: false,
+ * });
+ * const note = noteSchema.parse({
+ *   noteId: "mira",
+ *   title: "Mira",
+ *   type: "text",
+ *   mime: "text/html",
+ *   isProtected: false,
+ *   parentNoteIds: ["root"],
+ *   childNoteIds: [],
+ *   attributes: [attr("mira", "loreType", "character"), attr("world", "gmOnly", "")],
+ * });
+ * assert.deepEqual(ownAttrs(note), ["label:loreType=character"]);
  * ```
  */
 export function ownAttrs(note: NoteBody): string[] {
@@ -471,7 +549,10 @@ export function ownAttrs(note: NoteBody): string[] {
  *
  * @example
  * ```ts
- * const note = await readLore(s, a.noteId);
+ * // Declared, not run here: `s` is the state of a running suite.
+ * async function loreTypeOfA(s: SuiteState): Promise<string | null> {
+ *   return (await readLore(s, noteOf(s, "A").noteId)).loreType;
+ * }
  * ```
  */
 export function readLore(s: SuiteState, noteId: string) {
@@ -485,7 +566,10 @@ export function readLore(s: SuiteState, noteId: string) {
  *
  * @example
  * ```ts
- * await createLore(s, "B", { title: `Brindle ${s.tag}`, loreType: "location" });
+ * // Declared, not run here: `s` is the state of a running suite.
+ * async function makeB(s: SuiteState): Promise<NoteRef> {
+ *   return await createLore(s, "B", { title: `Brindle ${s.tag}`, loreType: "location" });
+ * }
  * ```
  */
 export async function createLore(
@@ -531,7 +615,16 @@ export const TEST_PNG_SIZE = { width: 3, height: 2 } as const;
  *
  * @example
  * ```ts
- * const { missing, unknown } = routeCoverage(covered, allRoutes, ["Core", "Both"]);
+ * import assert from "node:assert/strict";
+ * const routes = [
+ *   { method: "GET", path: "/api/lore", backend: "Core" },
+ *   { method: "GET", path: "/api/ai/models", backend: "Parser" },
+ * ];
+ * const covered = new Set(["GET /api/lore", "GET /api/old"]);
+ * assert.deepEqual(routeCoverage(covered, routes, ["Core"]), {
+ *   missing: [],
+ *   unknown: ["GET /api/old"],
+ * });
  * ```
  */
 export function routeCoverage(

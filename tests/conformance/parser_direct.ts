@@ -76,7 +76,10 @@ function failure(method: string, path: string, a: Sent): Error {
  *
  * @example
  * ```ts
- * const parser = await signInDirect("http://parser:3001", "owner@example.org", password);
+ * // Declared, not run here: it signs in to a live Parser.
+ * async function ownerParser(password: string): Promise<DirectParser> {
+ *   return await signInDirect("http://parser:3001", "owner@example.org", password);
+ * }
  * ```
  */
 export async function signInDirect(
@@ -113,7 +116,10 @@ export async function signInDirect(
  *
  * @example
  * ```ts
- * if (await provisioningDisabled(parserUrl)) console.log("zero-login cannot work here");
+ * // Declared, not run here: it calls a live Parser.
+ * async function zeroLoginPossible(parserUrl: string): Promise<boolean> {
+ *   return !(await provisioningDisabled(parserUrl));
+ * }
  * ```
  */
 export async function provisioningDisabled(baseUrl: string): Promise<boolean> {
@@ -148,7 +154,10 @@ export interface OwnerSettings {
  *
  * @example
  * ```ts
- * const before = await captureOwnerSettings(parser, secret);
+ * // Declared, not run here: it reads a live Parser.
+ * async function hasIntegration(parser: DirectParser, secret: string): Promise<boolean> {
+ *   return (await captureOwnerSettings(parser, secret)).integration !== null;
+ * }
  * ```
  */
 export async function captureOwnerSettings(
@@ -176,7 +185,10 @@ export async function captureOwnerSettings(
  *
  * @example
  * ```ts
- * console.log(await restoreOwnerSettings(parser, secret, before)); // "budgets and Core integration untouched"
+ * // Declared, not run here: it writes to a live Parser.
+ * async function putBack(parser: DirectParser, secret: string, before: OwnerSettings) {
+ *   return await restoreOwnerSettings(parser, secret, before); // e.g. "budgets and Core integration untouched"
+ * }
  * ```
  */
 export async function restoreOwnerSettings(
@@ -208,7 +220,15 @@ export async function restoreOwnerSettings(
  *
  * @example
  * ```ts
- * const diff = ownerSettingsDiff(before, await captureOwnerSettings(parser, secret));
+ * import assert from "node:assert/strict";
+ * const budgets = { dailyBudgetUsd: null, monthlyBudgetUsd: 20, alertEmail: null };
+ * const before = { budgets, integration: null };
+ * assert.equal(ownerSettingsDiff(before, before), null);
+ * assert.equal(
+ *   ownerSettingsDiff(before, { budgets: { ...budgets, monthlyBudgetUsd: 5 }, integration: null }),
+ *   'budgets {"dailyBudgetUsd":null,"monthlyBudgetUsd":20,"alertEmail":null} became ' +
+ *     '{"dailyBudgetUsd":null,"monthlyBudgetUsd":5,"alertEmail":null}',
+ * );
  * ```
  */
 export function ownerSettingsDiff(before: OwnerSettings, after: OwnerSettings): string | null {
@@ -241,7 +261,10 @@ const historySchema = z.object({
  *
  * @example
  * ```ts
- * const ids = await notesCreatedFor(parser, tag);
+ * // Declared, not run here: it reads a live Parser.
+ * async function brainDumpNotes(parser: DirectParser, tag: string): Promise<number> {
+ *   return (await notesCreatedFor(parser, tag)).length;
+ * }
  * ```
  */
 export async function notesCreatedFor(parser: DirectParser, tag: string): Promise<string[]> {

@@ -19,7 +19,8 @@ export interface SseEvent {
  *
  * @example
  * ```ts
- * sseEvents("event: done\ndata: {}\n\n"); // [{ event: "done", data: {} }]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(sseEvents("event: done\ndata: {}\n\n"), [{ event: "done", data: {} }]);
  * ```
  */
 export function sseEvents(text: string): SseEvent[] {
@@ -50,7 +51,12 @@ export function sseEvents(text: string): SseEvent[] {
  *
  * @example
  * ```ts
- * const events = await streamEvents(s, "/api/brain-dump/stream", { rawText });
+ * import type { ParserSuiteState } from "./parser_suite.ts";
+ * // Declared, not run here: `s` is the state of a running suite.
+ * async function streamedNotes(s: ParserSuiteState, rawText: string): Promise<number> {
+ *   const events = await streamEvents(s, "/api/brain-dump/stream", { rawText });
+ *   return events.filter((e) => e.event === "note").length;
+ * }
  * ```
  */
 export async function streamEvents(
@@ -81,7 +87,12 @@ export async function streamEvents(
  *
  * @example
  * ```ts
- * const { a, b } = await loreNotes(s);
+ * import type { ParserSuiteState } from "./parser_suite.ts";
+ * // Declared, not run here: `s` is the state of a running suite.
+ * async function twoTitles(s: ParserSuiteState): Promise<string[]> {
+ *   const { a, b } = await loreNotes(s);
+ *   return [a.title, b.title];
+ * }
  * ```
  */
 export async function loreNotes(s: ParserSuiteState): Promise<{ a: NoteRef; b: NoteRef }> {
@@ -107,7 +118,11 @@ export async function loreNotes(s: ParserSuiteState): Promise<{ a: NoteRef; b: N
  *
  * @example
  * ```ts
- * created(s, answer.created.map((n) => n.noteId));
+ * import type { ParserSuiteState } from "./parser_suite.ts";
+ * // Declared, not run here: `s` is the state of a running suite.
+ * function remember(s: ParserSuiteState, answer: { created: { noteId: string }[] }): void {
+ *   created(s, answer.created.map((n) => n.noteId)); // the clean-up removes them
+ * }
  * ```
  */
 export function created(s: ParserSuiteState, ids: readonly string[]): void {
@@ -119,7 +134,9 @@ export function created(s: ParserSuiteState, ids: readonly string[]): void {
  *
  * @example
  * ```ts
- * unknownIdLike("cmabc123"); // "zz8k2m1q"
+ * import assert from "node:assert/strict";
+ * assert.match(unknownIdLike("cmabc123"), /^zz[0-9a-z]{6}$/); // random, shaped like the known id
+ * assert.notEqual(unknownIdLike("cmabc123"), unknownIdLike("cmabc123"));
  * ```
  */
 export function unknownIdLike(known: string): string {

@@ -109,8 +109,12 @@ export interface ParserSuiteOptions {
  *
  * @example
  * ```ts
- * const rows = await runParserSuite({ parserUrl, internalSecret, owner, coreUrl, coreToken, flags: [] });
- * const failed = rows.some((r) => r.result === "FAIL");
+ * import type { ParserSettings } from "./run_parser.ts";
+ * // Declared, not run here: it writes through a live Parser and Core.
+ * async function parserSuitePasses(settings: ParserSettings): Promise<boolean> {
+ *   const rows = await runParserSuite({ ...settings, flags: [] });
+ *   return rows.every((r) => r.result !== "FAIL");
+ * }
  * ```
  */
 export async function runParserSuite(opts: ParserSuiteOptions): Promise<StepResult[]> {
@@ -248,7 +252,8 @@ export async function runParserSuite(opts: ParserSuiteOptions): Promise<StepResu
  *
  * @example
  * ```ts
- * parserCoveredRoutes().has("POST /api/brain-dump"); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(parserCoveredRoutes().has("POST /api/brain-dump"), true);
  * ```
  */
 export function parserCoveredRoutes(): Set<string> {
@@ -261,7 +266,8 @@ export function parserCoveredRoutes(): Set<string> {
  *
  * @example
  * ```ts
- * nameOf("q3k9x0ab7z"); // "Qdkjxaabhz"
+ * import assert from "node:assert/strict";
+ * assert.equal(nameOf("q3k9x0ab7z"), "Qdkjxaabhz");
  * ```
  */
 export function nameOf(tag: string): string {

@@ -22,7 +22,22 @@ export interface StepResult {
  *
  * @example
  * ```ts
- * rows.push(await runStep(step, state));
+ * import assert from "node:assert/strict";
+ * import type { Step } from "./kit.ts";
+ * const step: Step<{ flags: ReadonlySet<string> }, string> = {
+ *   method: "PUT",
+ *   path: "/api/share",
+ *   check: "moves the share root",
+ *   needs: "share",
+ *   run: () => Promise.resolve(),
+ * };
+ * assert.deepEqual(await runStep(step, { flags: new Set() }), {
+ *   method: "PUT",
+ *   path: "/api/share",
+ *   result: "skipped",
+ *   reason: "skipped (needs --share)",
+ * });
+ * assert.equal((await runStep(step, { flags: new Set(["share"]) })).result, "ok");
  * ```
  */
 export async function runStep<S extends { flags: ReadonlySet<string> }>(
@@ -46,7 +61,16 @@ export async function runStep<S extends { flags: ReadonlySet<string> }>(
  *
  * @example
  * ```ts
- * stepRow(step, "skipped", "skipped (interrupted)");
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   stepRow({ method: "GET", path: "/readyz" }, "skipped", "skipped (interrupted)"),
+ *   {
+ *     method: "GET",
+ *     path: "/readyz",
+ *     result: "skipped",
+ *     reason: "skipped (interrupted)",
+ *   },
+ * );
  * ```
  */
 export function stepRow(
@@ -63,7 +87,17 @@ export function stepRow(
  *
  * @example
  * ```ts
- * rows.push(await housekeeping("(remove the scratch note)", () => removeScratch(core, id, tag)));
+ * import assert from "node:assert/strict";
+ * const row = await housekeeping(
+ *   "(remove the scratch note)",
+ *   () => Promise.reject(new Error("Core: 500")),
+ * );
+ * assert.deepEqual(row, {
+ *   method: "-",
+ *   path: "(remove the scratch note)",
+ *   result: "FAIL",
+ *   reason: "Core: 500",
+ * });
  * ```
  */
 export async function housekeeping(
@@ -82,7 +116,8 @@ export async function housekeeping(
  *
  * @example
  * ```ts
- * reasonOf(new Error("Core: 500")); // "Core: 500"
+ * import assert from "node:assert/strict";
+ * assert.equal(reasonOf(new Error("Core: 500")), "Core: 500");
  * ```
  */
 export function reasonOf(e: unknown): string {
@@ -98,11 +133,11 @@ export function reasonOf(e: unknown): string {
  *
  * @example
  * ```ts
- * console.log(formatReport([{ method: "GET", path: "/readyz", result: "ok", reason: "ready" }]));
- * // METHOD  PATH     RESULT  REASON
- * // GET     /readyz  ok      ready
- * //
- * // 1 ok, 0 FAIL, 0 skipped
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   formatReport([{ method: "GET", path: "/readyz", result: "ok", reason: "ready" }]),
+ *   "METHOD  PATH     RESULT  REASON\nGET     /readyz  ok      ready\n\n1 ok, 0 FAIL, 0 skipped",
+ * );
  * ```
  */
 export function formatReport(rows: readonly StepResult[]): string {

@@ -26,8 +26,9 @@ back exactly.
  *
  * @example
  * ```ts
- * parseArgs(["--all"]); // { kind: "run", flags: ["share"] }
- * parseArgs(["--wipe"]); // { kind: "error", message: "unknown option --wipe" }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(parseArgs(["--all"]), { kind: "run", flags: ["share"] });
+ * assert.deepEqual(parseArgs(["--wipe"]), { kind: "error", message: "unknown option --wipe" });
  * ```
  */
 export function parseArgs(args: readonly string[]): Command<Flag> {
@@ -39,7 +40,11 @@ export function parseArgs(args: readonly string[]): Command<Flag> {
  *
  * @example
  * ```ts
- * coreFromEnv({ CORE_URL: "http://core:8080", CORE_TOKEN: "t" }); // { coreUrl: "http://core:8080", coreToken: "t" }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   coreFromEnv({ CORE_URL: "http://core:8080", CORE_TOKEN: "t" }),
+ *   { coreUrl: "http://core:8080", coreToken: "t" },
+ * );
  * ```
  */
 export function coreFromEnv(

@@ -43,7 +43,15 @@ export interface ParserSettings {
  *
  * @example
  * ```ts
- * parserFromEnv({ PARSER_URL: "http://p:3001", PARSER_INTERNAL_SECRET: "s", CORE_URL: "http://c:8080", CORE_TOKEN: "t" });
+ * import assert from "node:assert/strict";
+ * const settings = parserFromEnv({
+ *   PARSER_URL: "http://parser:3001",
+ *   PARSER_INTERNAL_SECRET: "an-internal-secret-of-32-characters",
+ *   CORE_URL: "http://core:8080",
+ *   CORE_TOKEN: "etapi-token",
+ * });
+ * assert.deepEqual(settings.owner, BOOTSTRAP_OWNER); // without PARSER_EMAIL and PARSER_PASSWORD
+ * assert.throws(() => parserFromEnv({ PARSER_URL: "http://parser:3001" }), /CORE_URL, CORE_TOKEN/);
  * ```
  */
 export function parserFromEnv(env: Record<string, string | undefined>): ParserSettings {

@@ -35,7 +35,10 @@ function chromiumInstalled(): boolean {
  *
  * @example
  * ```ts
- * Deno.test({ name: "site in a browser", ignore: !browserTestsRun("site"), fn: … });
+ * import assert from "node:assert/strict";
+ * // in a *_test.ts file: Deno.test({ name, ignore: !browserTestsRun(name), fn })
+ * const runs = browserTestsRun("site in a browser"); // false, with a console line, if skipped
+ * if (Deno.env.get("CI")) assert.equal(runs, true); // under CI a missing Chromium fails instead
  * ```
  */
 export function browserTestsRun(suite: string): boolean {
@@ -52,10 +55,17 @@ export function browserTestsRun(suite: string): boolean {
  *
  * @example
  * ```ts
- * await withBrowser(async (browser) => {
- *   const page = await browser.newPage();
- *   await page.goto(h.url);
- * });
+ * import type { Harness } from "./harness.ts";
+ * // Declared, not run here: it starts Chromium.
+ * async function homeTitle(h: Harness): Promise<string> {
+ *   let title = "";
+ *   await withBrowser(async (browser) => {
+ *     const page = await browser.newPage();
+ *     await page.goto(h.url);
+ *     title = await page.title();
+ *   });
+ *   return title;
+ * }
  * ```
  */
 export async function withBrowser(fn: (browser: Browser) => Promise<void>): Promise<void> {

@@ -13,7 +13,18 @@ import type { CoreCredentials } from "../../src/upstream/core.ts";
  *
  * @example
  * ```ts
- * startServer({ config, credentials: coreCredentialsFrom((req) => ({ baseUrl, token: req.headers.get("x-token")! })) });
+ * import assert from "node:assert/strict";
+ * // each request's X-Token header picks its Core identity
+ * const resolver = coreCredentialsFrom((req) => ({
+ *   baseUrl: "http://core:8080",
+ *   token: req.headers.get("x-token") ?? "",
+ * }));
+ * const creds = resolver.forRequest(
+ *   new Request("http://x/", { headers: { "x-token": "alice" } }),
+ *   {},
+ * );
+ * assert.deepEqual(await creds.core(), { baseUrl: "http://core:8080", token: "alice" });
+ * await assert.rejects(creds.parser(), { code: "NOT_CONFIGURED" });
  * ```
  */
 export function coreCredentialsFrom(core: (req: Request) => CoreCredentials): CredentialResolver {

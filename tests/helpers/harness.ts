@@ -76,9 +76,16 @@ export interface HarnessOptions {
  *
  * @example
  * ```ts
- * const h = await startHarness();
- * const res = await h.requestJson("/api/lore");
- * await h.close();
+ * import assert from "node:assert/strict";
+ * // Declared, not run here: it starts the service and a Core double.
+ * async function loreListStatus(): Promise<void> {
+ *   const h = await startHarness({ env: { LOG_LEVEL: "info" } });
+ *   try {
+ *     assert.equal((await h.requestJson("/api/lore")).status, 200);
+ *   } finally {
+ *     await h.close();
+ *   }
+ * }
  * ```
  */
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -186,7 +193,14 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
  *
  * @example
  * ```ts
- * Deno.test("lists lore", () => withHarness(async (h) => { ... }));
+ * import assert from "node:assert/strict";
+ * // Declared, not run here: the test it registers starts the service and a Core double.
+ * function registerLoreListTest(): void {
+ *   Deno.test("lists lore", () =>
+ *     withHarness(async (h) => {
+ *       assert.equal((await h.requestJson("/api/lore")).status, 200);
+ *     }));
+ * }
  * ```
  */
 export async function withHarness(
@@ -207,9 +221,13 @@ export async function withHarness(
  *
  * @example
  * ```ts
- * h.core.clearRequests();
- * await h.request("/api/lore/x");
- * upstreamCalls(h); // ["GET /etapi/notes/x"]
+ * import assert from "node:assert/strict";
+ * // Declared, not run here: `h` is a running harness.
+ * async function noteReadCallsCoreOnce(h: Harness): Promise<void> {
+ *   h.core.clearRequests();
+ *   await (await h.request("/api/lore/x")).body?.cancel();
+ *   assert.deepEqual(upstreamCalls(h), ["GET /etapi/notes/x"]);
+ * }
  * ```
  */
 export function upstreamCalls(h: Harness): string[] {
@@ -221,7 +239,11 @@ export function upstreamCalls(h: Harness): string[] {
  *
  * @example
  * ```ts
- * assertNoSecrets(h, await res.text());
+ * // Declared, not run here: `h` is a running harness.
+ * async function errorsLeakNothing(h: Harness): Promise<void> {
+ *   const res = await h.request("/api/lore/missing");
+ *   assertNoSecrets(h, await res.text()); // throws when the Core URL or token shows
+ * }
  * ```
  */
 export function assertNoSecrets(h: Harness, text: string): void {

@@ -33,8 +33,11 @@ export interface Layer {
  *
  * @example
  * ```ts
- * importSpecifiers('import type { A } from "./a.ts";\nconst b = await import("./b.ts");');
- * // ["./a.ts", "./b.ts"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   importSpecifiers('import type { A } from "./a.ts";\nconst b = await import("./b.ts");'),
+ *   ["./a.ts", "./b.ts"],
+ * );
  * ```
  */
 export function importSpecifiers(source: string): string[] {
@@ -171,7 +174,8 @@ function regexMayStart(last: string, lastWord: string): boolean {
  *
  * @example
  * ```ts
- * resolveImport("src/share/public_api.ts", "../router.ts"); // "src/router.ts"
+ * import assert from "node:assert/strict";
+ * assert.equal(resolveImport("src/share/public_api.ts", "../router.ts"), "src/router.ts");
  * ```
  */
 export function resolveImport(from: string, specifier: string): string | null {
@@ -191,7 +195,9 @@ export function resolveImport(from: string, specifier: string): string | null {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const graph = await readImportGraph(new URL("../../", import.meta.url), ["src"], ["main.ts"]);
+ * assert.ok(graph.get("main.ts")?.includes("src/server.ts"));
  * ```
  */
 export async function readImportGraph(
@@ -231,7 +237,8 @@ async function tsFilesUnder(root: URL, dir: string): Promise<string[]> {
  *
  * @example
  * ```ts
- * layerOf([{ name: "leaves", modules: ["src/util/"] }], "src/util/bytes.ts"); // 0
+ * import assert from "node:assert/strict";
+ * assert.equal(layerOf([{ name: "leaves", modules: ["src/util/"] }], "src/util/bytes.ts"), 0);
  * ```
  */
 export function layerOf(layers: readonly Layer[], path: string): number | undefined {
@@ -251,9 +258,12 @@ export function layerOf(layers: readonly Layer[], path: string): number | undefi
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const layers = [{ name: "low", modules: ["a.ts"] }, { name: "high", modules: ["b.ts"] }];
- * upwardImports(new Map([["a.ts", ["b.ts"]], ["b.ts", []]]), layers, () => true);
- * // [{ from: "a.ts", to: "b.ts", reason: "low (0) may not import high (1)" }]
+ * assert.deepEqual(
+ *   upwardImports(new Map([["a.ts", ["b.ts"]], ["b.ts", []]]), layers, () => true),
+ *   [{ from: "a.ts", to: "b.ts", reason: "low (0) may not import high (1)" }],
+ * );
  * ```
  */
 export function upwardImports(
@@ -287,8 +297,11 @@ export function upwardImports(
  *
  * @example
  * ```ts
- * forbiddenImports(new Map([["src/a.ts", ["tests/h.ts"]]]), ["src/"], ["tests/"]);
- * // [{ from: "src/a.ts", to: "tests/h.ts", reason: "src/ may not import tests/" }]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   forbiddenImports(new Map([["src/a.ts", ["tests/h.ts"]]]), ["src/"], ["tests/"]),
+ *   [{ from: "src/a.ts", to: "tests/h.ts", reason: "src/ may not import tests/" }],
+ * );
  * ```
  */
 export function forbiddenImports(
@@ -316,7 +329,11 @@ export function forbiddenImports(
  *
  * @example
  * ```ts
- * importCycles(new Map([["a.ts", ["b.ts"]], ["b.ts", ["a.ts"]]])); // [["a.ts", "b.ts", "a.ts"]]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   importCycles(new Map([["a.ts", ["b.ts"]], ["b.ts", ["a.ts"]]])),
+ *   [["a.ts", "b.ts", "a.ts"]],
+ * );
  * ```
  */
 export function importCycles(graph: ImportGraph): string[][] {

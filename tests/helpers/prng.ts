@@ -9,8 +9,11 @@
  *
  * @example
  * ```ts
- * const rng = prng(42);
- * const coin = rng() < 0.5;
+ * import assert from "node:assert/strict";
+ * const a = prng(42);
+ * const b = prng(42);
+ * assert.deepEqual([a(), a(), a()], [b(), b(), b()]); // the same seed, the same cases
+ * assert.equal(prng(42)() < 1, true);
  * ```
  */
 export function prng(seed: number): () => number {
@@ -29,7 +32,10 @@ export function prng(seed: number): () => number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * // PROPERTY_SEED=<n> deno task test replays a failure
  * const seed = propertySeed(20261123);
+ * assert.equal(seed, Number(Deno.env.get("PROPERTY_SEED") || 20261123) >>> 0);
  * ```
  */
 export function propertySeed(fallback: number): number {

@@ -33,8 +33,13 @@ export interface RawOptions {
  *
  * @example
  * ```ts
- * const r = await rawExchange(h.url, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
- * r.status; // 200
+ * import assert from "node:assert/strict";
+ * import type { Harness } from "./harness.ts";
+ * // Declared, not run here: `h` is a running harness.
+ * async function healthOverRawTcp(h: Harness): Promise<void> {
+ *   const head = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+ *   assert.equal((await rawExchange(h.url, head)).status, 200);
+ * }
  * ```
  */
 export async function rawExchange(
@@ -82,7 +87,8 @@ export async function rawExchange(
  *
  * @example
  * ```ts
- * parseResponse("HTTP/1.1 204 No Content\r\n\r\n").status; // 204
+ * import assert from "node:assert/strict";
+ * assert.equal(parseResponse("HTTP/1.1 204 No Content\r\n\r\n").status, 204);
  * ```
  */
 export function parseResponse(text: string): Pick<RawExchange, "status" | "headers" | "body"> {

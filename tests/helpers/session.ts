@@ -22,8 +22,13 @@ export interface SetCookie {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * const res = new Response(null, {
+ *   headers: [["set-cookie", "parser_token=v1.abc; Path=/; HttpOnly; Max-Age=60"]],
+ * });
  * const jar = setCookies(res);
- * jar.get("parser_token")?.attrs.has("httponly"); // true
+ * assert.equal(jar.get("parser_token")?.value, "v1.abc");
+ * assert.equal(jar.get("parser_token")?.attrs.has("httponly"), true);
  * ```
  */
 export function setCookies(res: Response | { headers: Headers }): Map<string, SetCookie> {
@@ -50,7 +55,12 @@ export function setCookies(res: Response | { headers: Headers }): Map<string, Se
  *
  * @example
  * ```ts
- * assert.ok(clears(res, "parser_token"));
+ * import assert from "node:assert/strict";
+ * const res = new Response(null, {
+ *   headers: [["set-cookie", "parser_token=; Path=/; Max-Age=0"]],
+ * });
+ * assert.equal(clears(res, "parser_token"), true);
+ * assert.equal(clears(res, "parser_url"), false);
  * ```
  */
 export function clears(res: Response | { headers: Headers }, name: string): boolean {
@@ -62,7 +72,15 @@ export function clears(res: Response | { headers: Headers }, name: string): bool
  *
  * @example
  * ```ts
- * await h.request("/api/lore", { headers: { cookie: cookieHeader(loginRes) } });
+ * import assert from "node:assert/strict";
+ * const loginRes = new Response(null, {
+ *   headers: [
+ *     ["set-cookie", "parser_url=v1.u; Path=/; HttpOnly"],
+ *     ["set-cookie", "parser_token=v1.t; Path=/; HttpOnly"],
+ *     ["set-cookie", "codex_off=; Path=/; Max-Age=0"],
+ *   ],
+ * });
+ * assert.equal(cookieHeader(loginRes), "parser_url=v1.u; parser_token=v1.t");
  * ```
  */
 export function cookieHeader(res: Response | { headers: Headers }): string {
@@ -78,7 +96,12 @@ export function cookieHeader(res: Response | { headers: Headers }): string {
  *
  * @example
  * ```ts
- * const cookie = await login(h);
+ * import type { Harness } from "./harness.ts";
+ * // Declared, not run here: `h` is a running harness with the Parser double.
+ * async function loreAsOwner(h: Harness): Promise<Response> {
+ *   const cookie = await login(h);
+ *   return await h.request("/api/lore", { headers: { cookie } });
+ * }
  * ```
  */
 export async function login(
@@ -99,7 +122,12 @@ export async function login(
  *
  * @example
  * ```ts
- * const forged = `parser_token=${await sealCookie("parser_token", "stolen")}`;
+ * import assert from "node:assert/strict";
+ * import { deriveSealKey, unseal } from "../../src/session/seal.ts";
+ * import { TEST_SESSION_SECRET } from "./harness.ts";
+ * const sealed = await sealCookie("parser_token", "stolen");
+ * const key = await deriveSealKey(TEST_SESSION_SECRET);
+ * assert.equal(await unseal(key, "parser_token", sealed), "stolen"); // the test service accepts it
  * ```
  */
 export async function sealCookie(name: string, value: string): Promise<string> {
@@ -112,10 +140,14 @@ export async function sealCookie(name: string, value: string): Promise<string> {
  *
  * @example
  * ```ts
- * const l = countingListener();
- * // … use l.url where a client might try to connect …
- * assert.equal(l.accepted, 0);
- * await l.close();
+ * import assert from "node:assert/strict";
+ * // Declared, not run here: it listens on a port.
+ * async function nothingConnects(tryToConnect: (url: string) => Promise<void>): Promise<void> {
+ *   const l = countingListener();
+ *   await tryToConnect(l.url); // e.g. a request the service must refuse before calling out
+ *   assert.equal(l.accepted, 0);
+ *   await l.close();
+ * }
  * ```
  */
 export function countingListener() {

@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { envSchema } from "../src/config.ts";
-import { apiReferenceMarkdown, configurationMarkdown } from "../src/reference_docs.ts";
-import { allRoutes } from "../src/routes/index.ts";
+import { envSchema } from "./config.ts";
+import { apiReferenceMarkdown, configurationMarkdown } from "./reference_docs.ts";
+import { allRoutes } from "./routes/index.ts";
 
 const root = new URL("../", import.meta.url);
 
@@ -17,7 +17,11 @@ const root = new URL("../", import.meta.url);
  *
  * @example
  * ```ts
- * await formatMarkdown("| a | b |\n|---|---|\n| 1 | 2 |\n"); // "| a | b |\n| - | - |\n| 1 | 2 |\n"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   await formatMarkdown("| a | b |\n|---|---|\n| 1 | 2 |\n"),
+ *   "| a | b |\n| - | - |\n| 1 | 2 |\n",
+ * );
  * ```
  */
 export async function formatMarkdown(markdown: string): Promise<string> {
@@ -40,8 +44,9 @@ export async function formatMarkdown(markdown: string): Promise<string> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const pages = await generatedDocs();
- * Object.keys(pages); // ["docs/api.md", "docs/configuration.md"]
+ * assert.deepEqual(Object.keys(pages), ["docs/api.md", "docs/configuration.md"]);
  * ```
  */
 export async function generatedDocs(): Promise<Record<string, string>> {
