@@ -27,8 +27,15 @@ if (import.meta.main && Deno.args.includes("--print-routes")) {
     if (stopping) return;
     stopping = true;
     server.app.log.log("info", "shutting down", { signal });
-    await server.stop();
-    Deno.exit(0);
+    let code = 0;
+    try {
+      await server.stop(); // flushes the buffered log last
+    } catch (e) {
+      server.app.log.log("error", "shutdown failed", { error: String(e) });
+      code = 1;
+    }
+    await server.app.log.flush?.(); // the lines written since, or after a failed stop
+    Deno.exit(code);
   };
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));

@@ -1397,6 +1397,7 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     isArchived,
     subtreeDepths,
     notePath,
+    childIds: (id) => childBranchesOf(id).map((b) => b.noteId),
   };
 
   // --- root ----------------------------------------------------------------------------------
@@ -1530,6 +1531,7 @@ interface SearchEnv {
   isArchived(id: string): boolean;
   subtreeDepths(id: string): Map<string, number>;
   notePath(id: string): string[];
+  childIds(id: string): string[];
 }
 
 /** A lexer token; `inQuotes` tells a quoted literal from syntax. */
@@ -1640,7 +1642,7 @@ type Tree = (SearchToken | Tree)[];
 
 /**
  * The modelled subset: labels, `note.noteId`/`note.title`/`note.content` comparisons, and/or,
- * parentheses.
+ * parentheses, and `note.children.…` (a note with a child matching the rest: Core's ParentOfExp).
  */
 type Exp =
   | { kind: "and"; subs: Exp[] }
@@ -1648,7 +1650,8 @@ type Exp =
   | { kind: "exists"; name: string }
   | { kind: "labelCmp"; name: string; op: string; value: string }
   | { kind: "prop"; prop: string; op: string; value: string }
-  | { kind: "content"; op: string; value: string };
+  | { kind: "content"; op: string; value: string }
+  | { kind: "children"; sub: Exp };
 
 interface ParsedQuery {
   fulltext: string[];
@@ -1758,6 +1761,11 @@ function parseSequence(tokens: Tree, level: number): Exp {
     if (!isTok(dot) || dot.token !== "." || dot.inQuotes) unsupported(`note${show(dot)}`);
     i++;
     const prop = tokens[i];
+    if (isTok(prop) && !prop.inQuotes && prop.token === "children") {
+      // Core's ParentOfExp: the rest of the path is matched against the note's children
+      i++;
+      return { kind: "children", sub: parseProperty() };
+    }
     if (isTok(prop) && !prop.inQuotes && prop.token === "content") {
       // Core takes the next word as it is here: no date constants, no `#`/`~` check
       const operator = tokens[i + 1];
@@ -1904,6 +1912,8 @@ function matches(exp: Exp, noteId: string, ctx: EvalCtx): boolean {
       if (!text) return false;
       return exp.op === "%=" ? searchRegex(exp.value, "ms").test(text) : text.includes(exp.value);
     }
+    case "children":
+      return ctx.env.childIds(noteId).some((c) => matches(exp.sub, c, ctx));
   }
 }
 
@@ -1969,16 +1979,21 @@ function runSearch(query: string, params: SearchParams, env: SearchEnv): SearchO
     },
   };
 
-  // candidate set: subtree of a non-root ancestor (hidden included) or everything not hidden
+  // candidate set: subtree of a non-root ancestor (hidden included) or everything not hidden;
+  // a query that names its notes by id only looks at those (the same hits, found faster)
+  const named = namedIds(parsed.expression);
+  const all = named
+    ? env.noteIds().filter((id) => named.has(normalizeSearchText(id)))
+    : env.noteIds();
   const ancestor = params.ancestorNoteId;
   let candidates: string[];
   if (ancestor && ancestor !== "root") {
     if (!env.note(ancestor)) return { hits: [] };
     const depths = env.subtreeDepths(ancestor);
     const depthOk = depthComparator(params.ancestorDepth);
-    candidates = env.noteIds().filter((id) => depths.has(id) && depthOk(depths.get(id)!));
+    candidates = all.filter((id) => depths.has(id) && depthOk(depths.get(id)!));
   } else {
-    candidates = env.noteIds().filter((id) => !env.isHiddenCompletely(id));
+    candidates = all.filter((id) => !env.isHiddenCompletely(id));
   }
   if (!params.includeArchivedNotes) candidates = candidates.filter((id) => !env.isArchived(id));
 
@@ -2002,6 +2017,27 @@ function runSearch(query: string, params: SearchParams, env: SearchEnv): SearchO
     compareText(a.noteId, b.noteId)
   );
   return { hits };
+}
+
+/**
+ * The ids (as compared: lowercased, without diacritics) a query is limited to when every match
+ * must satisfy `note.noteId = …`
+ * (alone, an `or` of them, or one operand of an `and`), else undefined.
+ */
+function namedIds(exp: Exp | null): Set<string> | undefined {
+  if (exp === null) return undefined;
+  if (exp.kind === "prop") {
+    const id = normalizeSearchText(exp.value);
+    return exp.prop === "noteid" && exp.op === "=" ? new Set([id]) : undefined;
+  }
+  if (exp.kind === "or") {
+    const sets = exp.subs.map(namedIds);
+    return sets.every((x) => x !== undefined) ? new Set(sets.flatMap((x) => [...x!])) : undefined;
+  }
+  if (exp.kind === "and") {
+    return exp.subs.map(namedIds).find((x) => x !== undefined);
+  }
+  return undefined;
 }
 
 function compareText(a: string, b: string): number {

@@ -187,18 +187,28 @@ export const envSchema = z.object({
     .describe("On SIGTERM or SIGINT, how long requests in flight may finish."),
   CLIENT_HEADER_TIMEOUT_MS: intIn(100, 600_000, 15_000)
     .describe(
-      "A client must send a whole request head within this long of its first byte, or the " +
-        "connection is closed (slowloris).",
+      "With `CLIENT_DEADLINES` on, a client must send a whole request head within this long " +
+        "of its first byte, or the connection is closed (slowloris).",
     ),
   CLIENT_BODY_TIMEOUT_MS: intIn(100, 600_000, 10_000)
     .describe(
-      "A request body that stalls this long (nothing arrives while it is read) is 408 and " +
-        "the connection is closed. Keep it below `UPSTREAM_TIMEOUT_MS`.",
+      "A request body that stalls this long (nothing arrives while it is read) is 408; with " +
+        "`CLIENT_DEADLINES` on, the connection is closed too. Keep it below " +
+        "`UPSTREAM_TIMEOUT_MS`.",
     ),
   CLIENT_IDLE_TIMEOUT_MS: intIn(100, 3_600_000, 75_000)
     .describe(
-      "A connection with no request in progress (new or kept alive) that sends nothing " +
-        "this long is closed. Keep it above a load balancer's idle timeout.",
+      "With `CLIENT_DEADLINES` on, a connection with no request in progress (new or kept " +
+        "alive) that sends nothing this long is closed. Keep it above a load balancer's idle " +
+        "timeout.",
+    ),
+  CLIENT_DEADLINES: z.enum(["auto", "on", "off"]).default("auto")
+    .describe(
+      "Whether the service enforces `CLIENT_HEADER_TIMEOUT_MS` and `CLIENT_IDLE_TIMEOUT_MS` " +
+        "itself, through a relay in front of the HTTP server that costs throughput. `auto`: " +
+        "on unless `HOST` is a loopback address, where only a local reverse proxy reaches " +
+        "the service and enforces its own client deadlines; `on`/`off`: always/never. " +
+        "`CLIENT_BODY_TIMEOUT_MS` applies either way.",
     ),
   TRUST_PROXY: bool(false)
     .describe("Trust `X-Forwarded-Host` and `X-Forwarded-Proto` from a reverse proxy."),

@@ -252,6 +252,12 @@ export interface CompiledRoute {
   pattern: URLPattern;
   /** Path segments, `null` where a parameter stands: a cheap pre-filter before `exec`. */
   segments: (string | null)[];
+  /**
+   * Parameter names by segment (`undefined` at literals) when the path is plain literal and
+   * `:name` segments, which match exactly one non-empty segment of an already-encoded pathname:
+   * the params are then read off the segments without `exec`. `null` for any other syntax.
+   */
+  names: (string | undefined)[] | null;
 }
 
 /**
@@ -289,7 +295,10 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
       throw new Error(`ambiguous routes: ${route.method} ${other} and ${route.path}`);
     }
     seen.set(key, route.path);
-    return { route, pattern: new URLPattern({ pathname: route.path }), segments };
+    const names = SIMPLE_PATH.test(route.path)
+      ? route.path.split("/").map((seg) => (seg.startsWith(":") ? seg.slice(1) : undefined))
+      : null;
+    return { route, pattern: new URLPattern({ pathname: route.path }), segments, names };
   });
   // Leftmost literal wins: at the first segment where two patterns differ, a literal beats a
   // parameter (`/batch/:batchId` before `/:id/diffs` for `/batch/diffs`). Paths of different
@@ -341,20 +350,66 @@ export function matchRoute(
   pathname: string,
 ): Match {
   const m = method === "HEAD" ? "GET" : method;
-  // URLPattern.exec costs microseconds: pre-filter on literal segments, then exec one pattern
+  const index = indexFor(table);
+  const literal = index.literal.get(pathname);
+  if (literal) return pick(literal, m, pathname, undefined);
   const parts = pathname.split("/");
-  const fits = (segments: (string | null)[]) =>
-    segments.length === parts.length &&
-    segments.every((seg, i) => (seg === null ? parts[i] !== "" : seg === parts[i]));
-  for (const literal of [true, false]) {
-    const rows = table.filter((r) => isLiteral(r.route.path) === literal && fits(r.segments));
-    const row = rows.find((r) => r.route.method === m);
-    const groups = row?.pattern.exec({ pathname })?.pathname.groups;
-    if (row && groups) return { kind: "found", route: row.route, params: groups };
-    if (rows.length) return { kind: "method", allow: rows.map((r) => r.route.method) };
-  }
-  return { kind: "none" };
+  const rows = index.byLength.get(parts.length)?.filter((r) =>
+    r.segments.every((seg, i) => (seg === null ? parts[i] !== "" : seg === parts[i]))
+  );
+  return rows?.length ? pick(rows, m, pathname, parts) : { kind: "none" };
 }
+
+/** The row for `method` among rows that fit the path, else the methods they allow. */
+function pick(
+  rows: readonly CompiledRoute[],
+  method: string,
+  pathname: string,
+  parts: string[] | undefined,
+): Match {
+  const row = rows.find((r) => r.route.method === method);
+  const params = row && paramsOf(row, pathname, parts);
+  if (row && params) return { kind: "found", route: row.route, params };
+  return { kind: "method", allow: rows.map((r) => r.route.method) };
+}
+
+function paramsOf(
+  row: CompiledRoute,
+  pathname: string,
+  parts: string[] | undefined,
+): Record<string, string | undefined> | undefined {
+  if (!row.names) return row.pattern.exec({ pathname })?.pathname.groups; // URLPattern costs µs
+  const params: Record<string, string> = {};
+  if (parts) row.names.forEach((name, i) => name !== undefined && (params[name] = parts[i]));
+  return params;
+}
+
+/** Rows by exact literal path, and parameterised rows by segment count, both in table order. */
+interface RouteIndex {
+  literal: Map<string, CompiledRoute[]>;
+  byLength: Map<number, CompiledRoute[]>;
+}
+
+// built once per table, on its first lookup: every request then costs one or two map lookups
+const indexes = new WeakMap<readonly CompiledRoute[], RouteIndex>();
+
+function indexFor(table: readonly CompiledRoute[]): RouteIndex {
+  let index = indexes.get(table);
+  if (index) return index;
+  index = { literal: new Map(), byLength: new Map() };
+  for (const row of table) {
+    // a literal row fits exactly one pathname: its own
+    const [map, key] = isLiteral(row.route.path)
+      ? [index.literal as Map<unknown, CompiledRoute[]>, row.route.path]
+      : [index.byLength as Map<unknown, CompiledRoute[]>, row.segments.length];
+    map.set(key, [...(map.get(key) ?? []), row]);
+  }
+  indexes.set(table, index);
+  return index;
+}
+
+/** Literal segments of unreserved characters and `:name` segments, nothing else. */
+const SIMPLE_PATH = /^(?:\/(?:[A-Za-z0-9._~-]*|:[A-Za-z_][A-Za-z0-9_]*))*$/;
 
 function isLiteral(path: string): boolean {
   return !/[:*(]/.test(path);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { prng } from "../tests/helpers/prng.ts";
 import { compileRoutes, defineRoute, matchRoute, type Method } from "./router.ts";
 
 const row = (method: Method, path: string) =>
@@ -44,4 +45,51 @@ Deno.test("routes: rows no request could tell apart are refused at start-up", ()
   assert.throws(() => compileRoutes([row("GET", "/a"), row("GET", "/a")]), /ambiguous routes/);
   // the same shape with another method is fine
   assert.doesNotThrow(() => compileRoutes([row("GET", "/api/x/:a"), row("DELETE", "/api/x/:b")]));
+});
+
+Deno.test("routes: params read off the segments equal URLPattern's, for any encoded path", () => {
+  const table = compileRoutes([
+    row("GET", "/api/x/:id"),
+    row("GET", "/api/x/:id/diffs/:rev"),
+    row("POST", "/api/x/move"),
+    row("GET", "/api/:kind/list"),
+  ]);
+  // ASCII punctuation, spaces, percent signs and non-ASCII: what a client may put in a segment
+  const alphabet = [..." !\"#$%&'()*+,-.;<=>@[\\]^_`{|}~azAZ09é€✓", "%2F", "%2e", "%zz"];
+  const rng = prng(7);
+  const rand = (n: number) => Math.floor(rng() * n);
+  const segment = () => Array.from({ length: 1 + rand(6) }, () => alphabet[rand(alphabet.length)]);
+  let checked = 0;
+  for (let i = 0; i < 2000; i++) {
+    const raw = [
+      ["api", "x", segment().join("")],
+      ["api", "x", segment().join(""), "diffs", segment().join("")],
+      ["api", segment().join(""), "list"],
+    ][i % 3];
+    // the app matches URL-parsed pathnames only (see requestUrl)
+    if (!URL.canParse(`http://h/${raw.join("/")}`)) continue;
+    const pathname = new URL(`http://h/${raw.join("/")}`).pathname;
+    const m = matchRoute(table, "GET", pathname);
+    if (m.kind !== "found") continue;
+    const compiled = table.find((r) => r.route === m.route)!;
+    assert.deepEqual(
+      m.params,
+      { ...compiled.pattern.exec({ pathname })?.pathname.groups },
+      pathname,
+    );
+    checked++;
+  }
+  assert.ok(checked > 1000, `only ${checked} paths were checked`);
+});
+
+Deno.test("routes: a literal path needs no params and answers HEAD like GET", () => {
+  const table = compileRoutes([row("GET", "/healthz"), row("GET", "/:page")]);
+  assert.deepEqual(matchRoute(table, "HEAD", "/healthz"), {
+    kind: "found",
+    route: table.find((r) => r.route.path === "/healthz")!.route,
+    params: {},
+  });
+  assert.equal(found(table, "GET", "/other"), "/:page");
+  assert.equal(found(table, "GET", "/healthz/"), "none");
+  assert.deepEqual(matchRoute(table, "POST", "/healthz"), { kind: "method", allow: ["GET"] });
 });

@@ -1,14 +1,17 @@
 /**
- * Serving an app over HTTP: `Deno.serve` on a private loopback port behind the slow-client relay
- * (http/connection_deadlines.ts), which owns the public address. On stop, new connections are
- * refused, in-flight requests get `SHUTDOWN_GRACE_MS` to finish, then AI calls still running in
- * the background are stopped.
+ * Serving an app over HTTP. With client deadlines on (`CLIENT_DEADLINES`, see
+ * {@linkcode clientDeadlinesOn}), `Deno.serve` listens on a private loopback port behind the
+ * slow-client relay (http/connection_deadlines.ts), which owns the public address; off, it owns
+ * the address itself. On stop, new connections are refused, in-flight requests get
+ * `SHUTDOWN_GRACE_MS` to finish, AI calls still running in the background are stopped, and the
+ * log is flushed.
  *
  * @module
  */
 import { type App, type AppDeps, createApp } from "./app.ts";
 import { type ConnectionGuard, guardConnections } from "./http/connection_deadlines.ts";
 import { ApiError, errorResponse } from "./http/errors.ts";
+import type { Config } from "./config.ts";
 
 /** A running server. */
 export interface RunningServer {
@@ -19,6 +22,28 @@ export interface RunningServer {
   /** Drains in-flight requests (bounded by the grace period), then closes. */
   stop(): Promise<void>;
   finished: Promise<void>;
+}
+
+/**
+ * Whether connections pass through the slow-client relay: `CLIENT_DEADLINES`, where `auto` is
+ * on unless `HOST` is a loopback address (only a local reverse proxy, with client deadlines of
+ * its own, can connect there, and the relay costs most of a small request's time).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "./config.ts";
+ * assert.equal(clientDeadlinesOn(loadConfig({ HOST: "127.0.0.1" })), false);
+ * assert.equal(clientDeadlinesOn(loadConfig({ HOST: "0.0.0.0" })), true);
+ * assert.equal(clientDeadlinesOn(loadConfig({ HOST: "::1", CLIENT_DEADLINES: "on" })), true);
+ * ```
+ */
+export function clientDeadlinesOn(
+  config: Pick<Config, "HOST" | "CLIENT_DEADLINES">,
+): boolean {
+  if (config.CLIENT_DEADLINES !== "auto") return config.CLIENT_DEADLINES === "on";
+  const host = config.HOST.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  return !(host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host));
 }
 
 /**
@@ -38,23 +63,36 @@ export interface RunningServer {
 export function startServer(deps: AppDeps): Promise<RunningServer> {
   const app = createApp(deps);
   const { config } = deps;
+  const relayed = clientDeadlinesOn(config);
   let guard: ConnectionGuard | undefined;
-  const inner = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen: () => {}, // the caller logs the public address (as JSON)
-    // app.handle answers every error itself, so what lands here is a response body that failed
-    // while streaming: a guarded stream cut off by a deadline (already logged as `stream end`)
-    // or a client that left. Anything else is logged; Deno's default would print a stack trace.
-    onError: (e) => {
-      if (!(e instanceof ApiError) && !(e instanceof DOMException && e.name === "AbortError")) {
-        app.log.log("error", "response failed", {
-          error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
-        });
-      }
-      return new Response(null, { status: 500 });
-    },
-  }, async (req, info) => {
+  let inner: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    inner = Deno.serve(
+      {
+        hostname: relayed ? "127.0.0.1" : config.HOST,
+        port: relayed ? 0 : config.PORT,
+        onListen: () => {}, // the caller logs the public address (as JSON)
+        // app.handle answers every error itself, so what lands here is a response body that failed
+        // while streaming: a guarded stream cut off by a deadline (already logged as `stream end`)
+        // or a client that left. Anything else is logged; Deno's default would print a stack trace.
+        onError: (e) => {
+          if (!(e instanceof ApiError) && !(e instanceof DOMException && e.name === "AbortError")) {
+            app.log.log("error", "response failed", {
+              error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+            });
+          }
+          return new Response(null, { status: 500 });
+        },
+      },
+      relayed
+        ? relayedHandler
+        : (req, info) => app.handle(req, { remoteAddr: info.remoteAddr.hostname }),
+    );
+  } catch (e) {
+    return Promise.reject(e); // e.g. the port is taken
+  }
+
+  async function relayedHandler(req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) {
     const conn = guard?.track(info.remoteAddr, info.completed);
     if (!conn) {
       // someone on this machine connected to the private port, past the deadlines
@@ -69,41 +107,46 @@ export function startServer(deps: AppDeps): Promise<RunningServer> {
     // server drains the rest so the client can read the answer; the deadlines bound that.)
     if (res.status === 408) conn.closeAfterResponse();
     return res;
-  });
-  try {
-    guard = guardConnections({
-      hostname: config.HOST,
-      port: config.PORT,
-      target: inner.addr,
-      deadlines: {
-        headerMs: config.CLIENT_HEADER_TIMEOUT_MS,
-        idleMs: config.CLIENT_IDLE_TIMEOUT_MS,
-      },
-      onDeadline: (kind) =>
-        app.log.log(kind === "header" ? "info" : "debug", "connection closed", {
-          reason: kind === "header" ? "request head not complete in time" : "idle",
-        }),
-    });
-  } catch (e) {
-    return inner.shutdown().then(() => Promise.reject(e));
   }
-  const { hostname, port } = guard.addr;
-  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+
+  if (relayed) {
+    try {
+      guard = guardConnections({
+        hostname: config.HOST,
+        port: config.PORT,
+        target: inner.addr,
+        deadlines: {
+          headerMs: config.CLIENT_HEADER_TIMEOUT_MS,
+          idleMs: config.CLIENT_IDLE_TIMEOUT_MS,
+        },
+        onDeadline: (kind) =>
+          app.log.log(kind === "header" ? "info" : "debug", "connection closed", {
+            reason: kind === "header" ? "request head not complete in time" : "idle",
+          }),
+      });
+    } catch (e) {
+      return inner.shutdown().then(() => Promise.reject(e));
+    }
+  }
   const relay = guard;
+  const { hostname, port } = relay?.addr ?? inner.addr;
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   return Promise.resolve({
     app,
     url: `http://${host}:${port}`,
     port,
     finished: inner.finished,
     stop: async () => {
-      relay.stopAccepting();
+      relay?.stopAccepting();
       let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise<void>((r) => timer = setTimeout(r, config.SHUTDOWN_GRACE_MS));
       await Promise.race([inner.shutdown(), grace]);
       clearTimeout(timer);
       // AI calls still running past their clients' deadlines end with the instance
       app.state.aiCalls.close();
-      await relay.closeAll();
+      await relay?.closeAll();
+      // the log is buffered: every line written so far must be out before the process exits
+      await app.log.flush?.();
     },
   });
 }

@@ -1,6 +1,7 @@
 /**
  * A small bounded cache with per-entry expiry and single-flight loading: concurrent misses for one
- * key share one load, so a burst of requests causes one upstream call.
+ * key share one load, so a burst of requests causes one upstream call. Optionally bounded in
+ * bytes too, and refreshed ahead of expiry in the background.
  *
  * @module
  */
@@ -16,18 +17,30 @@ export interface TtlCache<V> {
   deleteWhere(pred: (key: string) => boolean): void;
   clear(): void;
   readonly size: number;
+  /** What the entries weigh together, as `sizeOf` counts them (0 without it). */
+  readonly bytes: number;
 }
 
 /** Options of {@linkcode createTtlCache}. */
-export interface TtlCacheOptions {
+export interface TtlCacheOptions<V> {
   ttlMs: number;
   maxEntries: number;
   now?: () => number;
+  /** Most bytes the entries may hold together, as `sizeOf` counts them (needs `sizeOf`). */
+  maxBytes?: number;
+  /** An entry's size in bytes; an entry larger than `maxBytes` is never kept. */
+  sizeOf?: (value: V) => number;
+  /**
+   * From this age on, `getOrLoad` still answers with the entry at once but reloads it in the
+   * background (one reload per key; a failed one keeps the entry until it expires), so a key in
+   * steady use never makes a caller wait.
+   */
+  refreshAfterMs?: number;
 }
 
 /**
- * Creates a cache. When full, the least recently used entry is evicted. A failed load is not
- * cached.
+ * Creates a cache. When full (entries or bytes), the least recently used entries are evicted. A
+ * failed load is not cached.
  *
  * @example
  * ```ts
@@ -42,9 +55,13 @@ export interface TtlCacheOptions {
  * assert.deepEqual([a, b, loads], [["load 1"], ["load 1"], 1]);
  * ```
  */
-export function createTtlCache<V>(opts: TtlCacheOptions): TtlCache<V> {
+export function createTtlCache<V>(opts: TtlCacheOptions<V>): TtlCache<V> {
   const now = opts.now ?? (() => Date.now());
-  const entries = new Map<string, { value: V; expires: number }>();
+  const sizeOf = opts.sizeOf ?? (() => 0);
+  const maxBytes = opts.maxBytes ?? Infinity;
+  const refreshAfter = opts.refreshAfterMs ?? Infinity;
+  const entries = new Map<string, { value: V; expires: number; stored: number; bytes: number }>();
+  let bytes = 0;
   // `live` turns false when the key is invalidated mid-load: that load's value may be stale
   const inflight = new Map<string, { promise: Promise<V>; live: boolean }>();
   const drop = (key: string) => {
@@ -53,59 +70,81 @@ export function createTtlCache<V>(opts: TtlCacheOptions): TtlCache<V> {
     inflight.delete(key);
   };
 
-  const get = (key: string): V | undefined => {
+  const remove = (key: string) => {
+    const e = entries.get(key);
+    if (!e) return;
+    entries.delete(key);
+    bytes -= e.bytes;
+  };
+
+  const fresh = (key: string) => {
     const e = entries.get(key);
     if (!e) return undefined;
     if (e.expires <= now()) {
-      entries.delete(key);
+      remove(key);
       return undefined;
     }
     entries.delete(key); // refresh LRU position
     entries.set(key, e);
-    return e.value;
+    return e;
   };
 
   const set = (key: string, value: V) => {
     if (opts.ttlMs <= 0) return;
-    entries.delete(key);
-    entries.set(key, { value, expires: now() + opts.ttlMs });
-    while (entries.size > opts.maxEntries) {
-      entries.delete(entries.keys().next().value as string);
+    remove(key);
+    const size = sizeOf(value);
+    if (size > maxBytes) return;
+    const t = now();
+    entries.set(key, { value, expires: t + opts.ttlMs, stored: t, bytes: size });
+    bytes += size;
+    while (entries.size > opts.maxEntries || bytes > maxBytes) {
+      remove(entries.keys().next().value as string);
     }
   };
 
+  const startLoad = (key: string, load: () => Promise<V>) => {
+    const entry = { live: true, promise: Promise.resolve() as Promise<V> };
+    entry.promise = load().then((v) => {
+      if (entry.live) set(key, v); // invalidated meanwhile: serve it, do not keep it
+      return v;
+    }).finally(() => {
+      if (inflight.get(key) === entry) inflight.delete(key);
+    });
+    inflight.set(key, entry);
+    return entry.promise;
+  };
+
   return {
-    get,
+    get: (key) => fresh(key)?.value,
     set,
     getOrLoad(key, load) {
-      const hit = get(key);
-      if (hit !== undefined) return Promise.resolve(hit);
-      const pending = inflight.get(key);
-      if (pending) return pending.promise;
-      const entry = { live: true, promise: Promise.resolve() as Promise<V> };
-      entry.promise = load().then((v) => {
-        if (entry.live) set(key, v); // invalidated meanwhile: serve it, do not keep it
-        return v;
-      }).finally(() => {
-        if (inflight.get(key) === entry) inflight.delete(key);
-      });
-      inflight.set(key, entry);
-      return entry.promise;
+      const hit = fresh(key);
+      if (hit !== undefined) {
+        if (now() - hit.stored >= refreshAfter && !inflight.has(key)) {
+          startLoad(key, load).catch(() => {}); // the entry serves until it expires
+        }
+        return Promise.resolve(hit.value);
+      }
+      return inflight.get(key)?.promise ?? startLoad(key, load);
     },
     delete(key) {
-      entries.delete(key);
+      remove(key);
       drop(key);
     },
     deleteWhere(pred) {
-      for (const k of [...entries.keys()]) if (pred(k)) entries.delete(k);
+      for (const k of [...entries.keys()]) if (pred(k)) remove(k);
       for (const k of [...inflight.keys()]) if (pred(k)) drop(k);
     },
     clear() {
       entries.clear();
+      bytes = 0;
       for (const k of [...inflight.keys()]) drop(k);
     },
     get size() {
       return entries.size;
+    },
+    get bytes() {
+      return bytes;
     },
   };
 }

@@ -48,3 +48,55 @@ Deno.test("ttl cache: invalidating one key does not stop other keys' loads from 
   await p;
   assert.equal(c.get("a"), "A");
 });
+
+Deno.test("ttl cache: the byte bound evicts the least recently used, never keeps an oversize entry", () => {
+  const c = createTtlCache<string>({
+    ttlMs: 1000,
+    maxEntries: 100,
+    maxBytes: 10,
+    sizeOf: (v) => v.length,
+  });
+  c.set("a", "aaaa");
+  c.set("b", "bbbb");
+  c.get("a"); // a is now most recent
+  c.set("c", "cccc"); // 12 bytes: b goes
+  assert.deepEqual([c.get("a"), c.get("b"), c.get("c"), c.bytes], ["aaaa", undefined, "cccc", 8]);
+  c.set("big", "x".repeat(11));
+  assert.deepEqual([c.get("big"), c.size, c.bytes], [undefined, 2, 8]);
+  c.delete("a");
+  assert.equal(c.bytes, 4);
+  c.clear();
+  assert.equal(c.bytes, 0);
+});
+
+Deno.test("ttl cache: past refreshAfterMs the entry answers at once while one reload runs", async () => {
+  let t = 0;
+  const c = createTtlCache<string>({
+    ttlMs: 100,
+    maxEntries: 10,
+    refreshAfterMs: 50,
+    now: () => t,
+  });
+  let loads = 0;
+  let release!: () => void;
+  const slowLoad = () => {
+    loads++;
+    return new Promise<string>((r) => release = () => r(`v${loads}`));
+  };
+  c.set("k", "v0");
+  t = 60;
+  assert.equal(await c.getOrLoad("k", slowLoad), "v0"); // stale, not waiting for the reload
+  assert.equal(await c.getOrLoad("k", slowLoad), "v0");
+  assert.equal(loads, 1); // one reload for both
+  release();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(await c.getOrLoad("k", slowLoad), "v1");
+  assert.equal(loads, 1);
+  // A failed reload keeps the entry until it expires.
+  t = 120;
+  assert.equal(await c.getOrLoad("k", () => Promise.reject(new Error("down"))), "v1");
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(c.get("k"), "v1");
+  t = 161;
+  assert.equal(c.get("k"), undefined);
+});

@@ -48,3 +48,22 @@ export function labelEquals(name: string, value: string): string {
 export function titleContains(text: string): string {
   return `note.title *=* ${quoteSearchValue(text)}`;
 }
+
+/**
+ * The ancestors of a note up to `levels` up, whatever the path: `note.children.noteId = "id"`
+ * (its parents) `or note.children.children.noteId = "id"` (its grandparents) and so on.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   ancestorsUpTo("abc", 2),
+ *   'note.children.noteId = "abc" or note.children.children.noteId = "abc"',
+ * );
+ * ```
+ */
+export function ancestorsUpTo(noteId: string, levels: number): string {
+  const id = quoteSearchValue(noteId);
+  return Array.from({ length: levels }, (_, i) => `note.${"children.".repeat(i + 1)}noteId = ${id}`)
+    .join(" or ");
+}

@@ -1,6 +1,7 @@
 /**
  * Structured logging: one JSON object per line, with secrets and internal URLs removed before a
- * line is written. The sink is injected so tests can read every line the service writes.
+ * line is written. The sink is injected so tests can read every line the service writes; the
+ * default one batches lines to stdout ({@linkcode bufferedLines}) so no request waits on a write.
  *
  * @module
  */
@@ -11,6 +12,14 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 /** Where log lines go. */
 export interface Logger {
   log(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;
+  /** Resolves once every line logged so far is written (a buffered sink; absent otherwise). */
+  flush?(): Promise<void>;
+}
+
+/** A line sink that buffers: {@linkcode bufferedLines}. */
+export interface LineSink {
+  write(line: string): void;
+  flush(): Promise<void>;
 }
 
 const ORDER: Record<LogLevel | "silent", number> = {
@@ -44,15 +53,30 @@ const SECRET_PATTERNS: RegExp[] = [
 export function redact(text: string, secrets: readonly string[] = []): string {
   let out = text;
   for (const s of secrets) {
-    if (s.length >= 4) out = out.split(s).join("[redacted]");
+    if (s.length >= 4 && out.includes(s)) out = out.split(s).join("[redacted]");
   }
+  if (!mayMatchPattern(out)) return out;
   for (const re of SECRET_PATTERNS) out = out.replace(re, "[redacted]");
   return out;
 }
 
 /**
- * A logger that writes JSON lines through `write`, below `minLevel` nothing. String field values
- * are redacted; `secrets` are literal values (configured tokens) that are always masked.
+ * False only for a text none of {@linkcode SECRET_PATTERNS} can match, so most log values (ids,
+ * methods, route patterns) skip the regexes. Each condition is necessary for one pattern: a URL
+ * has `://`; a credential has `bearer`/`basic` then whitespace; an ETAPI token is at least 33
+ * characters with a `_`; a hex run is at least 48 characters. (A request id, a UUID of 36
+ * characters without `_`, passes none of them.)
+ */
+function mayMatchPattern(text: string): boolean {
+  return text.length >= 48 || (text.length >= 33 && text.includes("_")) ||
+    text.includes("://") || BEARER_OR_BASIC.test(text);
+}
+const BEARER_OR_BASIC = /(?:bearer|basic)\s/i;
+
+/**
+ * A logger that writes JSON lines to `sink`, below `minLevel` nothing. String field values
+ * are redacted; `secrets` are literal values (configured tokens) that are always masked. The
+ * sink is a function, or a {@linkcode LineSink} whose `flush` the logger then offers.
  *
  * @example
  * ```ts
@@ -67,20 +91,110 @@ export function redact(text: string, secrets: readonly string[] = []): string {
  */
 export function jsonLogger(
   minLevel: LogLevel | "silent",
-  write: (line: string) => void = (l) => console.log(l),
+  sink: ((line: string) => void) | LineSink = bufferedLines(Deno.stdout),
   secrets: readonly string[] = [],
   now: () => Date = () => new Date(),
 ): Logger {
+  const write = typeof sink === "function" ? sink : sink.write;
+  const min = ORDER[minLevel];
   return {
     log(level, msg, fields = {}) {
-      if (ORDER[level] < ORDER[minLevel]) return;
-      const clean: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(fields)) {
+      if (ORDER[level] < min) return;
+      const clean: Record<string, unknown> = { ts: now().toISOString(), level };
+      clean.msg = redact(msg, secrets);
+      for (const k in fields) {
+        const v = fields[k];
         clean[k] = typeof v === "string" ? redact(v, secrets) : v;
       }
-      write(
-        JSON.stringify({ ts: now().toISOString(), level, msg: redact(msg, secrets), ...clean }),
-      );
+      write(JSON.stringify(clean));
     },
+    flush: typeof sink === "function" ? undefined : sink.flush,
   };
+}
+
+/** Where {@linkcode bufferedLines} writes: `Deno.stdout`, or any writer like it. */
+export interface ByteWriter {
+  write(bytes: Uint8Array): Promise<number>;
+}
+
+/**
+ * Batches lines for `out`: they go out, in order, in one write when `maxBytes` have gathered
+ * or `flushMs` after the first of a batch, whichever comes first, so logging never makes a
+ * request wait for a write. `flush()` writes what is buffered and resolves once every line so
+ * far is out; the server's stop calls it before the process exits. A failed write (stdout
+ * closed) drops its batch: there is nowhere else to report it. When the reader stops reading
+ * (a blocked pipe), at most `maxPendingBytes` wait; later lines are dropped and counted, and a
+ * `log lines dropped` line says how many once writing catches up, so a stuck log reader costs a
+ * bounded amount of memory.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const chunks: string[] = [];
+ * const out = {
+ *   write: (bytes: Uint8Array) => {
+ *     chunks.push(new TextDecoder().decode(bytes));
+ *     return Promise.resolve(bytes.length);
+ *   },
+ * };
+ * const sink = bufferedLines(out);
+ * sink.write("one");
+ * sink.write("two");
+ * await sink.flush();
+ * assert.deepEqual(chunks, ["one\ntwo\n"]); // one write for the batch
+ * ```
+ */
+export function bufferedLines(
+  out: ByteWriter,
+  opts: { flushMs?: number; maxBytes?: number; maxPendingBytes?: number } = {},
+): LineSink {
+  const { flushMs = 50, maxBytes = 64 * 1024, maxPendingBytes = 8 * 1024 * 1024 } = opts;
+  const encoder = new TextEncoder();
+  let batch = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // writes run one after another, so batches never interleave or overtake each other
+  let written: Promise<void> = Promise.resolve();
+  /** Bytes handed to `out` (or queued for it) and not yet written. */
+  let pending = 0;
+  let dropped = 0;
+
+  const flush = (): Promise<void> => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (batch) {
+      const bytes = encoder.encode(batch);
+      batch = "";
+      pending += bytes.length;
+      written = written.then(() => writeAll(out, bytes)).catch(() => {}).finally(() => {
+        pending -= bytes.length;
+      });
+    }
+    return written;
+  };
+  return {
+    write(line) {
+      if (pending + batch.length >= maxPendingBytes) {
+        dropped++;
+        return;
+      }
+      if (dropped) {
+        batch += JSON.stringify({
+          ts: new Date().toISOString(),
+          level: "warn",
+          msg: "log lines dropped",
+          count: dropped,
+          reason: "the log reader did not keep up",
+        }) + "\n";
+        dropped = 0;
+      }
+      batch += line + "\n";
+      if (batch.length >= maxBytes) void flush();
+      else timer ??= setTimeout(flush, flushMs);
+    },
+    flush,
+  };
+}
+
+async function writeAll(out: ByteWriter, bytes: Uint8Array): Promise<void> {
+  for (let off = 0; off < bytes.length;) off += await out.write(bytes.subarray(off));
 }

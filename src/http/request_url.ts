@@ -56,7 +56,10 @@ export function requestUrl(req: Request): URL {
     throw invalidRequest("The Host header is not a valid host name with an optional port");
   }
   const m = SPLIT.exec(req.url);
-  if (!m || !validAuthority(m[2])) throw invalidRequest("The request target is not a valid URL");
+  // the usual target carries the Host header's authority, checked just above
+  if (!m || (m[2] !== host && !validAuthority(m[2]))) {
+    throw invalidRequest("The request target is not a valid URL");
+  }
   const [, scheme, authority, rest] = m;
   const target = rest.split("#")[0];
   const q = target.indexOf("?");

@@ -15,6 +15,7 @@ import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
 import type { ParserClient } from "../upstream/parser.ts";
 import { mapLimit } from "../util/concurrency.ts";
 import { hasLabel, labelValue, ownAttributes } from "./note_view.ts";
+import { notesByIds } from "./notes_by_ids.ts";
 import { relationNotePrefix, relationshipTypeOf } from "./relationship_types.ts";
 import { isSystemNote } from "./system_notes.ts";
 import { AUTOMATIC_RELATIONS, isUserRelation, userRelations } from "./user_relations.ts";
@@ -121,8 +122,9 @@ export function linkedNoteIds(note: CoreNote, contentHtml: string, max: number):
 }
 
 /**
- * Loads the note (with its HTML) and, in parallel with at most `concurrency` calls, the notes
- * it links to. Missing, protected and binary (image, file) linked notes are left out.
+ * Loads the note (with its HTML), then the notes it links to in one search, then their HTML
+ * with at most `concurrency` calls at once. Missing, protected and binary (image, file) linked
+ * notes are left out.
  *
  * @example
  * ```ts
@@ -144,18 +146,23 @@ export async function loadArticleScope(
   const [note, raw] = await Promise.all([core.getNote(noteId), core.contentText(noteId)]);
   const html = HTML_TYPES.has(note.type) ? raw : "";
   const ids = linkedNoteIds(note, html, limits.linkedNotes);
-  const linked = await mapLimit(ids, opts.concurrency, async (id): Promise<LoadedNote | null> => {
-    const n = await core.getNote(id).catch(nullOn404);
-    if (!n || n.isProtected || n.type === "image" || n.type === "file") return null;
+  // every linked note in one search, then only the contents that are used
+  const found = await notesByIds(core, ids, {
+    lore: false,
+    concurrency: opts.concurrency,
+    complete: true,
+  });
+  const usable = ids.flatMap((id) => {
+    const n = found.get(id);
+    return n && !n.isProtected && n.type !== "image" && n.type !== "file" ? [n] : [];
+  });
+  const linked = await mapLimit(usable, opts.concurrency, async (n): Promise<LoadedNote> => {
     const content = opts.linkedContent && HTML_TYPES.has(n.type)
-      ? await core.contentText(id).catch(nullOn404) ?? ""
+      ? await core.contentText(n.noteId).catch(nullOn404) ?? ""
       : "";
     return { note: n, contentHtml: clipHtml(content, limits.linkedContentChars) };
   });
-  return {
-    current: { note, contentHtml: clipHtml(html, limits.currentContentChars) },
-    linked: linked.filter((l): l is LoadedNote => l !== null),
-  };
+  return { current: { note, contentHtml: clipHtml(html, limits.currentContentChars) }, linked };
 }
 
 /**

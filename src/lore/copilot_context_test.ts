@@ -45,7 +45,7 @@ function note(noteId: string, over: Partial<CoreNote> = {}, attrs: CoreAttribute
 const lore = (id: string, extra: CoreAttribute[] = [], over: Partial<CoreNote> = {}) =>
   note(id, over, [attr(id, "label", "lore"), attr(id, "label", "loreType", "character"), ...extra]);
 
-/** A CoreClient over fixed notes; counts calls in flight. */
+/** A CoreClient over fixed notes; logs calls and counts those in flight. */
 function fakeCore(notes: CoreNote[], contents: Record<string, string>) {
   const byId = new Map(notes.map((n) => [n.noteId, n]));
   let inFlight = 0;
@@ -66,6 +66,12 @@ function fakeCore(notes: CoreNote[], contents: Record<string, string>) {
         if (!n) throw missing();
         return n;
       }),
+    // Core's search by ids (`note.noteId = "…" or …`), which sees every note here
+    search: (query: string) =>
+      track(
+        `search ${query}`,
+        () => [...query.matchAll(/note\.noteId = "([^"]*)"/g)].flatMap((m) => byId.get(m[1]) ?? []),
+      ),
     contentText: (id: string) =>
       track(`content ${id}`, () => {
         if (!byId.has(id)) throw missing();
@@ -124,7 +130,15 @@ Deno.test("loadArticleScope: bounded parallel loads; missing, protected and bina
   assert.ok(stats.maxInFlight <= 3, `at most 3 calls at once (${stats.maxInFlight})`);
   assert.ok(stats.maxInFlight > 1, "linked notes load in parallel");
   assert.ok(!stats.calls.includes("content n3"), "an image's bytes are never read");
-  assert.ok(!stats.calls.includes("note n12"), "nothing beyond the limit is loaded");
+  const searches = stats.calls.filter((c) => c.startsWith("search "));
+  assert.equal(searches.length, 1, "the linked notes are read in one search");
+  assert.ok(!searches[0].includes('"n12"'), "nothing beyond the limit is loaded");
+  // only what the search did not find is read on its own (and is gone)
+  assert.deepEqual(stats.calls.filter((c) => c.startsWith("note ")), [
+    "note cur",
+    "note n0",
+    "note n1",
+  ]);
 
   const bare = await loadArticleScope(core, "cur", { concurrency: 3, linkedContent: false });
   assert.ok(bare.linked.every((l) => l.contentHtml === ""));

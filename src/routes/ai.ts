@@ -14,6 +14,7 @@ import { ApiError, errorBodySchema, invalidRequest } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { idSchema } from "../lore/ids.ts";
 import { decodeTitleEntities, hasLabel, labelValue } from "../lore/note_view.ts";
+import { notesByIds } from "../lore/notes_by_ids.ts";
 import {
   relationName,
   RELATIONSHIP_TYPES,
@@ -27,7 +28,7 @@ import type { ParserClient } from "../upstream/parser.ts";
 import { upstreamPath } from "../upstream/path.ts";
 import { parserJson, parserRoute } from "./parser_proxy.ts";
 import { idParams } from "./schemas.ts";
-import { notesByIds, RAG_DEFAULT_TOP_K, RAG_TOP_K, ragAnswer, ragCall } from "./search.ts";
+import { RAG_DEFAULT_TOP_K, RAG_TOP_K, ragAnswer, ragCall } from "./search.ts";
 
 /** Longest text sent for relationship suggestions (the Parser's brain-dump bound). */
 export const MAX_SUGGEST_TEXT = 50_000;

@@ -5,11 +5,11 @@
  * @module
  */
 import { z } from "zod";
-import { nullOn404 } from "../http/errors.ts";
 import { json, noContent } from "../http/response.ts";
 import { idSchema } from "../lore/ids.ts";
 import { httpUrlOrNull, labelValue, relationTarget } from "../lore/note_view.ts";
 import { createLoreNote } from "../lore/new_lore_note.ts";
+import { notesByIds } from "../lore/notes_by_ids.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
 import { userRelations } from "../lore/user_relations.ts";
 import { attributeNameSchema, NOTE_TYPES } from "../lore/vocabulary.ts";
@@ -17,7 +17,6 @@ import { writeSteps } from "../lore/write_steps.ts";
 import { defineRoute, type Route } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { coreBranchSchema } from "../upstream/core_schemas.ts";
-import { mapLimit } from "../util/concurrency.ts";
 import { countField, loreTypeField, noteSchema } from "./lore_responses.ts";
 import { callerQuerySchema, idParams } from "./schemas.ts";
 
@@ -163,8 +162,8 @@ export const getLore = defineRoute({
   tag: "lore",
   params: idParams,
   description: "`resolvedRelations` are the note's user relations whose target still exists " +
-    "(one Core call per distinct target, in parallel), each with the target's title and lore " +
-    "type. `portraitImageNoteId` is the note's own `~portraitImage`, `themeSongUrl` its " +
+    "(all targets read in one Core search; a target the search cannot see, e.g. one only under " +
+    "Core's hidden notes, is read on its own), each with the target's title and lore type. `portraitImageNoteId` is the note's own `~portraitImage`, `themeSongUrl` its " +
     "`#themeSong` when that is an http(s) URL.",
   responses: {
     200: {
@@ -234,7 +233,8 @@ export const deleteLore = defineRoute({
 });
 
 /**
- * The note's user relations (user_relations.ts) whose target still exists, with its title.
+ * The note's user relations (user_relations.ts) whose target still exists, with its title: every
+ * target in one Core round trip (two when one only lives under Core's hidden notes).
  *
  * @example
  * ```ts
@@ -251,13 +251,10 @@ export async function resolveRelations(
   concurrency: number,
 ): Promise<ResolvedRelation[]> {
   const relations = userRelations(note);
-  const targetIds = [...new Set(relations.map((r) => r.value))];
-  const targets = new Map<string, CoreNote | null>();
-  await mapLimit(targetIds, concurrency, async (id) => {
-    targets.set(
-      id,
-      await core.getNote(id).catch(nullOn404),
-    );
+  const targets = await notesByIds(core, relations.map((r) => r.value), {
+    lore: false,
+    concurrency,
+    complete: true,
   });
   return relations.flatMap((r) => {
     const t = targets.get(r.value);

@@ -8,9 +8,15 @@
 import { z } from "zod";
 import { idSchema } from "../lore/ids.ts";
 import { RASTER_MIMES } from "../media/image_info.ts";
-import { etagMatches } from "../lore/preview.ts";
 import { defineRoute, type PublicCtx, type Route } from "../router.ts";
-import { type PublicShare, publicShare } from "../share/public_api.ts";
+import {
+  type AnswerRenderer,
+  type PublicNoteResult,
+  type PublicSearchOutcome,
+  type PublicShare,
+  publicShare,
+} from "../share/public_api.ts";
+import { answerFor, type RenderedAnswer, renderedAnswer } from "../share/rendered_answer.ts";
 import { publicLoreNoteSchema, publicSearchResultSchema } from "../share/public_types.ts";
 
 /**
@@ -56,19 +62,30 @@ const JSON_CACHING = "Answers are `public, no-cache` (`private, no-cache` with a
  * disappears at once; `private` when the request carried credentials; always
  * `Vary: Authorization`.
  */
-function publicJson(req: Request, body: unknown, etag: string, noIndex: boolean): Response {
-  const headers = new Headers({
-    "cache-control": req.headers.has("authorization") ? "private, no-cache" : "public, no-cache",
-    "vary": "Authorization",
-    "etag": etag,
-  });
-  if (noIndex) headers.set("x-robots-tag", "noindex");
-  if (etagMatches(req.headers.get("if-none-match"), etag)) {
-    return new Response(null, { status: 304, headers });
-  }
-  headers.set("content-type", "application/json; charset=utf-8");
-  return new Response(JSON.stringify(body), { headers });
+function publicJson(
+  body: unknown,
+  etag: string,
+  noIndex: boolean,
+  authorized: boolean,
+): RenderedAnswer {
+  const headers: [string, string][] = [
+    ["cache-control", authorized ? "private, no-cache" : "public, no-cache"],
+    ["vary", "Authorization"],
+    ["content-type", "application/json; charset=utf-8"],
+  ];
+  if (noIndex) headers.push(["x-robots-tag", "noindex"]);
+  return renderedAnswer(JSON.stringify(body), etag, headers);
 }
+
+const NOTE_JSON: AnswerRenderer<PublicNoteResult> = {
+  view: "api",
+  render: (r, authorized) => publicJson(r.note, r.etag, r.noIndex, authorized),
+};
+
+const SEARCH_JSON: AnswerRenderer<PublicSearchOutcome> = {
+  view: "api",
+  render: (r, authorized) => publicJson(r.result, r.etag, true, authorized),
+};
 
 /** `GET /api/public/lore/:id` — one published note by id or alias. */
 export const publicLore = defineRoute({
@@ -102,8 +119,10 @@ export const publicLore = defineRoute({
   },
   handler: async (ctx) => {
     const authorization = ctx.req.headers.get("authorization");
-    const { note, etag, noIndex } = await shareFor(ctx).note(ctx.params.id, authorization);
-    return publicJson(ctx.req, note, etag, noIndex);
+    return answerFor(
+      ctx.req,
+      await shareFor(ctx).noteAnswer(ctx.params.id, authorization, NOTE_JSON),
+    );
   },
 });
 
@@ -134,8 +153,10 @@ export const publicSearch = defineRoute({
   },
   handler: async (ctx) => {
     const authorization = ctx.req.headers.get("authorization");
-    const { result, etag } = await shareFor(ctx).search(ctx.query.q, authorization);
-    return publicJson(ctx.req, result, etag, true);
+    return answerFor(
+      ctx.req,
+      await shareFor(ctx).searchAnswer(ctx.query.q, authorization, SEARCH_JSON),
+    );
   },
 });
 

@@ -3,21 +3,20 @@
  * suggestions, within a latency budget), the note picker (one Core search, ranked here),
  * autolinking lore titles in free text (a per-credential title index, cached), the general
  * search endpoint (Core syntax or the Parser's semantic search) and the shared lookups behind
- * them: notes by id in one search, and one semantic query.
+ * them: one semantic query.
  *
  * @module
  */
 import { z } from "zod";
-import { labelEquals, quoteSearchValue, titleContains } from "../core/search_query.ts";
+import { labelEquals, titleContains } from "../core/search_query.ts";
 import { ApiError } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { type AutolinkTitle, compileAutolink } from "../lore/autolink.ts";
-import { idSchema } from "../lore/ids.ts";
-import { decodeTitleEntities, hasLabel, labelValue, noteSummary } from "../lore/note_view.ts";
+import { decodeTitleEntities, labelValue, noteSummary } from "../lore/note_view.ts";
+import { notesByIds } from "../lore/notes_by_ids.ts";
 import { rankByTitle } from "../lore/title_rank.ts";
 import { type Ctx, defineRoute, type Route } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
-import { mapLimit } from "../util/concurrency.ts";
 import { type ParserCall, parserJson } from "./parser_proxy.ts";
 import { noteSummarySchema, titleHitSchema } from "./response_schemas.ts";
 import { refineCallerQuery, searchTerm } from "./schemas.ts";
@@ -35,48 +34,6 @@ export interface MentionCandidate {
   title: string;
   loreType: string | null;
   source: "core" | "parser";
-}
-
-/** Ids per Core search in {@linkcode notesByIds}: a long `or` list stays one request. */
-const IDS_PER_SEARCH = 50;
-
-/**
- * The notes among `ids` that Core has, by id, in one fast search per 50 ids instead of one call
- * per note. With `lore`, only `#lore` notes count. Ids that are not note-id shaped are skipped,
- * so untrusted ids (the Parser's) may be passed as they are; Core compares case-insensitively,
- * so only exact id matches are kept.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * const titleOf = async (core: CoreClient) =>
- *   (await notesByIds(core, ["abc", "def"], { lore: true, concurrency: 8 })).get("abc")?.title;
- * ```
- */
-export async function notesByIds(
-  core: CoreClient,
-  ids: Iterable<string>,
-  opts: { lore: boolean; concurrency: number },
-): Promise<Map<string, CoreNote>> {
-  const wanted = [...new Set(ids)].filter((id) => idSchema.safeParse(id).success);
-  const chunks: string[][] = [];
-  for (let i = 0; i < wanted.length; i += IDS_PER_SEARCH) {
-    chunks.push(wanted.slice(i, i + IDS_PER_SEARCH));
-  }
-  const found = new Map<string, CoreNote>();
-  const exact = new Set(wanted);
-  await mapLimit(chunks, opts.concurrency, async (chunk) => {
-    const anyOf = chunk.map((id) => `note.noteId = ${quoteSearchValue(id)}`).join(" or ");
-    // a leading `(` would be read as full text: the bare `or` list only works on its own
-    const query = opts.lore ? `#lore and (${anyOf})` : anyOf;
-    for (const note of await core.search(query, { fastSearch: true })) {
-      if (exact.has(note.noteId) && (!opts.lore || hasLabel(note, "lore"))) {
-        found.set(note.noteId, note);
-      }
-    }
-  });
-  return found;
 }
 
 /**

@@ -14,7 +14,14 @@ import { siteHeaders } from "../site/headers.ts";
 import { homePage } from "../site/home_page.ts";
 import { SEARCH_MAX_LENGTH } from "../site/layout.ts";
 import { notePage } from "../site/note_page.ts";
-import { pageResponse } from "../site/respond.ts";
+import { renderedPage } from "../site/respond.ts";
+import type {
+  AnswerRenderer,
+  PublicHomeResult,
+  PublicNoteResult,
+  PublicSearchOutcome,
+} from "../share/public_api.ts";
+import { answerFor } from "../share/rendered_answer.ts";
 import { searchPage } from "../site/search_page.ts";
 import { SITE_CSS, SITE_CSS_VERSION } from "../site/stylesheet.ts";
 import { ClientAbortError } from "../upstream/fetch.ts";
@@ -60,6 +67,22 @@ async function htmlPage(ctx: PublicCtx, render: () => Promise<Response>): Promis
   }
 }
 
+const NOTE_PAGE: AnswerRenderer<PublicNoteResult> = {
+  view: "page",
+  render: (r, authorized) => renderedPage(notePage(r.note, r.noIndex), r.etag, authorized),
+};
+
+const HOME_PAGE: AnswerRenderer<PublicHomeResult> = {
+  view: "page",
+  render: (r, authorized) =>
+    renderedPage(homePage(r.root, r.groups, r.noIndex), r.etag, authorized),
+};
+
+const SEARCH_PAGE: AnswerRenderer<PublicSearchOutcome & { query: string }> = {
+  view: "page",
+  render: (r, authorized) => renderedPage(searchPage(r.query, r.result), r.etag, authorized),
+};
+
 const homeQuery = z.object({
   q: z.string().optional().describe(
     `Search text (at most ${SEARCH_MAX_LENGTH} characters); empty shows the home page`,
@@ -93,12 +116,10 @@ export const home = defineRoute({
       if (q.length > SEARCH_MAX_LENGTH) {
         throw invalidRequest(`A search can have at most ${SEARCH_MAX_LENGTH} characters.`);
       }
-      if (q) {
-        const { result, etag } = await share.search(q, authorization);
-        return pageResponse(ctx.req, searchPage(q, result), etag);
-      }
-      const { root, groups, etag, noIndex } = await share.home(authorization);
-      return pageResponse(ctx.req, homePage(root, groups, noIndex), etag);
+      const answer = q
+        ? await share.searchAnswer(q, authorization, SEARCH_PAGE)
+        : await share.homeAnswer(authorization, HOME_PAGE);
+      return answerFor(ctx.req, answer);
     }),
 });
 
@@ -122,8 +143,10 @@ export const notePageRoute = defineRoute({
   handler: (ctx) =>
     htmlPage(ctx, async () => {
       const authorization = ctx.req.headers.get("authorization");
-      const { note, etag, noIndex } = await shareFor(ctx).note(ctx.params.id, authorization);
-      return pageResponse(ctx.req, notePage(note, noIndex), etag);
+      return answerFor(
+        ctx.req,
+        await shareFor(ctx).noteAnswer(ctx.params.id, authorization, NOTE_PAGE),
+      );
     }),
 });
 

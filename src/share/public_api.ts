@@ -21,6 +21,7 @@ import { compareByTitle } from "../lore/order.ts";
 import { etagMatches } from "../lore/preview.ts";
 import { userRelations } from "../lore/user_relations.ts";
 import { verifiedRasterStream } from "../media/image_response.ts";
+import { SANITIZER_VERSION } from "../sanitize/html.ts";
 import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
 import {
@@ -42,6 +43,7 @@ import {
   publicSource,
   weakEtag,
 } from "./public_snapshot.ts";
+import type { RenderedAnswer } from "./rendered_answer.ts";
 import type {
   PublicAttribute,
   PublicLoreNote,
@@ -57,24 +59,63 @@ export interface PublicLoreGroup {
   notes: { id: string; title: string }[];
 }
 
+/** One public note as a visitor sees it. */
+export interface PublicNoteResult {
+  note: PublicLoreNote;
+  etag: string;
+  noIndex: boolean;
+}
+
+/** A public search as a visitor sees it. */
+export interface PublicSearchOutcome {
+  result: PublicSearchResult;
+  etag: string;
+}
+
+/** The share root's own note plus every public lore note grouped by loreType (for `/`). */
+export interface PublicHomeResult {
+  root: PublicLoreNote;
+  groups: PublicLoreGroup[];
+  etag: string;
+  noIndex: boolean;
+}
+
+/**
+ * Renders a route's answer from what the share gives it. `view` names the rendering (e.g.
+ * `"api"`, `"page"`): answers are cached per view, so two routes never share one.
+ */
+export interface AnswerRenderer<T> {
+  view: string;
+  render(from: T, authorized: boolean): RenderedAnswer;
+}
+
 /** The public share API; see {@linkcode publicShare}. */
 export interface PublicShare {
   /** 404 (same for missing/hidden), 401 (+ WWW-Authenticate) when credentials are needed. */
-  note(
+  note(idOrAlias: string, authorization: string | null): Promise<PublicNoteResult>;
+  search(q: string, authorization: string | null): Promise<PublicSearchOutcome>;
+  /** The share root's own note plus every public lore note grouped by loreType (for `/`). */
+  home(authorization: string | null): Promise<PublicHomeResult>;
+  /**
+   * {@linkcode PublicShare.note} rendered by `renderer`, kept per snapshot version and visitor
+   * class: the 404 and 401 checks run on every call, the render once.
+   */
+  noteAnswer(
     idOrAlias: string,
     authorization: string | null,
-  ): Promise<{ note: PublicLoreNote; etag: string; noIndex: boolean }>;
-  search(
+    renderer: AnswerRenderer<PublicNoteResult>,
+  ): Promise<RenderedAnswer>;
+  /** {@linkcode PublicShare.search} rendered by `renderer`, kept like `noteAnswer`. */
+  searchAnswer(
     q: string,
     authorization: string | null,
-  ): Promise<{ result: PublicSearchResult; etag: string }>;
-  /** The share root's own note plus every public lore note grouped by loreType (for `/`). */
-  home(authorization: string | null): Promise<{
-    root: PublicLoreNote;
-    groups: PublicLoreGroup[];
-    etag: string;
-    noIndex: boolean;
-  }>;
+    renderer: AnswerRenderer<PublicSearchOutcome & { query: string }>,
+  ): Promise<RenderedAnswer>;
+  /** {@linkcode PublicShare.home} rendered by `renderer`, kept like `noteAnswer`. */
+  homeAnswer(
+    authorization: string | null,
+    renderer: AnswerRenderer<PublicHomeResult>,
+  ): Promise<RenderedAnswer>;
   /**
    * Image bytes of a public image note / image attachment, streamed; 404 otherwise. With a
    * matching `ifNoneMatch`, a 304 without touching the bytes.
@@ -173,6 +214,8 @@ function accessFor(snap: PublicSnapshot, authorization: string | null): Access {
     canSee,
     fingerprint() {
       if (!snap.hasCredentials) return "";
+      // Without credentials no guarded note is visible: the digest of none, without the scan.
+      if (authorization === null) return ANONYMOUS_PRINT;
       print ??= digest(
         ...snap.view.publicIds().filter((id) =>
           snap.view.credentialGroups(id).length > 0 && canSee(id)
@@ -182,6 +225,8 @@ function accessFor(snap: PublicSnapshot, authorization: string | null): Access {
     },
   };
 }
+
+const ANONYMOUS_PRINT = digest();
 
 function idFor(snap: PublicSnapshot, noteId: string): string {
   return snap.view.aliasOf(noteId) ?? noteId;
@@ -237,6 +282,9 @@ function relationsOf(snap: PublicSnapshot, note: CoreNote, access: Access): Publ
   });
 }
 
+/** A source with a published snapshot. */
+type Published = PublicSource & { snap: PublicSnapshot };
+
 /**
  * What the public share needs for one request; a public route's context has all of it but the
  * caches, which the app keeps.
@@ -276,16 +324,19 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
   let source: Promise<PublicSource> | undefined;
   const load = () => source ??= publicSource(deps.publicCore, deps.caches);
   const { caches, config } = deps;
-  const backendHosts = new Set(
-    [
-      config.CORE_URL,
-      ...config.CORE_ALLOWED_URLS,
-      config.PARSER_URL,
-      ...config.PARSER_ALLOWED_URLS,
-    ]
-      .filter((u): u is string => !!u)
-      .map((u) => new URL(u).host.toLowerCase()),
-  );
+  // Only a render needs them: an answer from the cache never parses a URL.
+  let hosts: ReadonlySet<string> | undefined;
+  const backendHosts = () =>
+    hosts ??= new Set(
+      [
+        config.CORE_URL,
+        ...config.CORE_ALLOWED_URLS,
+        config.PARSER_URL,
+        ...config.PARSER_ALLOWED_URLS,
+      ]
+        .filter((u): u is string => !!u)
+        .map((u) => new URL(u).host.toLowerCase()),
+    );
 
   const published = async () => {
     const src = await load();
@@ -306,11 +357,11 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
     note: (id) => snap.byId.get(id),
     lookup: (idOrAlias) => snap.lookup(idOrAlias),
     pagePath: (id) => `/public/lore/${encodeURIComponent(idFor(snap, id))}`,
-    backendHosts,
+    backendHosts: backendHosts(),
   });
 
   const render = async (
-    src: PublicSource & { snap: PublicSnapshot },
+    src: Published,
     note: CoreNote,
     access: Access,
   ): Promise<{ note: PublicLoreNote; etag: string }> => {
@@ -347,85 +398,176 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
     return { note: result, etag };
   };
 
+  /** The note to show and what this visitor may see, after the 404 and 401 checks. */
+  const openNote = async (idOrAlias: string, authorization: string | null) => {
+    const src = await published();
+    const { view } = src.snap;
+    const noteId = view.resolve(idOrAlias) ?? view.resolve(decodeParam(idOrAlias));
+    const note = open(src.snap, noteId, authorization);
+    return { src, note, access: accessFor(src.snap, authorization) };
+  };
+
+  const noteResult = async (src: Published, note: CoreNote, access: Access) => ({
+    ...await render(src, note, access),
+    noIndex: noIndexOf(src.snap, note),
+  });
+
+  const openHome = async (authorization: string | null) => {
+    const src = await published();
+    const rootNote = open(src.snap, src.snap.rootId, authorization);
+    return { src, rootNote, access: accessFor(src.snap, authorization) };
+  };
+
+  const homeResult = async (
+    src: Published,
+    rootNote: CoreNote,
+    access: Access,
+  ): Promise<PublicHomeResult> => {
+    const { snap } = src;
+    const root = await render(src, rootNote, access);
+    const byType = new Map<string, CoreNote[]>();
+    for (const id of snap.view.publicIds()) {
+      const n = snap.byId.get(id)!;
+      if (id === snap.rootId || !hasLabel(n, "lore") || !access.canSee(id)) continue;
+      const type = labelValue(n, "loreType")?.trim() || NO_LORE_TYPE;
+      byType.set(type, [...(byType.get(type) ?? []), n]);
+    }
+    const groups = [...byType.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([loreType, notes]) => ({
+        loreType,
+        notes: notes.sort(compareByTitle).map((n) => ({
+          id: idFor(snap, n.noteId),
+          title: n.title,
+        })),
+      }));
+    return {
+      root: root.note,
+      groups,
+      etag: weakEtag(root.etag, "home"),
+      noIndex: noIndexOf(snap, rootNote),
+    };
+  };
+
+  const searchResult = async (
+    src: PublicSource,
+    query: string,
+    authorization: string | null,
+  ): Promise<PublicSearchOutcome> => {
+    const snap = src.snapshot;
+    if (!snap) {
+      return { result: { results: [] }, etag: weakEtag("unshared", query.toLowerCase()) };
+    }
+    const access = accessFor(snap, authorization);
+    const visible = snap.view.publicIds().filter((id) => access.canSee(id))
+      .map((id) => snap.byId.get(id)!);
+    const scored = query.toLowerCase() === LORE_QUERY
+      ? visible.filter((n) => hasLabel(n, "lore")).map((n) => ({ n, score: 1 }))
+      : await textMatches(visible, query, (n) =>
+        publicSearchText(
+          caches,
+          src.core,
+          src.identity,
+          n,
+          snap.version,
+          policy(snap, access),
+        ), deps.concurrency);
+    const results: PublicSearchHit[] = scored
+      .sort((a, b) => b.score - a.score || compareByTitle(a.n, b.n))
+      .map(({ n, score }) => ({
+        id: idFor(snap, n.noteId),
+        title: n.title,
+        score,
+        path: snap.ancestorsOf(n.noteId).map((id) => snap.byId.get(id)!.title).join(" / "),
+      }));
+    const normalized = query.toLowerCase() === LORE_QUERY ? LORE_QUERY : normalizeForSearch(query);
+    return {
+      result: { results },
+      etag: weakEtag(snap.version, "search", normalized, access.fingerprint()),
+    };
+  };
+
+  /**
+   * A rendered answer from the cache, rendered once per key. The key holds everything an answer
+   * depends on: the snapshot's version, the sanitizer, which guarded notes the visitor sees,
+   * whether the request carried credentials (its caching headers), the view and the subject.
+   * Entries expire with the snapshot's TTL, since a note's attachments are outside its version.
+   */
+  const remember = <T>(
+    src: Published,
+    access: Access,
+    authorization: string | null,
+    subject: string,
+    renderer: AnswerRenderer<T>,
+    make: () => Promise<T>,
+  ): Promise<RenderedAnswer> => {
+    const authorized = authorization !== null;
+    const key = [
+      src.identity,
+      src.snap.version,
+      SANITIZER_VERSION,
+      access.fingerprint(),
+      authorized ? "auth" : "anon",
+      renderer.view,
+      subject,
+    ].join("\n");
+    return caches.rendered.getOrLoad(key, async () => renderer.render(await make(), authorized));
+  };
+
   return {
     note: (idOrAlias, authorization) =>
       guarded(async () => {
-        const src = await published();
-        const { view } = src.snap;
-        const noteId = view.resolve(idOrAlias) ?? view.resolve(decodeParam(idOrAlias));
-        const note = open(src.snap, noteId, authorization);
-        const rendered = await render(src, note, accessFor(src.snap, authorization));
-        return { ...rendered, noIndex: noIndexOf(src.snap, note) };
+        const { src, note, access } = await openNote(idOrAlias, authorization);
+        return await noteResult(src, note, access);
+      }),
+
+    noteAnswer: (idOrAlias, authorization, renderer) =>
+      guarded(async () => {
+        const { src, note, access } = await openNote(idOrAlias, authorization);
+        return await remember(
+          src,
+          access,
+          authorization,
+          `note:${note.noteId}`,
+          renderer,
+          () => noteResult(src, note, access),
+        );
       }),
 
     home: (authorization) =>
       guarded(async () => {
-        const src = await published();
-        const { snap } = src;
-        const rootNote = open(snap, snap.rootId, authorization);
-        const access = accessFor(snap, authorization);
-        const root = await render(src, rootNote, access);
-        const byType = new Map<string, CoreNote[]>();
-        for (const id of snap.view.publicIds()) {
-          const n = snap.byId.get(id)!;
-          if (id === snap.rootId || !hasLabel(n, "lore") || !access.canSee(id)) continue;
-          const type = labelValue(n, "loreType")?.trim() || NO_LORE_TYPE;
-          byType.set(type, [...(byType.get(type) ?? []), n]);
-        }
-        const groups = [...byType.entries()]
-          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-          .map(([loreType, notes]) => ({
-            loreType,
-            notes: notes.sort(compareByTitle).map((n) => ({
-              id: idFor(snap, n.noteId),
-              title: n.title,
-            })),
-          }));
-        return {
-          root: root.note,
-          groups,
-          etag: weakEtag(root.etag, "home"),
-          noIndex: noIndexOf(snap, rootNote),
-        };
+        const { src, rootNote, access } = await openHome(authorization);
+        return await homeResult(src, rootNote, access);
+      }),
+
+    homeAnswer: (authorization, renderer) =>
+      guarded(async () => {
+        const { src, rootNote, access } = await openHome(authorization);
+        return await remember(
+          src,
+          access,
+          authorization,
+          "home",
+          renderer,
+          () => homeResult(src, rootNote, access),
+        );
       }),
 
     search: (q, authorization) =>
+      guarded(async () => searchResult(await load(), q.trim(), authorization)),
+
+    searchAnswer: (q, authorization, renderer) =>
       guarded(async () => {
         const src = await load();
         const query = q.trim();
-        const snap = src.snapshot;
-        if (!snap) {
-          return { result: { results: [] }, etag: weakEtag("unshared", query.toLowerCase()) };
-        }
-        const access = accessFor(snap, authorization);
-        const visible = snap.view.publicIds().filter((id) => access.canSee(id))
-          .map((id) => snap.byId.get(id)!);
-        const scored = query.toLowerCase() === LORE_QUERY
-          ? visible.filter((n) => hasLabel(n, "lore")).map((n) => ({ n, score: 1 }))
-          : await textMatches(visible, query, (n) =>
-            publicSearchText(
-              caches,
-              src.core,
-              src.identity,
-              n,
-              snap.version,
-              policy(snap, access),
-            ), deps.concurrency);
-        const results: PublicSearchHit[] = scored
-          .sort((a, b) => b.score - a.score || compareByTitle(a.n, b.n))
-          .map(({ n, score }) => ({
-            id: idFor(snap, n.noteId),
-            title: n.title,
-            score,
-            path: snap.ancestorsOf(n.noteId).map((id) => snap.byId.get(id)!.title).join(" / "),
-          }));
-        const normalized = query.toLowerCase() === LORE_QUERY
-          ? LORE_QUERY
-          : normalizeForSearch(query);
-        return {
-          result: { results },
-          etag: weakEtag(snap.version, "search", normalized, access.fingerprint()),
-        };
+        const make = async () => ({
+          ...await searchResult(src, query, authorization),
+          query,
+        });
+        if (!src.snapshot) return renderer.render(await make(), authorization !== null);
+        const published = { ...src, snap: src.snapshot };
+        const access = accessFor(published.snap, authorization);
+        return await remember(published, access, authorization, `search:${query}`, renderer, make);
       }),
 
     image: (id, authorization, signal, ifNoneMatch) =>

@@ -1,8 +1,10 @@
 /**
  * The share snapshot as the public routes see it: loaded with the server's public Core
  * credentials, cached for `PUBLIC_CACHE_MS` per Core identity with single-flight loading (a burst
- * of visitors causes one subtree search), and fingerprinted so every public ETag changes when
- * anything in the shared subtree changes.
+ * of visitors causes one subtree search) and reloaded in the background from half that age on (a
+ * share in steady use never makes a visitor wait), and fingerprinted so every public ETag changes
+ * when anything in the shared subtree changes. The public answers rendered from a snapshot are
+ * kept beside it, keyed by its version.
  *
  * @module
  */
@@ -13,6 +15,7 @@ import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { loadShareSnapshot } from "./snapshot.ts";
 import { SANITIZER_VERSION } from "../sanitize/html.ts";
 import { ownShareAlias, type ShareView } from "./tree_filter.ts";
+import { answerBytes, type RenderedAnswer } from "./rendered_answer.ts";
 
 /** A published share tree, ready for visitors. */
 export interface PublicSnapshot {
@@ -54,13 +57,22 @@ export interface PublicCaches {
   snapshots: TtlCache<PublicSnapshot | null>;
   /** Raw note content by `${identity}:${blobId}` (content-addressed: never stale). */
   contents: TtlCache<string>;
-  /** Searchable visible text by `${identity}:${blobId}`. */
+  /** Searchable visible text by `${identity}:${version}:${blobId}`. */
   texts: TtlCache<string>;
+  /**
+   * Rendered public answers (API JSON and pages) by identity, snapshot version, sanitizer
+   * version, what the visitor may see, and the answer asked for; bounded in bytes.
+   */
+  rendered: TtlCache<RenderedAnswer>;
 }
 
+/** Default byte bound of the rendered answers: hot pages fit, a flood of searches cannot grow it. */
+export const RENDERED_MAX_BYTES = 8 * 1024 * 1024;
+
 /**
- * Empty public caches: snapshots kept for `PUBLIC_CACHE_MS`, content and search text for an
- * hour.
+ * Empty public caches: snapshots and rendered answers kept for `PUBLIC_CACHE_MS` (reloaded in
+ * the background from half that age on), content and search text for an hour. `renderedMaxBytes`
+ * bounds the rendered answers ({@linkcode RENDERED_MAX_BYTES} by default).
  *
  * @example
  * ```ts
@@ -70,20 +82,35 @@ export interface PublicCaches {
  * assert.equal(caches.contents.get("identity:blob"), "<p>Harbor</p>");
  * ```
  */
-export function createPublicCaches(config: Pick<Config, "PUBLIC_CACHE_MS">): PublicCaches {
+export function createPublicCaches(
+  config: Pick<Config, "PUBLIC_CACHE_MS">,
+  renderedMaxBytes = RENDERED_MAX_BYTES,
+): PublicCaches {
+  const ttlMs = config.PUBLIC_CACHE_MS;
+  // Reloading ahead keeps visitors from waiting, yet nothing served is older than ttlMs.
+  const refreshAfterMs = ttlMs / 2;
   return {
-    snapshots: createTtlCache({ ttlMs: config.PUBLIC_CACHE_MS, maxEntries: 16 }),
+    snapshots: createTtlCache({ ttlMs, refreshAfterMs, maxEntries: 16 }),
     contents: createTtlCache({ ttlMs: 3600_000, maxEntries: 500 }),
     texts: createTtlCache({ ttlMs: 3600_000, maxEntries: 20_000 }),
+    rendered: createTtlCache({
+      ttlMs,
+      refreshAfterMs,
+      maxEntries: 10_000,
+      maxBytes: renderedMaxBytes,
+      sizeOf: answerBytes,
+    }),
   };
 }
 
 /**
- * Forgets the public snapshots in `caches`, for every public Core identity, after a write
- * through this service: the next public request loads the share as Core now holds it, and a
- * load still in flight is served to those already waiting but never cached. Content and
- * search-text caches stay: they are keyed by content-addressed blob ids, so they cannot be
- * stale. Other instances still serve their snapshots until `PUBLIC_CACHE_MS` runs out.
+ * Forgets the public snapshots and the answers rendered from them in `caches`, for every public
+ * Core identity, after a write through this service: the next public request loads the share as
+ * Core now holds it (it waits for that load), and a load or render still in flight is served to
+ * those already waiting but never cached. Rendered answers go too because some of what they show
+ * (a note's attachments) is not part of the snapshot's version. Content and search-text caches
+ * stay: they are keyed by content-addressed blob ids, so they cannot be stale. Other instances
+ * still serve their snapshots until `PUBLIC_CACHE_MS` runs out.
  *
  * @example
  * ```ts
@@ -98,6 +125,7 @@ export function createPublicCaches(config: Pick<Config, "PUBLIC_CACHE_MS">): Pub
  */
 export function invalidatePublicShare(caches: PublicCaches): void {
   caches.snapshots.clear();
+  caches.rendered.clear();
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
  * Successful public pages as HTTP responses: the site's headers, an ETag derived from the public
- * API's ETag and the page itself, and 304 for a matching `If-None-Match`.
+ * API's ETag and the page itself, and 304 for a matching `If-None-Match`. A page is rendered
+ * once into a {@linkcode RenderedAnswer} the public share can keep.
  *
  * @module
  */
 import { createHash } from "node:crypto";
-import { etagMatches } from "../lore/preview.ts";
+import { answerFor, type RenderedAnswer, renderedAnswer } from "../share/rendered_answer.ts";
 import { siteHeaders } from "./headers.ts";
 import { layout, type PageParts } from "./layout.ts";
 
@@ -50,19 +51,33 @@ export function pageEtag(apiEtag: string, document: string): string {
  * ```
  */
 export function pageResponse(req: Request, page: PageParts, apiEtag: string): Response {
+  return answerFor(req, renderedPage(page, apiEtag, req.headers.has("authorization")));
+}
+
+/**
+ * A page rendered once: the document, its ETag and the site's headers (`private` when the
+ * request carried credentials).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { html } from "./html.ts";
+ * const page = { title: "Ashford", main: html`<h1>Ashford</h1>`, noIndex: false };
+ * const answer = renderedPage(page, '"snap-1"', false);
+ * assert.equal(answer.etag, pageEtag('"snap-1"', new TextDecoder().decode(answer.body)));
+ * ```
+ */
+export function renderedPage(
+  page: PageParts,
+  apiEtag: string,
+  authorized: boolean,
+): RenderedAnswer {
   const document = layout(page).html;
-  const etag = pageEtag(apiEtag, document);
-  const authorized = req.headers.has("authorization");
   const headers = siteHeaders({
     contentType: HTML_TYPE,
     cacheControl: authorized ? "private, no-cache" : "no-cache",
     noIndex: page.noIndex,
-    etag,
     varyAuthorization: true,
   });
-  if (etagMatches(req.headers.get("if-none-match"), etag)) {
-    headers.delete("content-type");
-    return new Response(null, { status: 304, headers });
-  }
-  return new Response(document, { status: 200, headers });
+  return renderedAnswer(document, pageEtag(apiEtag, document), headers);
 }

@@ -363,6 +363,7 @@ Deno.test(`flood: ${TOTAL} malformed raw requests, 0 × 5xx, no backend call (se
     parser: true,
     parserSession: true,
     env: {
+      CLIENT_DEADLINES: "on", // every connection must end: the relay's deadlines close them
       CLIENT_HEADER_TIMEOUT_MS: "300",
       CLIENT_BODY_TIMEOUT_MS: "300",
       CLIENT_IDLE_TIMEOUT_MS: "300",

@@ -11,6 +11,7 @@ import { makePng, W } from "../../sims/world.ts";
 
 const SHORT: HarnessOptions = {
   env: {
+    CLIENT_DEADLINES: "on", // on loopback they would be off (a local proxy's job)
     CLIENT_HEADER_TIMEOUT_MS: "400",
     CLIENT_BODY_TIMEOUT_MS: "400",
     CLIENT_IDLE_TIMEOUT_MS: "600",

@@ -167,7 +167,7 @@ Deno.test("GET /api/lore: default #lore lists every lore note; q passes Core syn
     assert.deepEqual(upstreamCalls(h), ["GET /etapi/notes?search=%23lore"]);
   }));
 
-Deno.test("GET /api/lore/:id: relations resolved in parallel, portrait and theme song", () =>
+Deno.test("GET /api/lore/:id: relations resolved in one search, portrait and theme song", () =>
   withHarness(async (h) => {
     const a = (await createNote(h, { title: "Ilsa Thorne", loreType: "character" })).body.note;
     const b = (await createNote(h, { title: "Rook Harrow", loreType: "character" })).body.note;
@@ -217,8 +217,8 @@ Deno.test("GET /api/lore/:id: relations resolved in parallel, portrait and theme
     );
     assert.equal(r.body.portraitImageNoteId, img.note.noteId);
     assert.equal(r.body.themeSongUrl, "https://music.example/ilsa");
-    // one call for the note, one per distinct target (no template, no duplicates)
-    assert.equal(upstreamCalls(h).length, 4);
+    // one call for the note, one search for every target (no template, no duplicates)
+    assert.equal(upstreamCalls(h).length, 2);
   }));
 
 Deno.test("GET /api/lore/:id: unsafe theme song URLs are dropped; a missing note is 404", () =>

@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import { createPublicCaches, invalidatePublicShare } from "./public_snapshot.ts";
+import { answerBytes, renderedAnswer } from "./rendered_answer.ts";
+
+const page = (n: number) =>
+  renderedAnswer(`<p>${"x".repeat(1000)}</p>`, `W/"page-${n}"`, [["content-type", "text/html"]]);
+
+Deno.test("public caches: the byte bound of rendered answers evicts the least recently used", () => {
+  const size = answerBytes(page(1));
+  const caches = createPublicCaches({ PUBLIC_CACHE_MS: 60_000 }, size * 2 + size / 2);
+  caches.rendered.set("a", page(1));
+  caches.rendered.set("b", page(2));
+  caches.rendered.get("a"); // a is now the most recent
+  caches.rendered.set("c", page(3)); // over the bound: b goes
+  assert.equal(caches.rendered.get("b"), undefined);
+  assert.equal(caches.rendered.get("a")?.etag, 'W/"page-1"');
+  assert.equal(caches.rendered.get("c")?.etag, 'W/"page-3"');
+  assert.ok(caches.rendered.bytes <= size * 2 + size / 2);
+});
+
+Deno.test("public caches: invalidation drops snapshots and rendered answers, keeps content", () => {
+  const caches = createPublicCaches({ PUBLIC_CACHE_MS: 60_000 });
+  caches.snapshots.set("identity", null);
+  caches.rendered.set("identity\nv1\napi\nnote:abc", page(1));
+  caches.contents.set("identity:blob", "<p>Harbor</p>");
+  invalidatePublicShare(caches);
+  assert.deepEqual([caches.snapshots.size, caches.rendered.size, caches.rendered.bytes], [0, 0, 0]);
+  assert.equal(caches.contents.get("identity:blob"), "<p>Harbor</p>");
+});
+
+Deno.test("public caches: with PUBLIC_CACHE_MS 0 nothing rendered is kept", () => {
+  const caches = createPublicCaches({ PUBLIC_CACHE_MS: 0 });
+  caches.rendered.set("k", page(1));
+  assert.equal(caches.rendered.size, 0);
+});
