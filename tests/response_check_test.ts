@@ -13,6 +13,8 @@ import { json } from "../src/http/response.ts";
 import { responseCheck } from "../src/pipeline/response_check.ts";
 import { openApiDocument } from "../src/openapi.ts";
 import { defineRoute, type Responses, type Route } from "../src/router.ts";
+import { declaresResponses, routeResponses } from "../src/route_responses.ts";
+import { allRoutes } from "../src/routes/index.ts";
 
 const thing = z.object({ id: z.string(), size: z.number().int() });
 
@@ -238,4 +240,15 @@ Deno.test("openapi: a route's description becomes its operation's", () => {
   ]);
   assert.match(op.responses[403].description, /CSRF_REJECTED.*UPSTREAM_FORBIDDEN/);
   assert.match(op.responses[504].description, /AI_TIMEOUT_MS/);
+});
+
+Deno.test("every route of the table declares its answers, so the harness checks all of them", () => {
+  const undeclared = allRoutes.filter((r) => !declaresResponses(r)).map((r) =>
+    `${r.method} ${r.path}`
+  );
+  assert.deepEqual(undeclared, [], "declare a schema or media type for each answer");
+  for (const r of allRoutes) {
+    const ok = [...routeResponses(r)].filter(([status]) => status < 400);
+    assert.ok(ok.length > 0, `${r.method} ${r.path} declares no successful answer`);
+  }
 });
