@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { createTtlCache, type TtlCache } from "./cache/ttl_cache.ts";
+import { createTtlCache, stringBytes, type TtlCache } from "./cache/ttl_cache.ts";
 import type { Config } from "./config.ts";
 import type { Logger } from "./http/log.ts";
-import type { KeptAnswer } from "./pipeline/ai_route.ts";
+import { type KeptAnswer, keptAnswerBytes } from "./pipeline/ai_route.ts";
 import { type AiCalls, createAiCalls } from "./upstream/ai_calls.ts";
 import { createPortalConfig, type PortalConfig } from "./portal_config.ts";
 import { createRateLimiter, type RateLimiter } from "./session/rate_limit.ts";
@@ -17,9 +17,15 @@ import { createPublicCaches, type PublicCaches } from "./share/public_snapshot.t
 
 /** Everything an app instance keeps between requests. */
 export interface AppState {
-  /** Compiled autolink title index, keyed by credential identity (60 s by default). */
+  /**
+   * Compiled autolink title index, keyed by credential identity (60 s by default), at most
+   * {@linkcode AUTOLINK_MAX_BYTES} together.
+   */
   autolink: TtlCache<AutolinkMatcher>;
-  /** Sanitized previews keyed by `${mode}:${blobId}` (content-addressed, so never stale). */
+  /**
+   * Sanitized previews keyed by `${mode}:${blobId}` (content-addressed, so never stale), at most
+   * {@linkcode PREVIEW_MAX_BYTES} together.
+   */
   preview: TtlCache<string>;
   /** Login, register and connect attempts per client (`AUTH_RATE_LIMIT` per window). */
   authLimiter: RateLimiter;
@@ -35,6 +41,16 @@ export interface AppState {
 
 /** Most AI calls and kept answers one instance holds (the Parser's rate limits keep it far lower). */
 const MAX_AI_CALLS = 500;
+
+/** Byte bound of the sanitized previews: a few thousand typical notes. */
+export const PREVIEW_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * Byte bound of the compiled title indexes: a lore of about 20,000 titles fits (an index is
+ * rebuilt per request beyond that, so the bound sits well above a large homelab lore).
+ */
+export const AUTOLINK_MAX_BYTES = 64 * 1024 * 1024;
+/** Byte bound of the AI answers kept for a retry. */
+export const AI_KEPT_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * Creates the state for one app.
@@ -71,12 +87,26 @@ export function createAppState(
       maxKeys: 10_000,
       now,
     }),
-    autolink: createTtlCache({ ttlMs: config.AUTOLINK_CACHE_MS, maxEntries: 256, now }),
-    preview: createTtlCache({ ttlMs: 24 * 3600_000, maxEntries: 1000, now }),
+    autolink: createTtlCache({
+      ttlMs: config.AUTOLINK_CACHE_MS,
+      maxEntries: 256,
+      maxBytes: AUTOLINK_MAX_BYTES,
+      sizeOf: (m) => m.bytes,
+      now,
+    }),
+    preview: createTtlCache({
+      ttlMs: 24 * 3600_000,
+      maxEntries: 1000,
+      maxBytes: PREVIEW_MAX_BYTES,
+      sizeOf: stringBytes,
+      now,
+    }),
     aiCalls: createAiCalls({
       totalMs: config.AI_TOTAL_TIMEOUT_MS,
       ttlMs: config.AI_RESULT_TTL_MS,
       maxEntries: MAX_AI_CALLS,
+      maxKeptBytes: AI_KEPT_MAX_BYTES,
+      sizeOf: keptAnswerBytes,
       now,
       onKept: (resultKey, ok) => log.log("info", "ai answer kept for a retry", { resultKey, ok }),
     }),

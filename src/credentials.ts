@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { createTtlCache, type TtlCache } from "./cache/ttl_cache.ts";
+import { createTtlCache, stringBytes, type TtlCache } from "./cache/ttl_cache.ts";
 import type { Config } from "./config.ts";
 import { ApiError, notAuthenticated, notConfigured } from "./http/errors.ts";
 import type { Logger } from "./http/log.ts";
@@ -100,6 +100,8 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
   const coreCache: TtlCache<CoreCredentials> = createTtlCache({
     ttlMs: config.CREDENTIALS_CACHE_MS,
     maxEntries: 1000,
+    maxBytes: CREDENTIALS_MAX_BYTES,
+    sizeOf: credentialsBytes,
     now,
   });
   let sealKey: Promise<SealKey> | undefined;
@@ -260,6 +262,22 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
       return rc;
     },
   };
+}
+
+/** Byte bound of the cached Core credentials: a thousand sessions fit many times over. */
+const CREDENTIALS_MAX_BYTES = 1024 * 1024;
+
+/**
+ * What cached credentials weigh, roughly; a Parser could hand out any token, so its length counts.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.ok(credentialsBytes({ baseUrl: "http://core:8080", token: "t".repeat(100) }) > 200);
+ * ```
+ */
+export function credentialsBytes(creds: CoreCredentials): number {
+  return stringBytes(creds.baseUrl) + stringBytes(creds.token);
 }
 
 function allowedCoreUrls(config: Config): ReadonlySet<string> {

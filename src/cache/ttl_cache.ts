@@ -148,3 +148,25 @@ export function createTtlCache<V>(opts: TtlCacheOptions<V>): TtlCache<V> {
     },
   };
 }
+
+/**
+ * What a string weighs in memory at most (two bytes a character, plus its header), for a cache's
+ * `sizeOf`. V8 keeps Latin-1 text in one byte a character, so this errs on the safe side.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const previews = createTtlCache<string>({
+ *   ttlMs: 60_000,
+ *   maxEntries: 100,
+ *   maxBytes: 1024,
+ *   sizeOf: stringBytes,
+ * });
+ * previews.set("big", "x".repeat(1024));
+ * assert.equal(previews.get("big"), undefined); // larger than the whole bound: never kept
+ * assert.equal(stringBytes("abc"), 6 + 32);
+ * ```
+ */
+export function stringBytes(text: string): number {
+  return text.length * 2 + 32;
+}

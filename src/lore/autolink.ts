@@ -30,12 +30,19 @@ export interface AutolinkMatcher {
   match(text: string): AutolinkMatch[];
   /** Number of distinct titles indexed. */
   readonly size: number;
+  /** Roughly what the index holds on the heap (for a cache's byte bound). */
+  readonly bytes: number;
 }
 
 /** Titles shorter than this (in characters) would match too much noise. */
 export const MIN_TITLE_CHARS = 3;
 
 const SPACE = 0x20;
+
+/** Heap cost of one trie node with its map entry, as measured on V8 (about 155 bytes). */
+const NODE_BYTES = 160;
+/** Heap cost of one indexed title besides its strings. */
+const TITLE_BYTES = 64;
 
 interface TrieNode {
   next?: Map<number, TrieNode>;
@@ -59,6 +66,7 @@ interface TrieNode {
 export function compileAutolink(titles: readonly AutolinkTitle[]): AutolinkMatcher {
   const root: TrieNode = {};
   let size = 0;
+  let bytes = NODE_BYTES;
   for (const entry of titles) {
     const key = foldTitleKey(entry.title);
     if (key.length < MIN_TITLE_CHARS) continue;
@@ -66,13 +74,19 @@ export function compileAutolink(titles: readonly AutolinkTitle[]): AutolinkMatch
     for (const cp of key) {
       node.next ??= new Map();
       let child = node.next.get(cp);
-      if (!child) node.next.set(cp, child = {});
+      if (!child) {
+        node.next.set(cp, child = {});
+        bytes += NODE_BYTES;
+      }
       node = child;
     }
-    if (!node.note) size++;
+    if (!node.note) {
+      size++;
+      bytes += TITLE_BYTES + (entry.title.length + entry.noteId.length) * 2;
+    }
     if (!node.note || entry.noteId < node.note.noteId) node.note = entry;
   }
-  return { size, match: (text) => matchText(root, text) };
+  return { size, bytes, match: (text) => matchText(root, text) };
 }
 
 /** Title → folded code points, whitespace trimmed and collapsed to one space. */

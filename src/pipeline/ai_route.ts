@@ -26,6 +26,22 @@ export interface KeptAnswer {
   body: Uint8Array<ArrayBuffer>;
 }
 
+/**
+ * What a kept answer weighs, roughly: its body plus its headers (for the kept answers' byte bound).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const answer: KeptAnswer = { status: 200, headers: [], body: new Uint8Array(1000) };
+ * assert.ok(keptAnswerBytes(answer) >= 1000);
+ * ```
+ */
+export function keptAnswerBytes(answer: KeptAnswer): number {
+  let size = answer.body.byteLength + 64;
+  for (const [name, value] of answer.headers) size += (name.length + value.length) * 2 + 32;
+  return size;
+}
+
 /** What answering an AI route needs of its request; a private route's context has the rest. */
 export interface AiRequest {
   req: Request;

@@ -7,7 +7,8 @@
  * for a retry of the same request, which gets it once instead of calling the Parser again.
  *
  * Bounded: each call ends at `totalMs` (its work is aborted), a kept outcome expires after
- * `ttlMs`, and at most `maxEntries` calls and outcomes are held (oldest kept outcomes go first).
+ * `ttlMs`, and at most `maxEntries` calls and outcomes are held (oldest kept outcomes go first),
+ * the kept outcomes at most `maxKeptBytes` together.
  * Per instance, in memory: a retry through another instance does not see it.
  *
  * @module
@@ -34,12 +35,16 @@ export interface AiWait {
 }
 
 /** Options of {@linkcode createAiCalls}. */
-export interface AiCallsOptions {
+export interface AiCallsOptions<V = unknown> {
   /** The longest a call may run; then its work is aborted and its outcome is a 504. */
   totalMs: number;
   /** How long an outcome nobody waited for is kept for a retry. */
   ttlMs: number;
   maxEntries: number;
+  /** Most bytes the kept outcomes may hold together, as `sizeOf` counts them (needs `sizeOf`). */
+  maxKeptBytes?: number;
+  /** A kept value's size in bytes; one larger than `maxKeptBytes` is not kept. */
+  sizeOf?: (value: V) => number;
   now?: () => number;
   /** Told when an outcome is kept for a retry (`ok`: a result, not an error), for the log. */
   onKept?(key: string, ok: boolean): void;
@@ -65,6 +70,8 @@ interface Entry<V> {
   promise: Promise<V>;
   /** Set once the call has ended. */
   outcome?: Outcome<V>;
+  /** What the kept outcome weighs (0 until kept). */
+  bytes: number;
   /** When a kept outcome expires. */
   expires: number;
   /** Clients waiting right now. */
@@ -99,9 +106,10 @@ interface Entry<V> {
  * calls.close();
  * ```
  */
-export function createAiCalls<V>(opts: AiCallsOptions): AiCalls<V> {
+export function createAiCalls<V>(opts: AiCallsOptions<V>): AiCalls<V> {
   const now = opts.now ?? (() => Date.now());
   const entries = new Map<string, Entry<V>>();
+  const maxKeptBytes = opts.maxKeptBytes ?? Infinity;
 
   /** Drops expired outcomes, then the oldest outcomes and, if still full, the oldest calls. */
   const makeRoom = () => {
@@ -123,6 +131,7 @@ export function createAiCalls<V>(opts: AiCallsOptions): AiCalls<V> {
     const entry: Entry<V> = {
       promise: Promise.resolve() as Promise<V>,
       expires: Infinity,
+      bytes: 0,
       waiters: 0,
       listeners: new Set(),
       stop: (error) => {
@@ -158,8 +167,27 @@ export function createAiCalls<V>(opts: AiCallsOptions): AiCalls<V> {
       entries.delete(key);
       return;
     }
+    entry.bytes = outcome.ok ? opts.sizeOf?.(outcome.value) ?? 0 : 0;
+    if (entry.bytes > maxKeptBytes) {
+      entries.delete(key);
+      return;
+    }
     entry.expires = now() + opts.ttlMs;
     opts.onKept?.(key, outcome.ok);
+    trimKept();
+  };
+
+  /** Drops the oldest kept outcomes until they fit in `maxKeptBytes` together. */
+  const trimKept = () => {
+    let kept = 0;
+    for (const e of entries.values()) if (e.outcome) kept += e.bytes;
+    for (const [key, e] of entries) {
+      if (kept <= maxKeptBytes) return;
+      if (e.outcome) {
+        entries.delete(key);
+        kept -= e.bytes;
+      }
+    }
   };
 
   const wait = (entry: Entry<V>, w: AiWait): Promise<V> =>
