@@ -1,23 +1,27 @@
 /**
- * Production entry point: configuration from the environment, real backends, graceful shutdown
- * on SIGTERM/SIGINT. Refuses to start on invalid configuration.
+ * Production entry point: `--help`, `--version` and `--print-routes` print and exit; otherwise
+ * configuration from the environment, real backends, a start-up summary of each backend, and
+ * graceful shutdown on SIGTERM/SIGINT. Refuses to start on invalid configuration or an unknown
+ * argument (exit status 2).
  *
  * @module
  */
-import { loadConfigOrExit } from "./src/config.ts";
-import { routeTableMarkdown } from "./src/openapi.ts";
-import { allRoutes } from "./src/routes/index.ts";
+import { cliAction } from "./src/cli.ts";
+import { configNotes, loadConfigOrExit } from "./src/config.ts";
 import { startServer } from "./src/server.ts";
+import { logStartupReport } from "./src/startup_report.ts";
+import { VERSION } from "./src/version.ts";
 
-if (import.meta.main && Deno.args.includes("--print-routes")) {
-  // a quick look at the table; docs/api.md is the full reference (deno task docs)
-  console.log(routeTableMarkdown(allRoutes));
-} else if (import.meta.main) {
-  const config = loadConfigOrExit(Deno.env.toObject());
+/** Starts the service and keeps it running until a signal stops it. */
+async function serve(): Promise<void> {
+  const env = Deno.env.toObject();
+  const config = loadConfigOrExit(env);
   const server = await startServer({ config });
-  server.app.log.log("info", "listening", { host: config.HOST, port: server.port });
+  const { log } = server.app;
+  log.log("info", "listening", { host: config.HOST, port: server.port, version: VERSION });
+  for (const note of configNotes(env)) log.log("info", "configuration", { note });
   if (config.CORE_TOKEN) {
-    server.app.log.log(
+    log.log(
       "warn",
       "CORE_URL/CORE_TOKEN are set: every caller who can reach this service can use Core through it",
     );
@@ -26,17 +30,28 @@ if (import.meta.main && Deno.args.includes("--print-routes")) {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    server.app.log.log("info", "shutting down", { signal });
+    log.log("info", "shutting down", { signal });
     let code = 0;
     try {
       await server.stop(); // flushes the buffered log last
     } catch (e) {
-      server.app.log.log("error", "shutdown failed", { error: String(e) });
+      log.log("error", "shutdown failed", { error: String(e) });
       code = 1;
     }
-    await server.app.log.flush?.(); // the lines written since, or after a failed stop
+    await log.flush?.(); // the lines written since, or after a failed stop
     Deno.exit(code);
   };
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+  // after listening and never awaited: a slow backend delays only its own line
+  void logStartupReport(log, config, fetch);
+}
+
+if (import.meta.main) {
+  const action = cliAction(Deno.args);
+  if (action.kind === "print") console.log(action.text);
+  else if (action.kind === "refuse") {
+    console.error(action.message);
+    Deno.exit(2);
+  } else await serve();
 }

@@ -64,6 +64,27 @@ export async function spawnRole(args: string[]): Promise<Role> {
   };
 }
 
+/**
+ * The Deno flags of `deno task start` (permissions, V8 flags), read from deno.json so the bench
+ * runs the service exactly as deployed.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.ok((await startTaskFlags()).includes("--allow-net"));
+ * ```
+ */
+export async function startTaskFlags(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(`${REPO}deno.json`));
+  const words = String(config.tasks.start).split(/\s+/);
+  if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "main.ts") {
+    throw new Error(
+      `deno.json's start task is not "deno run <flags> main.ts": ${config.tasks.start}`,
+    );
+  }
+  return words.slice(2, -1);
+}
+
 /** The service started by {@linkcode spawnService}. */
 export interface Service {
   child: Deno.ChildProcess;
@@ -74,7 +95,7 @@ export interface Service {
 }
 
 /**
- * Starts the service as `deno task start` does (main.ts, the same permissions) on a free port,
+ * Starts the service as `deno task start` does (main.ts, the same flags) on a free port,
  * with `env` added to this process's environment, and waits until `/healthz` answers. `LOG_LEVEL`
  * defaults to `info` and `DATA_DIR` to a fresh temporary directory (removed by `stop`).
  * `denoFlags` go before the script (e.g. `--cpu-prof`, `--v8-flags=…`).
@@ -95,16 +116,7 @@ export async function spawnService(
   const port = freePort();
   const dataDir = await Deno.makeTempDir({ prefix: "lpp-bench-data-" });
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...denoFlags,
-      "--allow-net",
-      "--allow-env",
-      "--allow-read",
-      "--allow-write",
-      "--allow-sys",
-      `${REPO}main.ts`,
-    ],
+    args: ["run", ...denoFlags, ...await startTaskFlags(), `${REPO}main.ts`],
     cwd: REPO,
     env: { LOG_LEVEL: "info", DATA_DIR: dataDir, ...env, HOST: "127.0.0.1", PORT: String(port) },
     stdout: "piped",

@@ -12,8 +12,11 @@
 // @ts-types="@types/sanitize-html"
 import sanitizeHtml from "sanitize-html";
 import { sanitizePlayerHtml } from "../src/sanitize/html.ts";
+import { loadHtmlEngine } from "../src/sanitize/html_engine.ts";
 import { buildShareView, type ShareNote } from "../src/share/tree_filter.ts";
 import { median } from "./stats.ts";
+
+await loadHtmlEngine();
 
 const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? 15);
 

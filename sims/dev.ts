@@ -10,10 +10,12 @@ import { loadConfigOrExit } from "../src/config.ts";
 import { startServer } from "../src/server.ts";
 import { startCoreSim } from "./core.ts";
 import { DEFAULT_OWNER, startParserSim } from "./parser.ts";
+import { seedShowcase } from "./showcase.ts";
 import { HARBOR_ALIAS, W, WORLD_SUMMARY } from "./world.ts";
 
 const env = Deno.env.toObject();
 const core = await startCoreSim({ port: Number(env.DEV_CORE_PORT ?? 0) });
+seedShowcase(core.store); // real-size pictures and more of the world shared
 const parser = await startParserSim({
   port: Number(env.DEV_PARSER_PORT ?? 0),
   core: { url: core.url, token: core.token },

@@ -22,12 +22,14 @@ import {
   requireMediaType,
   requireUtf8,
 } from "./http/body.ts";
+import { createLogger, requestPath } from "./http/access_log.ts";
+import { corsPolicy } from "./http/cors.ts";
 import { checkCrossSite } from "./http/csrf.ts";
 import { ApiError, errorResponse, type FieldIssue, invalidRequest } from "./http/errors.ts";
-import { jsonLogger, type Logger } from "./http/log.ts";
+import type { Logger } from "./http/log.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { requestUrl } from "./http/request_url.ts";
-import { type ClientInfo, clientKey } from "./session/rate_limit.ts";
+import { clientAddress, type ClientInfo, clientKey } from "./session/rate_limit.ts";
 import {
   compileRoutes,
   type Ctx,
@@ -41,7 +43,9 @@ import { invalidatePublicShare } from "./share/public_snapshot.ts";
 import { createCoreClient } from "./upstream/core.ts";
 import { createParserClient } from "./upstream/parser.ts";
 import type { AiWork } from "./upstream/ai_calls.ts";
-import { ClientAbortError } from "./upstream/fetch.ts";
+import { ClientAbortError, type UpstreamFailure } from "./upstream/fetch.ts";
+import { errorPageResponse } from "./site/error_page.ts";
+import { sharedHttp1Client } from "./upstream/http1_fetch.ts";
 import { answerAiRoute } from "./pipeline/ai_route.ts";
 import type { ResponseCheck } from "./pipeline/response_check.ts";
 
@@ -85,73 +89,105 @@ export interface App {
  */
 export function createApp(deps: AppDeps): App {
   const { config } = deps;
-  const fetchFn = deps.fetch ?? globalThis.fetch;
+  const fetchFn = deps.fetch ??
+    (config.UPSTREAM_CLIENT === "pooled" ? sharedHttp1Client().fetch : globalThis.fetch);
   const secrets = [config.CORE_TOKEN, config.PUBLIC_CORE_TOKEN, config.PARSER_TOKEN]
     .filter((s): s is string => !!s);
-  const log = deps.log ?? jsonLogger(config.LOG_LEVEL, undefined, secrets);
+  const log = deps.log ??
+    createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT }, secrets);
+  const combinedLog = config.LOG_FORMAT === "combined";
   const credentials = deps.credentials ??
     createCredentialResolver({ config, fetch: fetchFn, log, now: deps.now });
   const publicCoreSource = createPublicCoreSource({ config, fetch: fetchFn, log, now: deps.now });
   const routes = [...allRoutes, ...(deps.routes ?? [])];
   const state = createAppState(config, deps.now, log, fetchFn);
   const table = compileRoutes(routes);
+  const cors = corsPolicy(config.CORS_ORIGINS);
+  const allowedOrigin = cors?.allows;
+  // outside /api/, unknown paths and methods answer the site's HTML page, except where health
+  // checkers (JSON readers) call
+  const operationsPaths = new Set(routes.filter((r) => r.tag === "operations").map((r) => r.path));
+  const answersJson = (path: string) =>
+    path === "/api" || path.startsWith("/api/") || operationsPaths.has(path);
 
   async function handle(req: Request, info: ClientInfo = {}): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdFor(req);
-    const timing = { upstreamMs: 0, upstreamCalls: 0 };
+    const timing = {
+      upstreamMs: 0,
+      upstreamCalls: 0,
+      failedUpstream: "",
+      reason: undefined as UpstreamFailure | undefined,
+    };
     let pattern = "(unmatched)";
     let res: Response;
-    const onTiming = (ms: number) => {
-      timing.upstreamMs += ms;
-      timing.upstreamCalls++;
+    const meter: UpstreamMeter = {
+      onTiming(ms) {
+        timing.upstreamMs += ms;
+        timing.upstreamCalls++;
+      },
+      onFailure(service, reason) {
+        // the first failure is the one the answer is about; later ones follow from it
+        if (timing.reason) return;
+        timing.reason = reason;
+        timing.failedUpstream = service.toLowerCase();
+      },
     };
+    let pageErrors = false;
     let creds: RequestCredentials | undefined;
     let wroteCore = false;
     let matched: Route | undefined;
     try {
       const url = requestUrl(req); // a malformed Host or target is a 400 like any bad input
       const match = matchRoute(table, req.method, url.pathname);
-      if (match.kind === "none") throw new ApiError(404, "NOT_FOUND", "No such route");
-      if (match.kind === "method") {
-        throw new ApiError(405, "METHOD_NOT_ALLOWED", `Use ${match.allow.join(", ")}`, undefined, {
-          allow: match.allow.join(", "),
-        });
-      }
-      const { route } = match;
-      pattern = route.path;
-      matched = route;
-      checkCrossSite(req, url, route.access === "public", config.TRUST_PROXY);
-      const input = await readInput(route, match.params, req, url);
-      const base = publicContext(req, url, requestId, input, onTiming, info);
-      if (route.access === "public") {
-        res = await route.handler(base);
+      if (match.kind !== "found") {
+        pageErrors = !answersJson(url.pathname);
+        const allow = match.kind === "method" ? match.allow : [];
+        const preflight = cors?.preflight(req, allow);
+        if (!preflight) throw unmatched(allow);
+        res = preflight;
       } else {
-        // only routes that declare credentials resolve them: a public route never mints a
-        // zero-login session, reads a cookie or sets one
-        creds = credentials.forRequest(req, { onTiming });
-        const session = sessionContext(base, creds, onTiming);
-        if (route.access === "session") {
-          res = await route.handler(session);
+        const { route } = match;
+        pattern = route.path;
+        matched = route;
+        checkCrossSite(
+          req,
+          url,
+          route.access === "public",
+          config.TRUST_PROXY,
+          allowedOrigin,
+        );
+        // only a body needs awaiting: a route without one takes no extra turn of the event loop
+        const input = route.body
+          ? await readInput(route, match.params, req, url)
+          : readParamsAndQuery(route, match.params, url);
+        const base = publicContext(req, url, requestId, input, meter, info);
+        if (route.access === "public") {
+          res = await route.handler(base);
         } else {
-          const c = creds; // a `let` loses its narrowing inside closures
-          const inWork = (work?: AiWork) =>
-            privateContext(session, c, onTiming, work, () => wroteCore = true);
-          const ai = route.ai;
-          const parserIdentity = async () => credentialIdentity(await c.parser());
-          res = ai
-            ? await answerAiRoute(
-              state.aiCalls,
-              { ...inWork(), parserIdentity },
-              ai,
-              (work) => route.handler(inWork(work)),
-            )
-            : await route.handler(inWork());
+          // only routes that declare credentials resolve them: a public route never mints a
+          // zero-login session, reads a cookie or sets one
+          creds = credentials.forRequest(req, meter);
+          const session = sessionContext(base, creds, meter);
+          if (route.access === "session") {
+            res = await route.handler(session);
+          } else {
+            const c = creds; // a `let` loses its narrowing inside closures
+            const inWork = (work?: AiWork) =>
+              privateContext(session, c, meter, work, () => wroteCore = true);
+            const ai = route.ai;
+            const parserIdentity = async () => credentialIdentity(await c.parser());
+            res = ai
+              ? await answerAiRoute(
+                state.aiCalls,
+                withLazySignal({ ...inWork(), parserIdentity }),
+                ai,
+                (work) => route.handler(inWork(work)),
+              )
+              : await route.handler(inWork());
+          }
         }
-      }
-      if (req.method === "HEAD") {
-        await res.body?.cancel(); // a streamed upstream body must be released, not left to GC
-        res = new Response(null, res);
+        if (req.method === "HEAD") res = await headOf(res);
       }
     } catch (e) {
       if (e instanceof ClientAbortError) {
@@ -165,7 +201,7 @@ export function createApp(deps: AppDeps): App {
           });
         }
         await creds?.onError(e).catch(() => {});
-        res = errorResponse(e, requestId);
+        res = pageErrors ? pageError(e, requestId) : errorResponse(e, requestId);
       }
     }
     // Anything written to Core may change what visitors see (a root moved, a note hidden): they
@@ -176,7 +212,9 @@ export function createApp(deps: AppDeps): App {
     }
     res = withCommonHeaders(res, requestId);
     for (const cookie of creds?.setCookies ?? []) res.headers.append("set-cookie", cookie);
-    log.log(res.status >= 500 ? "warn" : "info", "request", {
+    // a preflight carries its own headers; any other OPTIONS gets none
+    if (cors && req.method !== "OPTIONS") cors.decorate(req, res.headers);
+    const line: Record<string, unknown> = {
       requestId,
       method: req.method,
       route: pattern,
@@ -184,7 +222,18 @@ export function createApp(deps: AppDeps): App {
       ms: round(performance.now() - started),
       upstreamMs: round(timing.upstreamMs),
       upstreamCalls: timing.upstreamCalls,
-    });
+      client: clientAddress(req, info, config.TRUST_PROXY),
+    };
+    if (timing.reason) {
+      line.reason = timing.reason;
+      line.upstream = timing.failedUpstream;
+    }
+    if (combinedLog) {
+      line.path = requestPath(req);
+      line.bytes = res.headers.get("content-length") ?? undefined;
+      line.userAgent = req.headers.get("user-agent") ?? undefined;
+    }
+    log.log(res.status >= 500 ? "warn" : "info", "request", line);
     return res;
   }
 
@@ -195,10 +244,7 @@ export function createApp(deps: AppDeps): App {
     req: Request,
     url: URL,
   ): Promise<{ params: unknown; query: unknown; body: unknown }> {
-    const params = route.params ? validate(route.params, rawParams, "path") : rawParams;
-    const query = route.query
-      ? validate(route.query, Object.fromEntries(url.searchParams), "query")
-      : {};
+    const { params, query } = readParamsAndQuery(route, rawParams, url);
     let body: unknown = undefined;
     if (route.body?.kind === "json") {
       requireMediaType(req, ["application/json"]);
@@ -224,17 +270,31 @@ export function createApp(deps: AppDeps): App {
     return { params, query, body };
   }
 
+  /** The request's validated path params and query. */
+  function readParamsAndQuery(
+    route: Route,
+    rawParams: Record<string, string | undefined>,
+    url: URL,
+  ): { params: unknown; query: unknown; body: undefined } {
+    const params = route.params ? validate(route.params, rawParams, "path") : rawParams;
+    const query = route.query
+      ? validate(route.query, Object.fromEntries(url.searchParams), "query")
+      : {};
+    return { params, query, body: undefined };
+  }
+
   /** Upstream deps following `signal` (the request's, AI work's, or none when detached). */
   const upstream = (
     signal: AbortSignal | undefined,
-    onTiming: (ms: number) => void,
+    meter: UpstreamMeter,
     timeoutMs = config.UPSTREAM_TIMEOUT_MS,
   ) => ({
     fetch: fetchFn,
     timeoutMs,
     maxBodyBytes: config.MAX_UPSTREAM_BODY_BYTES,
     signal,
-    onTiming,
+    onTiming: meter.onTiming,
+    onFailure: meter.onFailure,
   });
 
   /** What every route gets: the request, its input, and server-side capabilities only. */
@@ -243,14 +303,13 @@ export function createApp(deps: AppDeps): App {
     url: URL,
     requestId: string,
     input: { params: unknown; query: unknown; body: unknown },
-    onTiming: (ms: number) => void,
+    meter: UpstreamMeter,
     info: ClientInfo,
   ): PublicCtx {
-    return {
+    return withLazySignal({
       req,
       url,
       requestId,
-      signal: req.signal,
       ...input,
       config,
       log,
@@ -258,25 +317,25 @@ export function createApp(deps: AppDeps): App {
       routes,
       concurrency: config.UPSTREAM_CONCURRENCY,
       publicCore: async (opts) => {
-        const c = await publicCoreSource.credentials(upstream(undefined, onTiming));
+        const c = await publicCoreSource.credentials(upstream(undefined, meter));
         return {
-          core: createCoreClient(c, upstream(opts?.detached ? undefined : req.signal, onTiming)),
+          core: createCoreClient(c, upstream(opts?.detached ? undefined : req.signal, meter)),
           identity: c.identity,
         };
       },
       clientKey: () => clientKey(req, info, config.TRUST_PROXY),
-    };
+    });
   }
 
   /** A public context plus the browser session's cookies (never a zero-login session). */
   function sessionContext(
     base: PublicCtx,
     creds: RequestCredentials,
-    onTiming: (ms: number) => void,
+    meter: UpstreamMeter,
   ): SessionCtx {
-    const detachedDeps = () => upstream(undefined, onTiming);
-    return {
-      ...base,
+    const detachedDeps = () => upstream(undefined, meter);
+    return withLazySignal({
+      ...base, // own properties only: the lazy `signal` is inherited, not read
       credentials: {
         session: creds.session,
         startSession: creds.startSession,
@@ -289,12 +348,12 @@ export function createApp(deps: AppDeps): App {
         return s &&
           createParserClient(
             { baseUrl: s.parserUrl, token: s.parserToken },
-            opts?.detached ? detachedDeps() : upstream(base.req.signal, onTiming),
+            opts?.detached ? detachedDeps() : upstream(base.req.signal, meter),
           );
       },
       parserAt: (baseUrl) => createParserClient({ baseUrl }, detachedDeps()),
       coreAt: (baseUrl) => createCoreClient({ baseUrl, token: "" }, detachedDeps()),
-    };
+    });
   }
 
   /**
@@ -304,35 +363,38 @@ export function createApp(deps: AppDeps): App {
   function privateContext(
     session: SessionCtx,
     creds: RequestCredentials,
-    onTiming: (ms: number) => void,
+    meter: UpstreamMeter,
     work: AiWork | undefined,
     onCoreWrite: () => void,
   ): Ctx {
     const deps = (detached: boolean, timeoutMs?: number) =>
-      upstream(work?.signal ?? (detached ? undefined : session.req.signal), onTiming, timeoutMs);
-    return {
-      ...session,
-      signal: work?.signal ?? session.signal,
-      credentials: creds,
-      loreRootId: async () => (await state.portal.get()).loreRootNoteId,
-      core: async (opts) =>
-        createCoreClient(await creds.core(), {
-          ...deps(opts?.detached ?? false),
-          fetch: watchWrites(fetchFn, onCoreWrite),
-        }),
-      coreIdentity: async () => credentialIdentity(await creds.core()),
-      parser: async (opts = {}) =>
-        createParserClient(
-          await creds.parser(),
-          deps(
-            opts.detached ?? false,
-            opts.ai
-              ? config.AI_TOTAL_TIMEOUT_MS
-              : Math.min(opts.timeoutMs ?? config.UPSTREAM_TIMEOUT_MS, config.UPSTREAM_TIMEOUT_MS),
+      upstream(work?.signal ?? (detached ? undefined : session.req.signal), meter, timeoutMs);
+    return withLazySignal(
+      {
+        ...session,
+        credentials: creds,
+        loreRootId: async () => (await state.portal.get()).loreRootNoteId,
+        core: async (opts) =>
+          createCoreClient(await creds.core(), {
+            ...deps(opts?.detached ?? false),
+            fetch: watchWrites(fetchFn, onCoreWrite),
+          }),
+        coreIdentity: async () => credentialIdentity(await creds.core()),
+        parser: async (opts = {}) =>
+          createParserClient(
+            await creds.parser(),
+            deps(
+              opts.detached ?? false,
+              opts.ai ? config.AI_TOTAL_TIMEOUT_MS : Math.min(
+                opts.timeoutMs ?? config.UPSTREAM_TIMEOUT_MS,
+                config.UPSTREAM_TIMEOUT_MS,
+              ),
+            ),
           ),
-        ),
-      progress: work?.progress ?? (() => {}),
-    };
+        progress: work?.progress ?? (() => {}),
+      },
+      work?.signal,
+    );
   }
 
   return { handle, routes, state, log };
@@ -371,6 +433,45 @@ export function validate<S extends z.ZodType>(
   );
 }
 
+/** Where a request's backend calls report their time and failures (the request log line). */
+interface UpstreamMeter {
+  onTiming(ms: number): void;
+  onFailure(service: string, reason: UpstreamFailure): void;
+}
+
+/** 404 for a path no route has, 405 (with `Allow`) for a method the path does not have. */
+function unmatched(allow: readonly string[]): ApiError {
+  if (allow.length === 0) return new ApiError(404, "NOT_FOUND", "No such route");
+  return new ApiError(405, "METHOD_NOT_ALLOWED", `Use ${allow.join(", ")}`, undefined, {
+    allow: allow.join(", "),
+  });
+}
+
+/** The site's HTML error page for an unmatched path, keeping a 405's `Allow`. */
+function pageError(e: unknown, requestId: string): Response {
+  const res = errorPageResponse(e, requestId);
+  const allow = e instanceof ApiError && e.headers && new Headers(e.headers).get("allow");
+  if (allow) res.headers.set("allow", allow);
+  return res;
+}
+
+/**
+ * The answer to HEAD: the GET's status and headers without its body. A streamed body is
+ * cancelled (an upstream body must be released, not left to GC, and the server would read it to
+ * the end); the server then sends no `Content-Length` unless the GET's answer declared one,
+ * where a bodiless answer would claim 0.
+ */
+async function headOf(res: Response): Promise<Response> {
+  await res.body?.cancel();
+  if (res.body === null || res.headers.has("content-length") || NULL_BODY.has(res.status)) {
+    return new Response(null, res);
+  }
+  return new Response(new ReadableStream({ start: (c) => c.close() }), res);
+}
+
+/** Statuses that cannot carry a body at all. */
+const NULL_BODY: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+
 const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** `fetch` that calls `onWrite` before sending any request that may change upstream state. */
@@ -395,6 +496,30 @@ function withCommonHeaders(res: Response, requestId: string): Response {
   }
   if (!out.headers.has("referrer-policy")) out.headers.set("referrer-policy", "no-referrer");
   return out;
+}
+
+const WORK_SIGNAL = Symbol("work signal");
+
+/**
+ * Gives contexts their `signal`, read only when a handler uses it: Deno builds a request's
+ * signal on first read, which costs a route that never calls a backend a large share of its
+ * time. A prototype getter, because a getter in each context's own literal is slow in V8 too.
+ */
+const LAZY_SIGNAL = {
+  get signal(): AbortSignal {
+    const ctx = this as unknown as { req: Request; [WORK_SIGNAL]?: AbortSignal };
+    return ctx[WORK_SIGNAL] ?? ctx.req.signal;
+  },
+};
+
+/** `fields` plus `signal`: `workSignal` when given (AI work), else the request's, lazily. */
+function withLazySignal<T extends { req: Request; signal: AbortSignal }>(
+  fields: Omit<T, "signal">,
+  workSignal?: AbortSignal,
+): T {
+  const ctx = Object.assign(Object.create(LAZY_SIGNAL), fields);
+  if (workSignal) ctx[WORK_SIGNAL] = workSignal;
+  return ctx;
 }
 
 function round(ms: number): number {

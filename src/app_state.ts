@@ -10,6 +10,8 @@ import type { Logger } from "./http/log.ts";
 import { type KeptAnswer, keptAnswerBytes } from "./pipeline/ai_route.ts";
 import { type AiCalls, createAiCalls } from "./upstream/ai_calls.ts";
 import { createPortalConfig, type PortalConfig } from "./portal_config.ts";
+import { createCorePortalConfig } from "./portal_config_core.ts";
+import { createCoreClient } from "./upstream/core.ts";
 import { createRateLimiter, type RateLimiter } from "./session/rate_limit.ts";
 import type { AutolinkMatcher } from "./lore/autolink.ts";
 import { createReadinessProbe, type ReadinessProbe } from "./readiness.ts";
@@ -31,7 +33,7 @@ export interface AppState {
   authLimiter: RateLimiter;
   /** The public share's snapshots, note contents and search texts. */
   publicShare: PublicCaches;
-  /** The portal config (lore root note id) in `DATA_DIR/portal.json`. */
+  /** The portal config (lore root note id): `DATA_DIR/portal.json`, or in Core (shared). */
   portal: PortalConfig;
   /** AI calls running past their client's deadline, and answers kept for a retry. */
   aiCalls: AiCalls<KeptAnswer>;
@@ -76,11 +78,7 @@ export function createAppState(
   return {
     publicShare: createPublicCaches(config),
     readiness: createReadinessProbe(config, fetchFn),
-    portal: createPortalConfig({
-      dataDir: config.DATA_DIR,
-      defaultLoreRoot: config.LORE_ROOT_NOTE_ID,
-      log,
-    }),
+    portal: portalConfig(config, now, log, fetchFn),
     authLimiter: createRateLimiter({
       limit: config.AUTH_RATE_LIMIT,
       windowMs: config.AUTH_RATE_WINDOW_MS,
@@ -111,4 +109,34 @@ export function createAppState(
       onKept: (resultKey, ok) => log.log("info", "ai answer kept for a retry", { resultKey, ok }),
     }),
   };
+}
+
+/**
+ * The store `PORTAL_CONFIG_STORE` names. The Core store means several instances: the start-up log
+ * says what stays per instance.
+ */
+function portalConfig(
+  config: Config,
+  now: (() => number) | undefined,
+  log: Logger,
+  fetchFn: typeof fetch,
+): PortalConfig {
+  const defaultLoreRoot = config.LORE_ROOT_NOTE_ID;
+  const token = config.CORE_TOKEN ?? config.PUBLIC_CORE_TOKEN;
+  if (config.PORTAL_CONFIG_STORE === "file") {
+    return createPortalConfig({ dataDir: config.DATA_DIR, defaultLoreRoot, log });
+  }
+  // loadConfig refuses the Core store without them
+  if (!config.CORE_URL || !token) throw new Error("PORTAL_CONFIG_STORE=core needs CORE_URL");
+  log.log("info", "portal config kept in Core, shared by every instance", {
+    authRateLimit:
+      `per instance: a balancer spreading a client over N instances gives it up to N × ` +
+      `${config.AUTH_RATE_LIMIT} attempts per ${config.AUTH_RATE_WINDOW_MS} ms`,
+  });
+  const core = createCoreClient({ baseUrl: config.CORE_URL, token }, {
+    fetch: fetchFn,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    maxBodyBytes: config.MAX_UPSTREAM_BODY_BYTES,
+  });
+  return createCorePortalConfig({ core, defaultLoreRoot, log, now });
 }

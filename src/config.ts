@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { type Backend, backendBaseUrl } from "./backend_url.ts";
 
 const intIn = (min: number, max: number, def: number) =>
   z.coerce.number().int().min(min).max(max).default(def);
@@ -13,24 +14,59 @@ const bool = (def: boolean) =>
   z.enum(["true", "false", "1", "0", "yes", "no"]).default(def ? "true" : "false")
     .transform((v) => v === "true" || v === "1" || v === "yes");
 
-/** A backend base URL: http(s), no credentials, no query; trailing slashes removed. */
-const backendUrl = z.url({ protocol: /^https?$/ })
-  .refine((v) => {
-    const u = new URL(v);
-    return !u.username && !u.password && !u.search && !u.hash;
-  }, "must be a plain http(s) URL without credentials, query or fragment")
-  .transform((v) => v.replace(/\/+$/, ""));
+/**
+ * A backend base URL under the rule of {@linkcode backendBaseUrl} (Core's trailing `/etapi`
+ * removed, a path naming a Parser route refused). The input stays a URL for the generated docs.
+ */
+const backendUrl = (backend: Backend) =>
+  z.url({ protocol: /^https?$/ }).transform((v, ctx) => {
+    const r = backendBaseUrl(backend, v);
+    if (r.ok) return r.url;
+    ctx.addIssue({ code: "custom", message: r.message });
+    return z.NEVER;
+  });
 
-/** A comma-separated list of backend URLs (extra allow-list entries). */
-const urlList = z.string().transform((v, ctx) => {
+/** A comma-separated list of backend base URLs (extra allow-list entries). */
+const urlList = (backend: Backend) =>
+  z.string().transform((v, ctx) => {
+    const out: string[] = [];
+    for (const [i, part] of splitList(v).entries()) {
+      const r = backendBaseUrl(backend, part);
+      if (!r.ok) {
+        // by position: an entry with credentials in it must not be printed back
+        ctx.addIssue({ code: "custom", message: `entry ${i + 1}: ${r.message}` });
+        return z.NEVER;
+      }
+      out.push(r.url);
+    }
+    return out;
+  });
+
+const splitList = (v: string) => v.split(",").map((p) => p.trim()).filter(Boolean);
+
+/** A comma-separated list of web origins: scheme, host and optional port, nothing else. */
+const originList = z.string().transform((v, ctx) => {
   const out: string[] = [];
-  for (const part of v.split(",").map((p) => p.trim()).filter(Boolean)) {
-    const r = backendUrl.safeParse(part);
-    if (!r.success) {
-      ctx.addIssue({ code: "custom", message: `not a plain http(s) URL: ${JSON.stringify(part)}` });
+  for (const [i, part] of splitList(v).entries()) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(part);
+      const bare = url.pathname === "/" && !url.search && !url.hash &&
+        !url.username && !url.password && !part.includes("?") && !part.includes("#");
+      // as browsers send `Origin`: lower-case host, default port left out
+      if (bare && /^https?:$/.test(url.protocol)) origin = url.origin;
+    } catch {
+      // not a URL: reported below
+    }
+    if (origin === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: `entry ${i + 1}: must be an http(s) origin such as https://app.example.org ` +
+          "(no path, no `*`)",
+      });
       return z.NEVER;
     }
-    out.push(r.data);
+    out.push(origin);
   }
   return out;
 });
@@ -46,10 +82,11 @@ export const envSchema = z.object({
     .describe("Listening port (`0`: any free port)."),
   HOST: z.string().min(1).default("127.0.0.1")
     .describe("Listening address. Set `0.0.0.0` to accept connections from other machines."),
-  CORE_URL: backendUrl.optional()
+  CORE_URL: backendUrl("core").optional()
     .describe(
       "Core base URL, e.g. `http://core:8080` (http or https; no credentials, query or " +
-        "fragment). Needs `CORE_TOKEN` or `PUBLIC_CORE_TOKEN`.",
+        "fragment). A trailing `/etapi`, as Core's own settings show the address, is removed " +
+        "(and logged). Needs `CORE_TOKEN` or `PUBLIC_CORE_TOKEN`.",
     ),
   CORE_TOKEN: z.string().min(1).optional()
     .describe(
@@ -59,11 +96,16 @@ export const envSchema = z.object({
     ),
   PUBLIC_CORE_TOKEN: z.string().min(1).optional()
     .describe(
-      "Core ETAPI token used only by the public share routes and site (with `CORE_URL`): " +
-        "publishes lore without opening the private routes the way `CORE_TOKEN` does.",
+      "Core ETAPI token used only by the public share routes and site (with `CORE_URL`), " +
+        "and by `PORTAL_CONFIG_STORE=core` without `CORE_TOKEN`: publishes lore without " +
+        "opening the private routes the way `CORE_TOKEN` does.",
     ),
-  PARSER_URL: backendUrl.optional()
-    .describe("Parser base URL (http or https; no credentials, query or fragment)."),
+  PARSER_URL: backendUrl("parser").optional()
+    .describe(
+      "Parser base URL, e.g. `http://parser:3001`: where its `/health` and `/api/auth/…` live, " +
+        "so a path ending in one of its routes (`/api/auth`, `/health`) is refused (http or " +
+        "https; no credentials, query or fragment).",
+    ),
   PARSER_TOKEN: z.string().min(1).optional()
     .describe("Parser bearer token for callers without a signed-in session. Needs `PARSER_URL`."),
   PARSER_INTERNAL_SECRET: z.string().min(8).optional()
@@ -71,12 +113,12 @@ export const envSchema = z.object({
       "The Parser's `PORTAL_INTERNAL_SECRET`: lets the service fetch each signed-in user's " +
         "Core credentials from the Parser; zero-login needs it. Sent to `PARSER_URL` only.",
     ),
-  PARSER_ALLOWED_URLS: urlList.default([])
+  PARSER_ALLOWED_URLS: urlList("parser").default([])
     .describe(
       "Comma-separated extra Parser base URLs a login or registration may name. No other " +
         "Parser is ever contacted.",
     ),
-  CORE_ALLOWED_URLS: urlList.default([])
+  CORE_ALLOWED_URLS: urlList("core").default([])
     .describe(
       "Comma-separated extra Core base URLs the Parser may hand out for a user, or a " +
         "connect may name.",
@@ -115,6 +157,14 @@ export const envSchema = z.object({
     ),
   DATA_DIR: z.string().min(1).default("./data")
     .describe("Where the service keeps its small state files (`session-secret`, `portal.json`)."),
+  PORTAL_CONFIG_STORE: z.enum(["file", "core"]).default("file")
+    .describe(
+      "Where `PUT /api/config/portal` stores the lore root. `file`: `DATA_DIR/portal.json`, " +
+        "seen by this instance only. `core`: a hidden note in Core (`#lorePortalConfig`), seen " +
+        "by every instance on the same Core within 5 s; for several instances behind a load " +
+        "balancer. Needs `CORE_URL` (written with `CORE_TOKEN`, else `PUBLIC_CORE_TOKEN`) " +
+        "and `SESSION_SECRET`.",
+    ),
   LORE_ROOT_NOTE_ID: noteId.default("root")
     .describe(
       "The lore root: default parent of new lore notes, uploaded images, imports and " +
@@ -168,6 +218,12 @@ export const envSchema = z.object({
       "Largest backend answer read whole (JSON of both backends, note content for " +
         "previews, public pages and search); 502 above, read no further.",
     ),
+  UPSTREAM_CLIENT: z.enum(["fetch", "pooled"]).default("fetch")
+    .describe(
+      "How the service calls plain-http backends: `fetch`, the runtime's client; `pooled`, " +
+        "its own HTTP/1.1 client with a keep-alive pool per backend, cheaper per call " +
+        "(`https` backends always use `fetch`).",
+    ),
   UPSTREAM_CONCURRENCY: intIn(1, 64, 8)
     .describe("Parallel backend calls one request may make."),
   AUTOLINK_CACHE_MS: intIn(0, 3_600_000, 60_000)
@@ -214,6 +270,17 @@ export const envSchema = z.object({
     .describe("Trust `X-Forwarded-Host` and `X-Forwarded-Proto` from a reverse proxy."),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info")
     .describe("Least severe log level written."),
+  LOG_FORMAT: z.enum(["json", "combined"]).default("json")
+    .describe(
+      "`json`: one JSON line per request and event on standard output. `combined`: the " +
+        "request lines in the Apache/nginx combined format on standard output (for goaccess, " +
+        "fail2ban), everything else as JSON lines on standard error.",
+    ),
+  CORS_ORIGINS: originList.default([])
+    .describe(
+      "Comma-separated origins (e.g. `https://app.example.org`) whose pages may call the API " +
+        "with the browser's cookies (CORS with credentials). Unset: same-origin only.",
+    ),
 }).superRefine((env, ctx) => {
   const coreToken = env.CORE_TOKEN ?? env.PUBLIC_CORE_TOKEN;
   if (!!env.CORE_URL !== !!coreToken) {
@@ -221,6 +288,14 @@ export const envSchema = z.object({
       code: "custom",
       path: [env.CORE_URL ? "CORE_TOKEN" : "CORE_URL"],
       message: "CORE_URL needs CORE_TOKEN or PUBLIC_CORE_TOKEN, and they need CORE_URL",
+    });
+  }
+  // the shared store exists for several instances, which must all seal cookies with one key
+  if (env.PORTAL_CONFIG_STORE === "core" && !(env.CORE_URL && env.SESSION_SECRET)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["PORTAL_CONFIG_STORE"],
+      message: "core needs CORE_URL (with CORE_TOKEN or PUBLIC_CORE_TOKEN) and SESSION_SECRET",
     });
   }
   if (env.ZERO_LOGIN && !(env.PARSER_URL && env.PARSER_INTERNAL_SECRET)) {
@@ -256,6 +331,37 @@ export const envSchema = z.object({
     });
   }
 });
+
+/** The variables holding backend base URLs, and the backend each names. */
+const BACKEND_URL_VARIABLES = [
+  ["CORE_URL", "core"],
+  ["CORE_ALLOWED_URLS", "core"],
+  ["PARSER_URL", "parser"],
+  ["PARSER_ALLOWED_URLS", "parser"],
+] as const;
+
+/**
+ * What {@linkcode loadConfig} changed in a backend URL beyond formatting, one line per change
+ * naming the variable (never the URL), for the start-up log.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const env = { CORE_URL: "http://core:8080/etapi", CORE_TOKEN: "t" };
+ * assert.equal(loadConfig(env).CORE_URL, "http://core:8080");
+ * assert.match(configNotes(env)[0], /^CORE_URL: the trailing \/etapi/);
+ * ```
+ */
+export function configNotes(env: Record<string, string | undefined>): string[] {
+  const notes: string[] = [];
+  for (const [key, backend] of BACKEND_URL_VARIABLES) {
+    for (const part of splitList(env[key] ?? "")) {
+      const r = backendBaseUrl(backend, part);
+      if (r.ok && r.note) notes.push(`${key}: ${r.note}`);
+    }
+  }
+  return notes;
+}
 
 /** The validated configuration. */
 export type Config = z.output<typeof envSchema>;

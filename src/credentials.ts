@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { backendBaseUrl } from "./backend_url.ts";
 import { createTtlCache, stringBytes, type TtlCache } from "./cache/ttl_cache.ts";
 import type { Config } from "./config.ts";
 import { ApiError, notAuthenticated, notConfigured } from "./http/errors.ts";
@@ -66,7 +67,10 @@ export interface RequestCredentials {
 
 /** Resolves credentials for requests. */
 export interface CredentialResolver {
-  forRequest(req: Request, deps: Pick<UpstreamDeps, "onTiming">): RequestCredentials;
+  forRequest(
+    req: Request,
+    deps: Pick<UpstreamDeps, "onTiming" | "onFailure">,
+  ): RequestCredentials;
 }
 
 /** What the resolver needs. */
@@ -135,6 +139,7 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
         maxBodyBytes: config.MAX_UPSTREAM_BODY_BYTES,
         signal: detached ? undefined : req.signal,
         onTiming: reqDeps.onTiming,
+        onFailure: reqDeps.onFailure,
       });
       let cookies: ReturnType<typeof readCookieState> | undefined;
       const cookieState = () =>
@@ -309,8 +314,8 @@ async function coreCredentialsFromParser(
   } catch (e) {
     throw explainCredentialsError(e);
   }
-  const baseUrl = creds.baseUrl.replace(/\/+$/, "");
-  if (!coreUrls.has(baseUrl)) {
+  const named = backendBaseUrl("core", creds.baseUrl);
+  if (!named.ok || !coreUrls.has(named.url)) {
     throw new ApiError(
       502,
       "UPSTREAM_ERROR",
@@ -318,7 +323,7 @@ async function coreCredentialsFromParser(
       { service: "core", reason: "core-url-not-allowed" },
     );
   }
-  return { baseUrl, token: creds.token };
+  return { baseUrl: named.url, token: creds.token };
 }
 
 /** Core credentials for the public share, with their non-secret identity (cache partitioning). */
@@ -343,7 +348,7 @@ const PUBLIC_UNAVAILABLE = "The public share cannot reach the lore database righ
  *    reuses) its session server-side, and the Core credentials are kept in memory for
  *    `CREDENTIALS_CACHE_MS` (single-flight, `PROVISION_COOLDOWN_MS` after a failure). No cookie
  *    is ever set: visitors get no session;
- * 4. else 503 NOT_CONFIGURED.
+ * 4. else 503 NOT_CONFIGURED, neutral for visitors; the log says what to set.
  *
  * A visitor's own cookies are never read. Failures of step 3 are all 503 NOT_CONFIGURED for
  * Core: a Parser 401 must not reach the app's error handling, which would end the visitor's own
@@ -379,7 +384,7 @@ export function createPublicCoreSource(deps: ResolverDeps): PublicCoreSource {
   }
   const secret = config.PARSER_INTERNAL_SECRET;
   if (!config.ZERO_LOGIN || !config.PARSER_URL || !secret) {
-    return { credentials: () => Promise.reject(notConfigured("core")) };
+    return unconfiguredPublicSource(config, log, now);
   }
   const parserUrl = config.PARSER_URL;
   const coreUrls = allowedCoreUrls(config);
@@ -414,6 +419,38 @@ export function createPublicCoreSource(deps: ResolverDeps): PublicCoreSource {
           throw new ApiError(503, "NOT_CONFIGURED", PUBLIC_UNAVAILABLE, { service: "core" });
         }
       });
+    },
+  };
+}
+
+/** What a visitor is told when the public share has no Core: nothing about configuration. */
+const PUBLIC_NOT_AVAILABLE = "The public share is not available";
+
+/**
+ * The public share without any Core credentials: each visitor gets a neutral 503, and the
+ * operator's log says what is missing once per snapshot lifetime (`PUBLIC_CACHE_MS`, at least a
+ * minute apart), not once per request.
+ */
+function unconfiguredPublicSource(
+  config: Config,
+  log: Logger,
+  now: () => number,
+): PublicCoreSource {
+  const everyMs = Math.max(config.PUBLIC_CACHE_MS, 60_000);
+  let nextLogAt = -Infinity;
+  return {
+    credentials() {
+      if (now() >= nextLogAt) {
+        nextLogAt = now() + everyMs;
+        log.log(
+          "warn",
+          "public share: Core is not configured; set CORE_URL with PUBLIC_CORE_TOKEN (or " +
+            "CORE_TOKEN), or ZERO_LOGIN with PARSER_URL and PARSER_INTERNAL_SECRET",
+        );
+      }
+      return Promise.reject(
+        new ApiError(503, "NOT_CONFIGURED", PUBLIC_NOT_AVAILABLE, { service: "core" }),
+      );
     },
   };
 }

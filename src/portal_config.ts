@@ -1,8 +1,9 @@
 /**
- * The portal config store: the lore root note id, kept in `DATA_DIR/portal.json` (written
- * atomically, so instances sharing the data dir never read half a file) with `LORE_ROOT_NOTE_ID`
- * as the default. A missing or damaged file never stops the service: it falls back to the env
- * default and logs why.
+ * The portal config store: the lore root note id, with `LORE_ROOT_NOTE_ID` as the default. This
+ * module keeps it in `DATA_DIR/portal.json` (`PORTAL_CONFIG_STORE=file`, written atomically, so
+ * instances sharing the data dir never read half a file); portal_config_core.ts keeps it in Core
+ * for several instances. A missing or damaged file never stops the service: it falls back to the
+ * env default and logs why.
  *
  * @module
  */
@@ -15,20 +16,33 @@ import { writeFileAtomic } from "./session/secret.ts";
 /** File name of the portal config inside the data dir. */
 export const PORTAL_CONFIG_FILE = "portal.json";
 
-const fileSchema = z.object({ loreRootNoteId: idSchema });
+/**
+ * What a store holds, as JSON: the file's content, or the Core note's.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(portalSettingsSchema.safeParse({ loreRootNoteId: "loreRoot123" }).success, true);
+ * assert.equal(portalSettingsSchema.safeParse({ loreRootNoteId: "../x" }).success, false);
+ * ```
+ */
+export const portalSettingsSchema = z.object({ loreRootNoteId: idSchema });
 
 /** The effective portal config and where its value came from. */
 export interface PortalSettings {
   loreRootNoteId: string;
-  /** `file`: set through `PUT /api/config/portal`; `env`: `LORE_ROOT_NOTE_ID` (or its default). */
+  /**
+   * `file`: stored through `PUT /api/config/portal` (in the file or in Core, whichever store is
+   * configured: the name predates the Core store); `env`: `LORE_ROOT_NOTE_ID` (or its default).
+   */
   source: "file" | "env";
 }
 
 /** Reads and writes the portal config of one app. */
 export interface PortalConfig {
-  /** The effective settings (read from disk once, then from memory). */
+  /** The effective settings (the file store reads its file once, then serves from memory). */
   get(): Promise<PortalSettings>;
-  /** Persists a new lore root note id (atomic write), then serves it from memory. */
+  /** Persists a new lore root note id; this instance's next `get()` answers it. */
   set(loreRootNoteId: string): Promise<PortalSettings>;
 }
 
@@ -41,7 +55,7 @@ export interface PortalConfigOptions {
 }
 
 /**
- * Creates the store. Nothing is read until the first `get()`.
+ * Creates the file store. Nothing is read until the first `get()`.
  *
  * @example
  * ```ts
@@ -84,7 +98,7 @@ export function createPortalConfig(opts: PortalConfigOptions): PortalConfig {
     } catch {
       raw = undefined;
     }
-    const parsed = fileSchema.safeParse(raw);
+    const parsed = portalSettingsSchema.safeParse(raw);
     if (!parsed.success) {
       opts.log.log("error", "the portal config file is corrupt; using LORE_ROOT_NOTE_ID", {
         file: path,
@@ -97,7 +111,7 @@ export function createPortalConfig(opts: PortalConfigOptions): PortalConfig {
   return {
     get: () => current ??= load(),
     async set(loreRootNoteId) {
-      const data = fileSchema.parse({ loreRootNoteId });
+      const data = portalSettingsSchema.parse({ loreRootNoteId });
       await writeFileAtomic(path, JSON.stringify(data, null, 2) + "\n");
       const settings: PortalSettings = { loreRootNoteId: data.loreRootNoteId, source: "file" };
       current = Promise.resolve(settings);

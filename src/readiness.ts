@@ -9,8 +9,10 @@
  *   checks (`degraded`) concern the Parser's dependencies, not whether this service can reach it.
  *
  * A backend that is not configured is reported `configured: false` and does not hold readiness
- * back: no backend configured at all is ready, as restarting or waiting cannot change it and
- * every backend route answers 503 NOT_CONFIGURED explaining what to set.
+ * back while the other one is configured: Core alone serves the lore and the public site, the
+ * Parser alone serves signed-in users (their Core comes from it). With neither configured the
+ * service can serve nothing, so it is not ready and `reason` says what to set: a load balancer
+ * or orchestrator then shows the deployment as broken instead of healthy.
  *
  * @module
  */
@@ -28,11 +30,16 @@ import { readBodyText, type UpstreamDeps, upstreamFetch } from "./upstream/fetch
  * import assert from "node:assert/strict";
  * const down = { ok: false, configured: true, error: "UPSTREAM_TIMEOUT" };
  * assert.deepEqual(backendReadinessSchema.parse(down), down);
- * assert.equal(backendReadinessSchema.safeParse({ ok: false, configured: false }).success, false);
+ * assert.equal(backendReadinessSchema.safeParse({ ok: false, configured: true }).success, false);
  * ```
  */
 export const backendReadinessSchema = z.union([
-  z.object({ ok: z.literal(true), configured: z.literal(false) }).describe("not configured"),
+  z.object({ ok: z.literal(true), configured: z.literal(false) }).describe(
+    "not configured (the other backend is)",
+  ),
+  z.object({ ok: z.literal(false), configured: z.literal(false) }).describe(
+    "not configured, and neither is the other backend",
+  ),
   z.object({
     ok: z.literal(true),
     configured: z.literal(true),
@@ -70,7 +77,11 @@ export const readinessReportSchema = z.object({
   core: backendReadinessSchema,
   parser: backendReadinessSchema,
   unavailable: z.array(z.enum(["core", "parser"])).describe(
-    "The configured backends that did not answer (empty when ready)",
+    "The backends holding readiness back: each configured one that did not answer, or both " +
+      "when neither is configured (empty when ready)",
+  ),
+  reason: z.string().optional().describe(
+    "When not ready: which backend does not answer, or which variables to set",
   ),
 });
 
@@ -96,6 +107,7 @@ const parserHealthSchema = z.looseObject({ status: z.string().max(64) });
  * const report = await createReadinessProbe(config, refused).check(new AbortController().signal);
  * assert.equal(report.status, "not-ready");
  * assert.deepEqual(report.unavailable, ["parser"]);
+ * assert.equal(report.reason, "Parser is not available (UPSTREAM_UNAVAILABLE)");
  * assert.deepEqual(report.core, { ok: true, configured: false });
  * ```
  */
@@ -148,15 +160,44 @@ export function createReadinessProbe(config: Config, fetchFn: typeof fetch): Rea
 
   return {
     async check(signal) {
+      if (!config.CORE_URL && !config.PARSER_URL) {
+        const none = { ok: false, configured: false } as const;
+        return {
+          status: "not-ready",
+          core: none,
+          parser: none,
+          unavailable: ["core", "parser"],
+          reason: NOTHING_CONFIGURED,
+        };
+      }
       const [c, p] = await Promise.all([core(signal), parser(signal)]);
-      const unavailable = ([["core", c], ["parser", p]] as const)
-        .filter(([, r]) => !r.ok).map(([name]) => name);
+      const down = ([["core", c], ["parser", p]] as const).flatMap(([name, r]) =>
+        "error" in r ? [[name, r.error] as const] : []
+      );
+      if (!down.length) return { status: "ready", core: c, parser: p, unavailable: [] };
       return {
-        status: unavailable.length ? "not-ready" : "ready",
+        status: "not-ready",
         core: c,
         parser: p,
-        unavailable,
+        unavailable: down.map(([name]) => name),
+        reason: down.map(([name, code]) => `${BACKEND_NAMES[name]} is not available (${code})`)
+          .join("; "),
       };
     },
   };
 }
+
+/**
+ * What to set when no backend is configured; `/readyz` and the start-up log both say it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.match(NOTHING_CONFIGURED, /CORE_URL/);
+ * ```
+ */
+export const NOTHING_CONFIGURED = "No backend is configured: set CORE_URL (with " +
+  "PUBLIC_CORE_TOKEN or CORE_TOKEN) for the lore and the public site, and/or PARSER_URL (with " +
+  "PARSER_INTERNAL_SECRET) for signed-in users and AI";
+
+const BACKEND_NAMES = { core: "Core", parser: "Parser" } as const;

@@ -46,7 +46,10 @@ export interface PublicCtx<P = unknown, Q = unknown, B = unknown> {
   req: Request;
   url: URL;
   requestId: string;
-  /** Aborted when the client goes away. */
+  /**
+   * Aborted when the client goes away. Read lazily (inherited from the context's prototype, see
+   * src/app.ts): `{ ...ctx }` drops it, so derive from a context with `Object.create(ctx)`.
+   */
   signal: AbortSignal;
   params: P;
   query: Q;

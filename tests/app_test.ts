@@ -99,7 +99,7 @@ Deno.test("pipeline: a valid request reaches the handler with typed, validated i
 Deno.test("pipeline: every response carries a request id; a well-formed incoming one is kept", async () => {
   const { app } = makeApp();
   const res = await app.handle(
-    new Request("http://x/nowhere", { headers: { "x-request-id": "trace-12345678" } }),
+    new Request("http://x/api/nowhere", { headers: { "x-request-id": "trace-12345678" } }),
   );
   const r = await read(res);
   assert.equal(r.headers.get("x-request-id"), "trace-12345678");
@@ -109,7 +109,7 @@ Deno.test("pipeline: every response carries a request id; a well-formed incoming
     requestId: "trace-12345678",
   });
   const res2 = await app.handle(
-    new Request("http://x/nowhere", { headers: { "x-request-id": "bad id\n" } }),
+    new Request("http://x/api/nowhere", { headers: { "x-request-id": "bad id\n" } }),
   );
   await res2.body?.cancel();
   assert.match(res2.headers.get("x-request-id")!, /^[0-9a-f-]{36}$/);
@@ -243,4 +243,39 @@ Deno.test("openapi: generated from the table, with params, query and body schema
     doc.paths["/api/test/text"].put.requestBody.content["text/plain"].schema.type,
     "string",
   );
+});
+
+Deno.test("pipeline: every kind of context has the client's signal, aborted when the client goes away", async () => {
+  const seen: Record<string, AbortSignal> = {};
+  const signalRoute = (access: "public" | "session" | "private") =>
+    defineRoute({
+      method: "GET",
+      path: `/api/test/signal/${access}`,
+      summary: "signal",
+      backend: "None",
+      access,
+      tag: "test",
+      responses: { 200: "ok" },
+      handler: (ctx) => {
+        seen[access] = ctx.signal;
+        return json({ ok: true });
+      },
+    });
+  const app = createApp({
+    config: loadConfig({}),
+    log: jsonLogger("silent"),
+    routes: ["public", "session", "private"].map((a) => signalRoute(a as "public")),
+  });
+  for (const access of ["public", "session", "private"]) {
+    const client = new AbortController();
+    const res = await app.handle(
+      new Request(`http://127.0.0.1:8080/api/test/signal/${access}`, { signal: client.signal }),
+    );
+    assert.equal(res.status, 200, access);
+    await res.body?.cancel();
+    assert.ok(seen[access] instanceof AbortSignal, access);
+    assert.equal(seen[access].aborted, false, access);
+    client.abort();
+    assert.equal(seen[access].aborted, true, `${access}: follows the client`);
+  }
 });

@@ -3,7 +3,8 @@
  * dynamic imports included). A module may import its own layer and those below it, never one
  * above, and no chain of imports may come back to where it started. Lowest first:
  *
- * 0. leaves — `src/util/`, `src/cache/`, `src/config.ts`: know nothing of the service;
+ * 0. leaves — `src/util/`, `src/cache/`, `src/config.ts`, `src/backend_url.ts`,
+ *    `src/version.ts`: know nothing of the service;
  * 1. http basics — `src/http/`: errors, logging, bodies, SSE, deadlines; no routes, no
  *    credentials;
  * 2. infrastructure — `src/session/`, `src/sanitize/`, `src/media/`, `src/core/`,
@@ -12,11 +13,11 @@
  * 4. public domain — `src/share/`: what visitors may see (reads lore);
  * 5. pages — `src/site/`: the public site's HTML;
  * 6. frame — `src/router.ts`, `src/credentials.ts`, `src/app_state.ts`, `src/readiness.ts`,
- *    `src/portal_config.ts`, `src/pipeline/`: route declarations, the context a handler gets,
- *    and the request pipeline's pieces; `src/openapi.ts`, `src/route_responses.ts`,
- *    `src/reference_docs.ts`: what is derived from the declarations;
+ *    `src/startup_report.ts`, `src/portal_config.ts` and `_core.ts`, `src/pipeline/`: route
+ *    declarations, the context a handler gets, and the request pipeline's pieces; `src/openapi.ts`,
+ *    `src/route_responses.ts`, `src/reference_docs.ts`: what is derived from the declarations;
  * 7. routes — `src/routes/`: the handlers;
- * 8. composition — `src/app.ts`, `src/server.ts`, `main.ts`: put it all together;
+ * 8. composition — `src/app.ts`, `src/server.ts`, `src/cli.ts`, `main.ts`: put it all together;
  *    `src/reference_docs_task.ts`: `deno task docs`, which writes the derived pages.
  *
  * Besides: `src/` never imports `sims/`, `tests/` or `bench/`, and `sims/` never imports
@@ -39,7 +40,10 @@ import {
 } from "./helpers/import_graph.ts";
 
 const LAYERS: readonly Layer[] = [
-  { name: "leaves", modules: ["src/util/", "src/cache/", "src/config.ts"] },
+  {
+    name: "leaves",
+    modules: ["src/util/", "src/cache/", "src/config.ts", "src/backend_url.ts", "src/version.ts"],
+  },
   { name: "http basics", modules: ["src/http/"] },
   {
     name: "infrastructure",
@@ -55,7 +59,9 @@ const LAYERS: readonly Layer[] = [
       "src/credentials.ts",
       "src/app_state.ts",
       "src/readiness.ts",
+      "src/startup_report.ts",
       "src/portal_config.ts",
+      "src/portal_config_core.ts",
       "src/openapi.ts",
       "src/route_responses.ts",
       "src/reference_docs.ts",
@@ -65,7 +71,13 @@ const LAYERS: readonly Layer[] = [
   { name: "routes", modules: ["src/routes/"] },
   {
     name: "composition",
-    modules: ["src/app.ts", "src/server.ts", "src/reference_docs_task.ts", "main.ts"],
+    modules: [
+      "src/app.ts",
+      "src/server.ts",
+      "src/cli.ts",
+      "src/reference_docs_task.ts",
+      "main.ts",
+    ],
   },
 ];
 

@@ -13,7 +13,9 @@
  * "Another origin" means a `Sec-Fetch-Site` other than `same-origin` or `none` (a user's own
  * navigation: typed address, bookmark) — `same-site` included, since a sibling subdomain is
  * another origin — or an `Origin` header other than ours. Requests carrying neither (curl,
- * servers, browsers without fetch metadata) pass: they bring no other site's page along.
+ * servers, browsers without fetch metadata) pass: they bring no other site's page along. An
+ * `Origin` the operator allowed (`CORS_ORIGINS`, see cors.ts) counts as ours whatever
+ * `Sec-Fetch-Site` says; a request from such a page without `Origin` (an `<img>`, a link) does not.
  *
  * @module
  */
@@ -48,7 +50,8 @@ export function publicOrigin(req: Request, url: URL, trustProxy: boolean): strin
 /**
  * Throws 403 `CSRF_REJECTED` for a request from another origin (see the module notes) that the
  * route does not accept: any unsafe method, and every method on a route that is not public
- * (`publicRoute`: the route reads no caller credentials).
+ * (`publicRoute`: the route reads no caller credentials). `allowed` says whether an `Origin` is
+ * one the operator allowed.
  *
  * @example
  * ```ts
@@ -60,6 +63,8 @@ export function publicOrigin(req: Request, url: URL, trustProxy: boolean): strin
  *   status: 403,
  *   code: "CSRF_REJECTED",
  * });
+ * const app = (origin: string | null) => origin === "https://app.example.org";
+ * checkCrossSite(from("https://app.example.org"), url, false, false, app); // allowed: passes
  * ```
  */
 export function checkCrossSite(
@@ -67,10 +72,12 @@ export function checkCrossSite(
   url: URL,
   publicRoute: boolean,
   trustProxy: boolean,
+  allowed?: (origin: string | null) => boolean,
 ): void {
   if (publicRoute && SAFE.has(req.method)) return;
   const site = req.headers.get("sec-fetch-site");
   const origin = req.headers.get("origin");
+  if (allowed?.(origin)) return;
   if (
     (site && site !== "same-origin" && site !== "none") ||
     (origin && origin !== publicOrigin(req, url, trustProxy))

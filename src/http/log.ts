@@ -31,6 +31,20 @@ const ORDER: Record<LogLevel | "silent", number> = {
 };
 
 /**
+ * Whether a line of `level` is written when `minLevel` is the least severe one wanted.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(levelPasses("warn", "info"), true);
+ * assert.equal(levelPasses("info", "silent"), false);
+ * ```
+ */
+export function levelPasses(level: LogLevel, minLevel: LogLevel | "silent"): boolean {
+  return ORDER[level] >= ORDER[minLevel];
+}
+
+/**
  * Patterns that must never appear in a log line: URLs with a scheme (internal backend addresses),
  * `Bearer`/`Basic` credentials and ETAPI-shaped tokens (`<12 alnum>_<base64>`).
  */
@@ -69,7 +83,7 @@ export function redact(text: string, secrets: readonly string[] = []): string {
  */
 function mayMatchPattern(text: string): boolean {
   return text.length >= 48 || (text.length >= 33 && text.includes("_")) ||
-    text.includes("://") || BEARER_OR_BASIC.test(text);
+    text.includes("://") || (/\s/.test(text) && BEARER_OR_BASIC.test(text));
 }
 const BEARER_OR_BASIC = /(?:bearer|basic)\s/i;
 
@@ -97,10 +111,22 @@ export function jsonLogger(
 ): Logger {
   const write = typeof sink === "function" ? sink : sink.write;
   const min = ORDER[minLevel];
+  // Thousands of lines a second share a few timestamps: format each millisecond once.
+  let lastMs = NaN;
+  let lastIso = "";
+  const timestamp = () => {
+    const date = now();
+    const ms = date.getTime();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = date.toISOString();
+    }
+    return lastIso;
+  };
   return {
     log(level, msg, fields = {}) {
       if (ORDER[level] < min) return;
-      const clean: Record<string, unknown> = { ts: now().toISOString(), level };
+      const clean: Record<string, unknown> = { ts: timestamp(), level };
       clean.msg = redact(msg, secrets);
       for (const k in fields) {
         const v = fields[k];
@@ -150,7 +176,9 @@ export function bufferedLines(
 ): LineSink {
   const { flushMs = 50, maxBytes = 64 * 1024, maxPendingBytes = 8 * 1024 * 1024 } = opts;
   const encoder = new TextEncoder();
-  let batch = "";
+  // Lines are encoded straight into a byte chunk: no batch string to grow, flatten and encode.
+  let chunk = new Uint8Array(maxBytes);
+  let used = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   // writes run one after another, so batches never interleave or overtake each other
   let written: Promise<void> = Promise.resolve();
@@ -158,37 +186,50 @@ export function bufferedLines(
   let pending = 0;
   let dropped = 0;
 
+  const send = (bytes: Uint8Array) => {
+    pending += bytes.length;
+    written = written.then(() => writeAll(out, bytes)).catch(() => {}).finally(() => {
+      pending -= bytes.length;
+    });
+  };
   const flush = (): Promise<void> => {
     clearTimeout(timer);
     timer = undefined;
-    if (batch) {
-      const bytes = encoder.encode(batch);
-      batch = "";
-      pending += bytes.length;
-      written = written.then(() => writeAll(out, bytes)).catch(() => {}).finally(() => {
-        pending -= bytes.length;
-      });
+    if (used > 0) {
+      send(chunk.subarray(0, used));
+      chunk = new Uint8Array(maxBytes);
+      used = 0;
     }
     return written;
   };
+  const append = (line: string) => {
+    // UTF-8 needs at most 3 bytes per UTF-16 unit, plus the newline
+    const worst = line.length * 3 + 1;
+    if (worst > maxBytes - used) {
+      void flush();
+      if (worst > maxBytes) return send(encoder.encode(line + "\n")); // a line bigger than a chunk
+    }
+    used += encoder.encodeInto(line, chunk.subarray(used)).written;
+    chunk[used++] = 10;
+  };
   return {
     write(line) {
-      if (pending + batch.length >= maxPendingBytes) {
+      if (pending + used >= maxPendingBytes) {
         dropped++;
         return;
       }
       if (dropped) {
-        batch += JSON.stringify({
+        append(JSON.stringify({
           ts: new Date().toISOString(),
           level: "warn",
           msg: "log lines dropped",
           count: dropped,
           reason: "the log reader did not keep up",
-        }) + "\n";
+        }));
         dropped = 0;
       }
-      batch += line + "\n";
-      if (batch.length >= maxBytes) void flush();
+      append(line);
+      if (used >= maxBytes) void flush();
       else timer ??= setTimeout(flush, flushMs);
     },
     flush,

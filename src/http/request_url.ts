@@ -30,10 +30,22 @@ const SPLIT = /^(https?):\/\/([^/?#]*)([\s\S]*)$/i;
  * ```
  */
 export function validAuthority(authority: string): boolean {
+  const known = checkedAuthorities.get(authority);
+  if (known !== undefined) return known;
   const m = AUTHORITY.exec(authority);
-  if (!m || (m[1] !== undefined && Number(m[1]) > 65535)) return false;
-  return URL.canParse(`http://${authority}/`);
+  const valid = !!m && !(m[1] !== undefined && Number(m[1]) > 65535) &&
+    URL.canParse(`http://${authority}/`);
+  // Nearly every request repeats one of a few Host values: remember a bounded number of verdicts.
+  if (authority.length <= 262) {
+    if (checkedAuthorities.size >= MAX_CHECKED_AUTHORITIES) checkedAuthorities.clear();
+    checkedAuthorities.set(authority, valid);
+  }
+  return valid;
 }
+
+const MAX_CHECKED_AUTHORITIES = 256;
+/** A pure function's answers (a fixed-size memo, not state): the same input, the same verdict. */
+const checkedAuthorities = new Map<string, boolean>();
 
 /**
  * The request's URL; 400 `INVALID_REQUEST` when the `Host` header or the request target is
@@ -65,7 +77,7 @@ export function requestUrl(req: Request): URL {
   const q = target.indexOf("?");
   const path = (q < 0 ? target : target.slice(0, q)) || "/";
   const query = q < 0 ? "" : target.slice(q);
-  if (path.includes("\\") || path.split("/").some(isDotSegment)) {
+  if (path.includes("\\") || (mayHoldDots(path) && path.split("/").some(isDotSegment))) {
     throw invalidRequest("The request path may not contain . or .. segments or backslashes");
   }
   try {
@@ -73,6 +85,11 @@ export function requestUrl(req: Request): URL {
   } catch {
     throw invalidRequest("The request target is not a valid URL");
   }
+}
+
+/** A cheap first test: a dot segment needs a `.` or a `%2e`. */
+function mayHoldDots(path: string): boolean {
+  return path.includes(".") || path.includes("%");
 }
 
 function isDotSegment(segment: string): boolean {

@@ -12,14 +12,51 @@
  * import assert from "node:assert/strict";
  * const res = json({ results: [] }, 201);
  * assert.equal(res.status, 201);
+ * assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8");
  * assert.deepEqual(await res.json(), { results: [] });
  * ```
  */
 export function json(data: unknown, status = 200, headers?: HeadersInit): Response {
-  const h = new Headers(headers);
+  const res = new Response(JSON.stringify(data), { status });
+  const h = res.headers;
   h.set("content-type", "application/json; charset=utf-8");
+  if (headers) addHeaders(h, headers);
   if (!h.has("cache-control")) h.set("cache-control", "no-store");
-  return new Response(JSON.stringify(data), { status, headers: h });
+  return res;
+}
+
+/**
+ * `new Response(body, { status, headers })`, built faster: Deno copies a `HeadersInit` of more
+ * than one entry through a slow generic path (microseconds per answer, on every public answer),
+ * while adding them to the new response's own headers is cheap.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const res = responseWith("hi", 200, [["content-type", "text/plain"], ["etag", 'W/"1"']]);
+ * assert.equal(res.headers.get("etag"), 'W/"1"');
+ * assert.equal(await res.text(), "hi");
+ * ```
+ */
+export function responseWith(
+  body: BodyInit | null,
+  status: number,
+  headers: HeadersInit,
+): Response {
+  const res = new Response(body, { status });
+  addHeaders(res.headers, headers);
+  return res;
+}
+
+/** Adds every entry of `headers` to `target`: `set`, except `set-cookie`, which may repeat. */
+function addHeaders(target: Headers, headers: HeadersInit): void {
+  const entries = Array.isArray(headers) || headers instanceof Headers
+    ? headers
+    : Object.entries(headers);
+  for (const [name, value] of entries) {
+    if (name.toLowerCase() === "set-cookie") target.append(name, value);
+    else target.set(name, value);
+  }
 }
 
 /**

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { attributeNameSchema, LORE_TYPES } from "./vocabulary.ts";
 import { sanitizeLoreHtml } from "../sanitize/html.ts";
+import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
 import { loadArticleScope, writableTargetIds } from "./copilot_context.ts";
 import { createLoreNote } from "./new_lore_note.ts";
@@ -289,6 +290,7 @@ async function writeCreate(
   touched: Set<string>,
 ): Promise<string> {
   const w = writeSteps();
+  await loadHtmlEngine();
   const { note } = await createLoreNote(wr.core, w, {
     parentNoteId,
     title: t.title!,
@@ -320,6 +322,7 @@ async function writeUpdate(
     );
   }
   if (t.contentHtml !== undefined) {
+    await loadHtmlEngine();
     const html = sanitizeLoreHtml(t.contentHtml);
     await w.step(
       "replace the content",

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { ApiError, nullOn404 } from "../http/errors.ts";
 import type { Logger } from "../http/log.ts";
 import { noteIdFromHref, sanitizeLoreHtml } from "../sanitize/html.ts";
+import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
 import type { ParserClient } from "../upstream/parser.ts";
 import { mapLimit } from "../util/concurrency.ts";
@@ -160,9 +161,12 @@ export async function loadArticleScope(
     const content = opts.linkedContent && HTML_TYPES.has(n.type)
       ? await core.contentText(n.noteId).catch(nullOn404) ?? ""
       : "";
-    return { note: n, contentHtml: clipHtml(content, limits.linkedContentChars) };
+    return { note: n, contentHtml: await clipHtml(content, limits.linkedContentChars) };
   });
-  return { current: { note, contentHtml: clipHtml(html, limits.currentContentChars) }, linked };
+  return {
+    current: { note, contentHtml: await clipHtml(html, limits.currentContentChars) },
+    linked,
+  };
 }
 
 /**
@@ -336,16 +340,17 @@ export async function buildCopilotBody(
 
 /**
  * Lore HTML cut after at most `max` characters (never inside a tag), then sanitized, which also
- * closes the elements the cut left open.
+ * closes the elements the cut left open (async: the sanitizer's engine is loaded on first use).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.equal(clipHtml("<p>abc</p><p>def</p>", 14), "<p>abc</p><p>d</p>");
+ * assert.equal(await clipHtml("<p>abc</p><p>def</p>", 14), "<p>abc</p><p>d</p>");
  * ```
  */
-export function clipHtml(raw: string, max: number): string {
+export async function clipHtml(raw: string, max: number): Promise<string> {
   if (raw === "") return "";
+  await loadHtmlEngine();
   let cut = raw.slice(0, max);
   const open = cut.lastIndexOf("<");
   if (raw.length > max && open > cut.lastIndexOf(">")) cut = cut.slice(0, open);

@@ -267,9 +267,9 @@ Deno.test("buildCopilotBody: the contract's body from both sources", async () =>
   assert.deepEqual(body.ragContext, []);
 });
 
-Deno.test("clipHtml: cut before a tag that would be split, then sanitized", () => {
-  assert.equal(clipHtml("<p>abc</p><p>def</p>", 14), "<p>abc</p><p>d</p>");
-  assert.equal(clipHtml("<p>abc</p><p>def</p>", 12), "<p>abc</p>");
-  assert.equal(clipHtml("<p>ok</p>", 100), "<p>ok</p>");
-  assert.equal(clipHtml("", 10), "");
+Deno.test("clipHtml: cut before a tag that would be split, then sanitized", async () => {
+  assert.equal(await clipHtml("<p>abc</p><p>def</p>", 14), "<p>abc</p><p>d</p>");
+  assert.equal(await clipHtml("<p>abc</p><p>def</p>", 12), "<p>abc</p>");
+  assert.equal(await clipHtml("<p>ok</p>", 100), "<p>ok</p>");
+  assert.equal(await clipHtml("", 10), "");
 });

@@ -7,6 +7,7 @@
  */
 import { hasLabel } from "./note_view.ts";
 import { sanitizeLoreHtml, sanitizePlayerHtml, SANITIZER_VERSION } from "../sanitize/html.ts";
+import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import type { CoreNote } from "../upstream/core_schemas.ts";
 
 /** `gm` shows everything (sanitized); `player` also drops `.gm-only` parts and hidden notes. */
@@ -34,7 +35,8 @@ export type PreviewPlan =
     /** Core's `blobId` of the content this plan was made for (null when Core sent none). */
     blobId: string | null;
     cacheKey: string | null;
-    render: (content: string) => string;
+    /** Async: a text note's sanitizer needs the HTML engine, loaded on first use. */
+    render: (content: string) => Promise<string>;
   };
 
 /**
@@ -50,7 +52,8 @@ export type PreviewPlan =
  *
  * async function playerPreview(core: CoreClient, note: CoreNote): Promise<string> {
  *   const plan = planPreview(note, "player");
- *   return plan.kind === "static" ? plan.html : plan.render(await core.contentText(note.noteId));
+ *   if (plan.kind === "static") return plan.html;
+ *   return await plan.render(await core.contentText(note.noteId));
  * }
  * ```
  */
@@ -63,21 +66,26 @@ export function planPreview(
     return { kind: "static", etag: `"player-hidden"`, html: "" };
   }
   switch (note.type) {
-    case "text":
+    case "text": {
+      const sanitize = mode === "gm" ? sanitizeLoreHtml : sanitizePlayerHtml;
       return {
         kind: "content",
         etag: blob && `"${mode}-${SANITIZER_VERSION}-${blob}"`,
         blobId: blob,
         cacheKey: blob && `${mode}:${blob}`, // per process: only one sanitizer version runs
-        render: mode === "gm" ? sanitizeLoreHtml : sanitizePlayerHtml,
+        render: async (content) => {
+          await loadHtmlEngine();
+          return sanitize(content);
+        },
       };
+    }
     case "code":
       return {
         kind: "content",
         etag: blob && `"${mode}-code-${blob}"`,
         blobId: blob,
         cacheKey: blob && `code:${blob}`,
-        render: (code) => `<pre><code>${escapeHtml(code)}</code></pre>`,
+        render: (code) => Promise.resolve(`<pre><code>${escapeHtml(code)}</code></pre>`),
       };
     case "image": {
       // The alt text is the title, which is not part of the blob: the modification time is.

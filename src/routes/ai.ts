@@ -22,6 +22,7 @@ import {
 } from "../lore/relationship_types.ts";
 import { userRelations } from "../lore/user_relations.ts";
 import { type Ctx, defineRoute, type Route } from "../router.ts";
+import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import { htmlToText } from "../sanitize/plain_text.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import type { ParserClient } from "../upstream/parser.ts";
@@ -419,7 +420,9 @@ export const applyRelationships = parserRoute({
 async function suggestionText(core: CoreClient, note: CoreNote): Promise<string> {
   let body = "";
   if (note.type === "text") {
-    body = htmlToText(await core.contentText(note.noteId));
+    const html = await core.contentText(note.noteId);
+    await loadHtmlEngine();
+    body = htmlToText(html);
   } else if (note.type === "code") {
     body = (await core.contentText(note.noteId)).replace(/\s+/g, " ").trim();
   }

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { backendBaseUrl } from "../backend_url.ts";
 import { ApiError, invalidRequest, notConfigured } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { defineRoute, type Route, type SessionCtx } from "../router.ts";
@@ -39,8 +40,9 @@ export function enforceRateLimit(
 }
 
 /**
- * The base URL a request's optional `url` names (trailing `/` removed) or the configured one:
- * 400 naming `field` when it is not on the allow-list, 503 `NOT_CONFIGURED` when there is none.
+ * The base URL a request's optional `url` names (normalised by the rule the configured ones
+ * follow, backend_url.ts) or the configured one: 400 naming `field` when it is not on the
+ * allow-list, 503 `NOT_CONFIGURED` when there is none.
  * Nothing is contacted before this check passes.
  *
  * @example
@@ -61,10 +63,11 @@ export function allowedBaseUrl(
     if (!configured) throw notConfigured(service);
     return configured;
   }
-  const normalised = url.replace(/\/+$/, "");
-  const allowed = service === "parser"
-    ? ctx.credentials.parserAllowed(normalised)
-    : ctx.credentials.coreAllowed(normalised);
+  const normalised = backendBaseUrl(service, url);
+  const allowed = normalised.ok &&
+    (service === "parser"
+      ? ctx.credentials.parserAllowed(normalised.url)
+      : ctx.credentials.coreAllowed(normalised.url));
   if (!allowed) {
     const list = service === "parser" ? "PARSER_ALLOWED_URLS" : "CORE_ALLOWED_URLS";
     const message = `${field} is not an allowed ${
@@ -72,7 +75,7 @@ export function allowedBaseUrl(
     } address (see ${list})`;
     throw invalidRequest(message, [{ path: field, message: "not allowed" }]);
   }
-  return normalised;
+  return normalised.url;
 }
 
 const urlField = z.url({ protocol: /^https?$/ }).max(2048).optional();

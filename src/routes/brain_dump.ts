@@ -11,8 +11,9 @@
  */
 import { z } from "zod";
 import { idSchema, parserIdSchema } from "../lore/ids.ts";
-import type { Route } from "../router.ts";
+import type { Ctx, Route, RouteOf } from "../router.ts";
 import { sanitizeLoreHtml } from "../sanitize/html.ts";
+import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import { upstreamPath } from "../upstream/path.ts";
 import { mapParserStreamError } from "../upstream/parser.ts";
 import {
@@ -42,8 +43,22 @@ const loreTypeName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be a simple
 // transform piped into its result's shape) keep that output describable.
 // ---------------------------------------------------------------------------------------------
 
+// Synchronous, like every zod check: a route whose schemas or Parser call use it is declared
+// `sanitizing(…)`, which loads the HTML engine before the handler runs.
 const html = z.string().overwrite((s) => sanitizeLoreHtml(s)).describe("sanitized HTML");
 const htmlOrNull = html.nullable();
+
+/** The route with the HTML engine loaded before its handler runs (see `html`). */
+function sanitizing(route: Route): Route {
+  const { handler } = route as RouteOf<"private">;
+  return {
+    ...route,
+    handler: async (ctx: Ctx) => {
+      await loadHtmlEngine();
+      return await handler(ctx);
+    },
+  } as Route;
+}
 
 /**
  * Label values as the Parser writes them: lists joined with ", ", empty values left out.
@@ -274,7 +289,7 @@ const TAG = "brain-dump";
 const AI_WORK = { historyPath: "/api/brain-dump/history" };
 
 /** `POST /api/brain-dump` — process raw text in one of the three modes. */
-export const brainDump = parserRoute({
+export const brainDump = sanitizing(parserRoute({
   method: "POST",
   path: "/api/brain-dump",
   summary: "Process raw text: `auto` writes lore (default), `review` proposes, `inbox` queues",
@@ -318,7 +333,7 @@ export const brainDump = parserRoute({
         answer: autoAnswer,
       }
       : undefined,
-});
+}));
 
 /** `POST /api/brain-dump/stream` — the auto run as server-sent events, passed through. */
 export const brainDumpStream = parserStreamRoute({
@@ -363,7 +378,7 @@ const commitEntity = z.object({
 });
 
 /** `POST /api/brain-dump/commit` — write the entities a user approved from a review. */
-export const commit = parserRoute({
+export const commit = sanitizing(parserRoute({
   method: "POST",
   path: "/api/brain-dump/commit",
   summary:
@@ -401,7 +416,7 @@ export const commit = parserRoute({
   }),
   answer: writeResult,
   ai: AI_WORK,
-});
+}));
 
 /** `GET /api/brain-dump/history` — recent brain dumps, newest first, 20 (or `limit`) a page. */
 export const history = parserRoute({
@@ -435,7 +450,7 @@ export const history = parserRoute({
 const entryParams = z.object({ id: parserIdSchema });
 
 /** `GET /api/brain-dump/history/:id` — one entry in full. */
-export const historyDetail = parserRoute({
+export const historyDetail = sanitizing(parserRoute({
   method: "GET",
   path: "/api/brain-dump/history/:id",
   summary: "One brain dump in full: entities with their outcome, summary, content revisions",
@@ -454,7 +469,7 @@ export const historyDetail = parserRoute({
   },
   upstream: (ctx) => ({ path: upstreamPath`/brain-dump/history/${ctx.params.id}` }),
   answer: historyEntry,
-});
+}));
 
 const diffsAnswer = z.object({
   diffs: z.array(z.object({
@@ -468,7 +483,7 @@ const diffsAnswer = z.object({
 });
 
 /** `GET /api/brain-dump/:id/diffs` — before/after content of each note a brain dump touched. */
-export const diffs = parserRoute({
+export const diffs = sanitizing(parserRoute({
   method: "GET",
   path: "/api/brain-dump/:id/diffs",
   summary: "Per-note content before and after one brain dump (revision content read from Core)",
@@ -487,7 +502,7 @@ export const diffs = parserRoute({
   },
   upstream: (ctx) => ({ path: upstreamPath`/brain-dump/history/${ctx.params.id}/diffs` }),
   answer: diffsAnswer,
-});
+}));
 
 const batchAnswer = z.object({
   batchId: parserIdSchema,

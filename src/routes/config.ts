@@ -8,6 +8,7 @@ import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { idSchema } from "../lore/ids.ts";
+import { PORTAL_CONFIG_CACHE_MS } from "../portal_config_core.ts";
 import { type Ctx, defineRoute, type Route } from "../router.ts";
 import { credentialSourceSchema } from "./response_schemas.ts";
 
@@ -54,13 +55,24 @@ export const disconnect = defineRoute({
 const portalAnswer = z.object({
   loreRootNoteId: z.string(),
   source: z.enum(["file", "env"]).describe(
-    "`file`: set through this API (`DATA_DIR/portal.json`); `env`: `LORE_ROOT_NOTE_ID`",
+    "`file`: set through this API (stored in `DATA_DIR/portal.json`, or in Core with " +
+      "`PORTAL_CONFIG_STORE=core`); `env`: `LORE_ROOT_NOTE_ID`",
   ),
 });
 
 /** What the portal routes decide where the API is silent. */
-const PORTAL_NOTES = "The config lives in `DATA_DIR/portal.json`, written atomically; without " +
-  "one, or with a corrupt one (logged), `LORE_ROOT_NOTE_ID` is the lore root.";
+const PORTAL_NOTES = "The config lives in `DATA_DIR/portal.json`, written atomically, or with " +
+  "`PORTAL_CONFIG_STORE=core` in a hidden `#lorePortalConfig` note in Core, written with the " +
+  `server's token and read again after ${PORTAL_CONFIG_CACHE_MS / 1000} s (last write wins); ` +
+  "without one, or with a corrupt one (logged), `LORE_ROOT_NOTE_ID` is the lore root.";
+
+/** How the Core store's failures reach a caller of the portal routes. */
+const STORE_FAILURES = {
+  502: "`PORTAL_CONFIG_STORE=core`: Core failed and no config was read before",
+  503: "`PORTAL_CONFIG_STORE=core`: Core refused the server's token (`NOT_CONFIGURED`), or is " +
+    "unreachable and no config was read before",
+  504: "`PORTAL_CONFIG_STORE=core`: Core did not answer in time and no config was read before",
+} as const;
 
 /** `GET /api/config/portal` — the lore root note id and where it comes from. */
 export const getPortal = defineRoute({
@@ -73,6 +85,7 @@ export const getPortal = defineRoute({
   description: PORTAL_NOTES,
   responses: {
     200: { description: '`{ loreRootNoteId, source: "file" | "env" }`', schema: portalAnswer },
+    ...STORE_FAILURES,
   },
   handler: async (ctx) => json(await ctx.state.portal.get()),
 });
@@ -84,7 +97,7 @@ export const putPortal = defineRoute({
   method: "PUT",
   path: "/api/config/portal",
   summary:
-    "Set the lore root note id (the note must exist in Core); stored in `DATA_DIR/portal.json`",
+    "Set the lore root note id (the note must exist in Core); stored in `DATA_DIR/portal.json` or Core",
   backend: "Core",
   access: "private",
   tag: "config",

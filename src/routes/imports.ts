@@ -23,6 +23,7 @@ import {
   noteIdFromImageSrc,
   sanitizeLoreHtml,
 } from "../sanitize/html.ts";
+import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import { parserJson } from "./parser_proxy.ts";
 
 /**
@@ -50,9 +51,18 @@ const storedHtml: HtmlRewriter = Object.freeze({
   link: (href: string) => editorRewriter.link(href),
 });
 
-/** HTML that becomes note content: at most `max` characters, sanitized before it is sent. */
-const storedContent = (max: number) =>
-  z.string().max(max).transform((html) => sanitizeLoreHtml(html, storedHtml));
+/**
+ * HTML that becomes note content: at most `max` characters, sanitized by the handler with
+ * {@linkcode storedContent} before it is sent (the body is validated before the HTML engine is
+ * loaded, so a schema cannot sanitize).
+ */
+const htmlContent = (max: number) => z.string().max(max);
+
+/** Stored note content from client HTML; loads the HTML engine first. */
+async function storedContent(html: string): Promise<string> {
+  await loadHtmlEngine();
+  return sanitizeLoreHtml(html, storedHtml);
+}
 
 /** The note an import writes under (default the lore root); 400 when it is not in Core. */
 async function importParent(ctx: Ctx<unknown, unknown, { parentNoteId?: string }>) {
@@ -117,7 +127,7 @@ const statblockEntry = z.object({
   abilities: text(20_000).optional(),
   actions: text(20_000).optional(),
   legendaryActions: text(20_000).optional(),
-  content: storedContent(200_000).optional(),
+  content: htmlContent(200_000).optional(),
 });
 
 const systemPackBody = z.strictObject({
@@ -177,10 +187,15 @@ export const importSystemPack = defineRoute({
   handler: async (ctx) => {
     const parser = await ctx.parser({ ai: true });
     const parentNoteId = await importParent(ctx);
+    const notes = await Promise.all(
+      ctx.body.notes.map(async (n) =>
+        n.content === undefined ? n : { ...n, content: await storedContent(n.content) }
+      ),
+    );
     const r = await parserJson(parser, {
       method: "POST",
       path: "/import/system-pack",
-      body: { ...ctx.body, parentNoteId },
+      body: { ...ctx.body, notes, parentNoteId },
     }, systemPackAnswer);
     return json({ ...r, detail: withoutParserText(r.detail) });
   },
@@ -235,7 +250,7 @@ const azgaarExport = z.object({
   notes: list(z.object({
     id: z.string().max(200).nullish(),
     name: plain(),
-    legend: storedContent(200_000).nullish(),
+    legend: htmlContent(200_000).nullish(),
   })),
 });
 
@@ -305,7 +320,13 @@ export const importMapgen = defineRoute({
   ai: {},
   handler: async (ctx) => {
     const parser = await ctx.parser({ ai: true });
-    const { mapData, options } = ctx.body;
+    const { options } = ctx.body;
+    const notes = ctx.body.mapData.notes && await Promise.all(
+      ctx.body.mapData.notes.map(async (n) =>
+        typeof n.legend === "string" ? { ...n, legend: await storedContent(n.legend) } : n
+      ),
+    );
+    const mapData = { ...ctx.body.mapData, notes };
     if (ctx.query.action === "preview") {
       const call = { method: "POST" as const, path: "/import/azgaar/preview", body: { mapData } };
       return json(await parserJson(parser, call, previewAnswer));

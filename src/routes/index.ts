@@ -25,6 +25,7 @@ import { publicRoutes } from "./public.ts";
 import { searchRoutes } from "./search.ts";
 import { shareRoutes } from "./share.ts";
 import { siteRoutes } from "./site.ts";
+import { siteEdgeRoutes } from "./site_edges.ts";
 import { systemRoutes } from "./system.ts";
 import { treeRoutes } from "./tree.ts";
 import { usageRoutes } from "./usage.ts";
@@ -45,6 +46,7 @@ export const allRoutes: readonly Route[] = [
   ...shareRoutes,
   ...publicRoutes,
   ...siteRoutes,
+  ...siteEdgeRoutes,
   ...configRoutes,
   ...systemRoutes,
   ...authRoutes,

@@ -41,7 +41,8 @@ const idOrAliasSchema = z.string().min(1).max(256).regex(
  * ```
  */
 export function shareFor(ctx: PublicCtx): PublicShare {
-  return publicShare({ ...ctx, caches: ctx.state.publicShare });
+  // the context as prototype, not a spread: a spread would read (so make Deno build) the signal
+  return publicShare(Object.assign(Object.create(ctx), { caches: ctx.state.publicShare }));
 }
 
 /** The answers every public route shares. */

@@ -11,18 +11,23 @@ import { etagMatches } from "../lore/preview.ts";
 import { defineRoute, type PublicCtx, type Route } from "../router.ts";
 import { errorPageResponse } from "../site/error_page.ts";
 import { siteHeaders } from "../site/headers.ts";
-import { homePage } from "../site/home_page.ts";
+import { publicOrigin } from "../http/csrf.ts";
 import { SEARCH_MAX_LENGTH } from "../site/layout.ts";
-import { notePage } from "../site/note_page.ts";
-import { renderedPage } from "../site/respond.ts";
-import type {
-  AnswerRenderer,
-  PublicHomeResult,
-  PublicNoteResult,
-  PublicSearchOutcome,
-} from "../share/public_api.ts";
-import { answerFor } from "../share/rendered_answer.ts";
-import { searchPage } from "../site/search_page.ts";
+import { pageEtag, renderedPage } from "../site/respond.ts";
+import type { AnswerRenderer, SitePage, VisitorView } from "../share/public_api.ts";
+import { answerFor, renderedAnswer } from "../share/rendered_answer.ts";
+import {
+  buildFeed,
+  buildHome,
+  buildMap,
+  buildNote,
+  buildSearch,
+  buildSitemap,
+  buildTimeline,
+  buildType,
+  type BuiltDocument,
+  type BuiltPage,
+} from "../site/world_pages.ts";
 import { SITE_CSS, SITE_CSS_VERSION } from "../site/stylesheet.ts";
 import { ClientAbortError } from "../upstream/fetch.ts";
 import { shareFor } from "./public.ts";
@@ -67,21 +72,70 @@ async function htmlPage(ctx: PublicCtx, render: () => Promise<Response>): Promis
   }
 }
 
-const NOTE_PAGE: AnswerRenderer<PublicNoteResult> = {
+/** A site page rendered once: the layout around the page's parts, the site's headers. */
+const PAGE: AnswerRenderer<BuiltPage> = {
   view: "page",
-  render: (r, authorized) => renderedPage(notePage(r.note, r.noIndex), r.etag, authorized),
+  render: (r, authorized) => renderedPage(r.parts, r.etag, authorized),
 };
 
-const HOME_PAGE: AnswerRenderer<PublicHomeResult> = {
-  view: "page",
+/** A machine-readable document (sitemap, feed) of the given media type. */
+const documentOf = (contentType: string): AnswerRenderer<BuiltDocument> => ({
+  view: contentType,
   render: (r, authorized) =>
-    renderedPage(homePage(r.root, r.groups, r.noIndex), r.etag, authorized),
-};
+    renderedAnswer(
+      r.body,
+      pageEtag(r.etag, r.body),
+      siteHeaders({
+        contentType,
+        cacheControl: authorized ? "private, no-cache" : "no-cache",
+        varyAuthorization: true,
+      }),
+    ),
+});
 
-const SEARCH_PAGE: AnswerRenderer<PublicSearchOutcome & { query: string }> = {
-  view: "page",
-  render: (r, authorized) => renderedPage(searchPage(r.query, r.result), r.etag, authorized),
-};
+const SITEMAP = documentOf("application/xml; charset=utf-8");
+const FEED = documentOf("application/atom+xml; charset=utf-8");
+
+/**
+ * The origin visitors reached us at, for canonical and preview URLs: the forwarded host behind a
+ * trusted proxy (`TRUST_PROXY`), else the request's own; anything that is not a plain origin
+ * falls back to the request's own.
+ *
+ * @example
+ * ```ts
+ * import type { PublicCtx } from "../router.ts";
+ * const sitemapUrl = (ctx: PublicCtx) => `${siteOrigin(ctx)}/sitemap.xml`;
+ * ```
+ */
+export function siteOrigin(ctx: PublicCtx): string {
+  const given = publicOrigin(ctx.req, ctx.url, ctx.config.TRUST_PROXY);
+  try {
+    const url = new URL(given);
+    if (url.origin === given && /^https?:$/.test(url.protocol)) return given;
+  } catch {
+    // not an origin: fall through
+  }
+  return ctx.url.origin;
+}
+
+/** Answers a site page: the share checks access, builds it once per snapshot and visitor. */
+async function sitePage<T>(
+  ctx: PublicCtx,
+  page: SitePage,
+  renderer: AnswerRenderer<T>,
+  build: (view: VisitorView, noteId: string, origin: string) => Promise<T>,
+  opts: { anonymous?: boolean } = {},
+): Promise<Response> {
+  const origin = siteOrigin(ctx);
+  const authorization = opts.anonymous ? null : ctx.req.headers.get("authorization");
+  const answer = await shareFor(ctx).siteAnswer(
+    authorization,
+    { ...page, subject: `${page.subject}\n${origin}` },
+    renderer,
+    (view, noteId) => build(view, noteId, origin),
+  );
+  return answerFor(ctx.req, answer);
+}
 
 const homeQuery = z.object({
   q: z.string().optional().describe(
@@ -100,8 +154,9 @@ export const home = defineRoute({
   tag: "site",
   query: homeQuery,
   description: "Without `q`: the share root's own content, every published lore note grouped " +
-    "by lore type (`other` for none), and a search form. With `q`: the public search's results " +
-    `(as \`GET /api/public/search\`). ${PAGE_NOTES}`,
+    "by lore type (`other` for none, each type linking its page), and a search form. With `q`: " +
+    "the public search's results (as `GET /api/public/search`), each with its path and the " +
+    `passage of its visible text that matches. ${PAGE_NOTES}`,
   errorMediaType: "text/html",
   responses: {
     200: { description: "The home page or the search results", mediaType: "text/html" },
@@ -109,17 +164,16 @@ export const home = defineRoute({
     ...PAGE_RESPONSES,
   },
   handler: (ctx) =>
-    htmlPage(ctx, async () => {
-      const share = shareFor(ctx);
-      const authorization = ctx.req.headers.get("authorization");
+    htmlPage(ctx, () => {
       const q = ctx.query.q?.trim() ?? "";
       if (q.length > SEARCH_MAX_LENGTH) {
         throw invalidRequest(`A search can have at most ${SEARCH_MAX_LENGTH} characters.`);
       }
-      const answer = q
-        ? await share.searchAnswer(q, authorization, SEARCH_PAGE)
-        : await share.homeAnswer(authorization, HOME_PAGE);
-      return answerFor(ctx.req, answer);
+      return q
+        ? sitePage(ctx, { subject: `search:${q}` }, PAGE, (view, _, origin) =>
+          buildSearch(view, q, origin))
+        : sitePage(ctx, { subject: "home" }, PAGE, (view, _, origin) =>
+          buildHome(view, origin));
     }),
 });
 
@@ -132,22 +186,154 @@ export const notePageRoute = defineRoute({
   access: "public",
   tag: "site",
   params: z.object({ id: z.string().describe("noteId or #shareAlias") }),
-  description: "The public note (`GET /api/public/lore/{id}`) as a page: title, portrait, " +
-    "display attributes, relations as links to their pages, content, a theme song link " +
-    `(absolute http(s) only) and the last change. ${PAGE_NOTES}`,
+  description: "The public note (`GET /api/public/lore/{id}`) as a page: breadcrumbs from the " +
+    "share root, title, an infobox (portrait thumbnail linking to the full image, the display " +
+    'attributes), content with every image sized (`width`/`height`, `loading="lazy"`, `alt`), ' +
+    "relations grouped by kind, a theme song link (absolute http(s) only), the last change, the " +
+    "note's visible children, the visible notes whose public content links to it, and the " +
+    "previous/next sibling. Open Graph and Twitter card metadata name the note, its " +
+    "`#shareDescription` or first paragraph and its portrait, with absolute URLs on the origin " +
+    `the visitor used (forwarded host and protocol with \`TRUST_PROXY\`). ${PAGE_NOTES}`,
   errorMediaType: "text/html",
   responses: {
     200: { description: "The note's page", mediaType: "text/html" },
     ...PAGE_RESPONSES,
   },
   handler: (ctx) =>
-    htmlPage(ctx, async () => {
-      const authorization = ctx.req.headers.get("authorization");
-      return answerFor(
-        ctx.req,
-        await shareFor(ctx).noteAnswer(ctx.params.id, authorization, NOTE_PAGE),
-      );
-    }),
+    htmlPage(
+      ctx,
+      () => sitePage(ctx, { subject: "note", noteIdOrAlias: ctx.params.id }, PAGE, buildNote),
+    ),
+});
+
+/** `GET /public/types/:type` — every published note of one lore type. */
+export const typePageRoute = defineRoute({
+  method: "GET",
+  path: "/public/types/:type",
+  summary: "Public site: every published note of one lore type, with its first paragraph",
+  backend: "Core",
+  access: "public",
+  tag: "site",
+  params: z.object({ type: z.string().min(1).max(100).describe("A `#loreType` value") }),
+  description: "The visible `#lore` notes whose `#loreType` is `type`, by title, each with its " +
+    "`#shareDescription` or first paragraph; 404 when the visitor sees none. " + PAGE_NOTES,
+  errorMediaType: "text/html",
+  responses: {
+    200: { description: "The lore type's page", mediaType: "text/html" },
+    ...PAGE_RESPONSES,
+  },
+  handler: (ctx) =>
+    htmlPage(ctx, () =>
+      sitePage(
+        ctx,
+        { subject: `type:${ctx.params.type}` },
+        PAGE,
+        (view, _, origin) => buildType(view, ctx.params.type, origin),
+      )),
+});
+
+/** `GET /public/timeline` — every published note with an in-world date, in order. */
+export const timelineRoute = defineRoute({
+  method: "GET",
+  path: "/public/timeline",
+  summary: "Public site: the timeline of published notes with an in-world date",
+  backend: "Core",
+  access: "public",
+  tag: "site",
+  description: "Visible notes with a promoted `#inWorldDate`, ordered by it as written " +
+    "(numbers compared as numbers). " + PAGE_NOTES,
+  errorMediaType: "text/html",
+  responses: {
+    200: { description: "The timeline page", mediaType: "text/html" },
+    ...PAGE_RESPONSES,
+  },
+  handler: (ctx) =>
+    htmlPage(
+      ctx,
+      () =>
+        sitePage(ctx, { subject: "timeline" }, PAGE, (view, _, origin) =>
+          buildTimeline(view, origin)),
+    ),
+});
+
+/** `GET /public/maps/:id` — a published note's map with its pins. */
+export const mapPageRoute = defineRoute({
+  method: "GET",
+  path: "/public/maps/:id",
+  summary: "Public site: a published note's map image with its published pins as links",
+  backend: "Core",
+  access: "public",
+  tag: "site",
+  params: z.object({ id: z.string().describe("noteId or #shareAlias of the map note") }),
+  description: "The note's `~mapImage` (a visible image note) drawn as inline SVG at its own " +
+    'size, with a pin linking each visible child that has a promoted `#geolocation="x, y"` ' +
+    "(pixels of the image), and the pins again as a list; no script. 404 when the note has no " +
+    "visible map image. " + PAGE_NOTES,
+  errorMediaType: "text/html",
+  responses: {
+    200: { description: "The map page", mediaType: "text/html" },
+    ...PAGE_RESPONSES,
+  },
+  handler: (ctx) =>
+    htmlPage(
+      ctx,
+      () => sitePage(ctx, { subject: "map", noteIdOrAlias: ctx.params.id }, PAGE, buildMap),
+    ),
+});
+
+/** What the sitemap and the feed share: anonymous, absolute URLs, gone when robots are refused. */
+const MACHINE_NOTES = "Built from what an anonymous visitor sees (credentials are ignored), " +
+  "with absolute URLs on the origin the visitor used (forwarded host and protocol with " +
+  "`TRUST_PROXY`); 404 when the share root carries `#shareDisallowRobotIndexing`, and notes " +
+  "that carry it are left out. `no-cache` with an ETag.";
+
+/** `GET /sitemap.xml` — every public page, for search engines. */
+export const sitemapRoute = defineRoute({
+  method: "GET",
+  path: "/sitemap.xml",
+  summary: "Sitemap of the public site",
+  backend: "Core",
+  access: "public",
+  tag: "site",
+  description: "The home page, every visible note page, the lore type pages, the map pages and " +
+    `the timeline. ${MACHINE_NOTES}`,
+  errorMediaType: "text/html",
+  responses: {
+    200: { description: "The sitemap (sitemaps.org 0.9)", mediaType: "application/xml" },
+    ...PAGE_RESPONSES,
+  },
+  handler: (ctx) =>
+    htmlPage(
+      ctx,
+      () =>
+        sitePage(ctx, { subject: "sitemap" }, SITEMAP, (view, _, origin) =>
+          buildSitemap(view, origin), { anonymous: true }),
+    ),
+});
+
+/** `GET /public/feed.atom` — recently changed public notes. */
+export const feedRoute = defineRoute({
+  method: "GET",
+  path: "/public/feed.atom",
+  summary: "Atom feed of recently changed public notes",
+  backend: "Core",
+  access: "public",
+  tag: "site",
+  description: "The 20 most recently modified visible notes, newest first, each with its " +
+    `\`#shareDescription\` or first paragraph. ${MACHINE_NOTES}`,
+  errorMediaType: "text/html",
+  responses: {
+    200: { description: "The Atom feed", mediaType: "application/atom+xml" },
+    ...PAGE_RESPONSES,
+  },
+  handler: (ctx) =>
+    htmlPage(
+      ctx,
+      () =>
+        sitePage(ctx, { subject: "feed" }, FEED, (view, _, origin) => buildFeed(view, origin), {
+          anonymous: true,
+        }),
+    ),
 });
 
 const CSS_ETAG = `"css-${SITE_CSS_VERSION}"`;
@@ -184,4 +370,13 @@ export const stylesheet = defineRoute({
 });
 
 /** This group's routes. */
-export const siteRoutes: Route[] = [home, notePageRoute, stylesheet];
+export const siteRoutes: Route[] = [
+  home,
+  notePageRoute,
+  typePageRoute,
+  timelineRoute,
+  mapPageRoute,
+  sitemapRoute,
+  feedRoute,
+  stylesheet,
+];

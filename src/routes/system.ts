@@ -8,38 +8,50 @@ import { json } from "../http/response.ts";
 import { openApiDocument } from "../openapi.ts";
 import { readinessReportSchema } from "../readiness.ts";
 import { defineRoute, type Route } from "../router.ts";
+import { VERSION } from "../version.ts";
 
-/** `GET /healthz`: the process is up (never touches a backend, credentials or cookies). */
+/**
+ * `GET /healthz`: the process is up, and which version it runs (never touches a backend,
+ * credentials or cookies).
+ */
 export const healthz = defineRoute({
   method: "GET",
   path: "/healthz",
-  summary: "Liveness: the process answers",
+  summary: "Liveness: the process answers, with its version",
   backend: "None",
   access: "public",
   tag: "operations",
   responses: {
-    200: { description: '`{ status: "ok" }`', schema: z.object({ status: z.literal("ok") }) },
+    200: {
+      description: '`{ status: "ok", version }`',
+      schema: z.object({
+        status: z.literal("ok"),
+        version: z.string().describe("The service's version (as `--version` prints it)"),
+      }),
+    },
   },
-  handler: () => json({ status: "ok" }),
+  handler: () => json({ status: "ok", version: VERSION }),
 });
 
 /**
- * `GET /readyz`: each configured backend answers, checked with the server's own configuration
- * (src/readiness.ts): no caller credentials, no session, no cookie. Reports no URLs or tokens.
+ * `GET /readyz`: a backend is configured and each configured one answers, checked with the
+ * server's own configuration (src/readiness.ts): no caller credentials, no session, no cookie.
+ * Reports no URLs or tokens.
  */
 export const readyz = defineRoute({
   method: "GET",
   path: "/readyz",
-  summary: "Readiness: each configured backend (CORE_URL, PARSER_URL) answers",
+  summary: "Readiness: a backend is configured, and each configured one answers",
   backend: "Both",
   access: "public",
   tag: "operations",
   description: "Each backend is checked with the server's own configuration, never a caller's: " +
     "Core's `app-info` with `PUBLIC_CORE_TOKEN` (else `CORE_TOKEN`; a refused token is not " +
     "ready), the Parser's `/health` without credentials (any answer counts: its `degraded` " +
-    "concerns its own dependencies). A backend that is not configured counts as ready, so with " +
-    "none configured the answer is 200: waiting or restarting cannot change that, and every " +
-    "backend route says what to set. No URL or token appears in the answer.",
+    "concerns its own dependencies). One backend may be left unconfigured (Core alone serves " +
+    "the lore and the public site; the Parser alone serves signed-in users, whose Core it " +
+    "hands out), but with neither configured the service can serve nothing: 503, with a " +
+    "`reason` naming the variables to set. No URL or token appears in the answer.",
   responses: {
     200: {
       description: 'Ready: `status: "ready"`, `unavailable: []`; a backend not configured is ' +
@@ -48,8 +60,12 @@ export const readyz = defineRoute({
     },
     503: {
       description: 'Not ready: `status: "not-ready"`; `unavailable` names each configured ' +
-        "backend that does not answer",
-      schema: readinessReportSchema.extend({ status: z.literal("not-ready") }),
+        "backend that does not answer, or both when neither is configured " +
+        "(`{ ok: false, configured: false }`); `reason` says why in words",
+      schema: readinessReportSchema.extend({
+        status: z.literal("not-ready"),
+        reason: z.string().describe("Which backend is not available, or which variables to set"),
+      }),
     },
   },
   handler: async (ctx) => {

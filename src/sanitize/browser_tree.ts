@@ -5,19 +5,15 @@
  * what a reader may see (GM-only sections, links whose text names a hidden note) are made on
  * this tree, never on a lenient tokenizer's idea of where an element ends.
  *
+ * Parsing, tokenizing and serializing need the loaded engine (html_engine.ts): before it is
+ * loaded they throw.
+ *
  * @module
  */
-import {
-  type DefaultTreeAdapterTypes as T,
-  parse,
-  parseFragment,
-  serialize,
-  type Token,
-  Tokenizer,
-} from "parse5";
+import { htmlEngine, type TagToken, type Tree } from "./html_engine.ts";
 
 /** A parsed fragment; see {@linkcode parseLikeBrowser}. */
-export type BrowserTree = T.DocumentFragment;
+export type BrowserTree = Tree["documentFragment"];
 
 /** Read-only view of one element handed to removal predicates. */
 export interface ElementView {
@@ -44,13 +40,19 @@ export interface SourceTag {
 }
 
 // The context element: a <div> in the body of a standards-mode document, which is where our
-// HTML ends up (the public page's <article>, or a client's innerHTML).
-const CONTEXT = (() => {
-  const doc = parse("<!DOCTYPE html><html><head></head><body><div></div></body></html>");
-  const html = doc.childNodes.find((n) => n.nodeName === "html") as T.Element;
-  const body = html.childNodes.find((n) => n.nodeName === "body") as T.Element;
-  return body.childNodes[0] as T.Element;
-})();
+// HTML ends up (the public page's <article>, or a client's innerHTML). Built on first use, once
+// the engine is loaded.
+let context: Tree["element"] | undefined;
+
+function contextElement(): Tree["element"] {
+  if (context) return context;
+  const doc = htmlEngine().parse5.parse(
+    "<!DOCTYPE html><html><head></head><body><div></div></body></html>",
+  );
+  const html = doc.childNodes.find((n) => n.nodeName === "html") as Tree["element"];
+  const body = html.childNodes.find((n) => n.nodeName === "body") as Tree["element"];
+  return context = body.childNodes[0] as Tree["element"];
+}
 
 /**
  * Parses an HTML fragment exactly as a browser parses it inside a `<div>` (scripting enabled,
@@ -59,13 +61,18 @@ const CONTEXT = (() => {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { loadHtmlEngine } from "./html_engine.ts";
+ * await loadHtmlEngine();
  * const tree = parseLikeBrowser('<div class="gm-only"><object></div>secret</object></div>');
  * // the text "secret" is inside the gm-only div, as in Chromium
  * assert.equal(serializeTree(tree), '<div class="gm-only"><object>secret</object></div>');
  * ```
  */
 export function parseLikeBrowser(html: string): BrowserTree {
-  return parseFragment(CONTEXT, html, { scriptingEnabled: true, sourceCodeLocationInfo: true });
+  return htmlEngine().parse5.parseFragment(contextElement(), html, {
+    scriptingEnabled: true,
+    sourceCodeLocationInfo: true,
+  });
 }
 
 /**
@@ -76,14 +83,16 @@ export function parseLikeBrowser(html: string): BrowserTree {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { loadHtmlEngine } from "./html_engine.ts";
+ * await loadHtmlEngine();
  * assert.deepEqual(startTags('<tr class="x">a').map((t) => t.tagName), ["tr"]);
  * ```
  */
 export function startTags(html: string): SourceTag[] {
   const tags: SourceTag[] = [];
   const ignore = () => {};
-  const tokenizer = new Tokenizer({ sourceCodeLocationInfo: true }, {
-    onStartTag(token: Token.TagToken) {
+  const tokenizer = new (htmlEngine().parse5.Tokenizer)({ sourceCodeLocationInfo: true }, {
+    onStartTag(token: TagToken) {
       const attrs = token.attrs;
       tags.push({
         tagName: token.tagName,
@@ -109,20 +118,22 @@ export function startTags(html: string): SourceTag[] {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { loadHtmlEngine } from "./html_engine.ts";
+ * await loadHtmlEngine();
  * assert.equal(serializeTree(parseLikeBrowser("<p>a<p>b")), "<p>a</p><p>b</p>");
  * ```
  */
 export function serializeTree(tree: BrowserTree): string {
-  return serialize(tree);
+  return htmlEngine().parse5.serialize(tree);
 }
 
-function isElement(node: T.Node): node is T.Element {
+function isElement(node: Tree["node"]): node is Tree["element"] {
   return "tagName" in node;
 }
 
 /** Children of an element, plus the contents of a `<template>`. */
-function childrenOf(node: T.ParentNode): T.ChildNode[] {
-  const content = (node as Partial<T.Template>).content;
+function childrenOf(node: Tree["parentNode"]): Tree["childNode"][] {
+  const content = (node as Partial<Tree["template"]>).content;
   return content ? [...node.childNodes, ...content.childNodes] : node.childNodes;
 }
 
@@ -132,22 +143,24 @@ function childrenOf(node: T.ParentNode): T.ChildNode[] {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { loadHtmlEngine } from "./html_engine.ts";
+ * await loadHtmlEngine();
  * assert.deepEqual(textChunks(parseLikeBrowser("<p>a<b>b</b></p>")), ["a", "b"]);
  * ```
  */
-export function textChunks(node: T.ParentNode): string[] {
+export function textChunks(node: Tree["parentNode"]): string[] {
   const out: string[] = [];
-  const walk = (n: T.ParentNode) => {
+  const walk = (n: Tree["parentNode"]) => {
     for (const child of childrenOf(n)) {
-      if (child.nodeName === "#text") out.push((child as T.TextNode).value);
-      else if ("childNodes" in child) walk(child as T.ParentNode);
+      if (child.nodeName === "#text") out.push((child as Tree["textNode"]).value);
+      else if ("childNodes" in child) walk(child as Tree["parentNode"]);
     }
   };
   walk(node);
   return out;
 }
 
-function viewOf(el: T.Element): ElementView {
+function viewOf(el: Tree["element"]): ElementView {
   let text: string | undefined;
   let classes: string[] | undefined;
   const attr = (name: string) => el.attrs.find((a) => a.name === name)?.value;
@@ -179,6 +192,8 @@ export interface Removal {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { loadHtmlEngine } from "./html_engine.ts";
+ * await loadHtmlEngine();
  * const tree = parseLikeBrowser('<p>Town<span class="gm-only"> (cult)</span></p>');
  * assert.deepEqual(
  *   removeElements(tree, (el) => el.classes.includes("gm-only")).texts,
@@ -189,8 +204,8 @@ export interface Removal {
  */
 export function removeElements(tree: BrowserTree, doomed: (el: ElementView) => boolean): Removal {
   const removal: Removal = { texts: [], ranges: [] };
-  const walk = (parent: T.ParentNode) => {
-    const content = (parent as Partial<T.Template>).content;
+  const walk = (parent: Tree["parentNode"]) => {
+    const content = (parent as Partial<Tree["template"]>).content;
     if (content) walk(content);
     parent.childNodes = parent.childNodes.filter((child) => {
       if (!isElement(child)) return true;
@@ -216,6 +231,8 @@ export function removeElements(tree: BrowserTree, doomed: (el: ElementView) => b
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { loadHtmlEngine } from "./html_engine.ts";
+ * await loadHtmlEngine();
  * const tree = parseLikeBrowser('<table class="gm-only">secret</table>');
  * const { ranges } = removeElements(tree, (el) => el.tagName === "table");
  * assert.equal(textWrittenWithin(tree, ranges), true); // "secret" was fostered out of the table
@@ -227,14 +244,16 @@ export function textWrittenWithin(
 ): boolean {
   if (ranges.length === 0) return false;
   // Overlap, not just the start: fostered text merges into a text node that began earlier.
-  const inside = (node: T.TextNode) => {
+  const inside = (node: Tree["textNode"]) => {
     const at = node.sourceCodeLocation;
     return !!at && node.value.trim() !== "" &&
       ranges.some(([start, end]) => at.startOffset < end && at.endOffset > start);
   };
-  const walk = (parent: T.ParentNode): boolean =>
+  const walk = (parent: Tree["parentNode"]): boolean =>
     childrenOf(parent).some((child) =>
-      child.nodeName === "#text" ? inside(child as T.TextNode) : isElement(child) && walk(child)
+      child.nodeName === "#text"
+        ? inside(child as Tree["textNode"])
+        : isElement(child) && walk(child)
     );
   return walk(tree);
 }
@@ -245,6 +264,8 @@ export function textWrittenWithin(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { loadHtmlEngine } from "./html_engine.ts";
+ * await loadHtmlEngine();
  * assert.equal(someElement(parseLikeBrowser("<p><b>x</b></p>"), (el) => el.tagName === "b"), true);
  * ```
  */
@@ -258,6 +279,8 @@ export function someElement(tree: BrowserTree, test: (el: ElementView) => boolea
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { loadHtmlEngine } from "./html_engine.ts";
+ * await loadHtmlEngine();
  * assert.equal(
  *   countElements(parseLikeBrowser("<p><b>x</b><b>y</b></p>"), (el) => el.tagName === "b"),
  *   2,
@@ -266,7 +289,7 @@ export function someElement(tree: BrowserTree, test: (el: ElementView) => boolea
  */
 export function countElements(tree: BrowserTree, test: (el: ElementView) => boolean): number {
   let count = 0;
-  const walk = (parent: T.ParentNode): void => {
+  const walk = (parent: Tree["parentNode"]): void => {
     for (const child of childrenOf(parent)) {
       if (!isElement(child)) continue;
       if (test(viewOf(child))) count++;

@@ -8,14 +8,13 @@
  * which `gm-only` subtrees disappear. The exported functions are pure (the only module state is
  * a cache of options per rewriter and a flag scoped to one synchronous call).
  *
- * Loading it needs `--allow-env`: sanitize-html's CSS parser (postcss → picocolors) reads
- * `CI`/`FORCE_COLOR`/`TERM` at import time.
+ * Both parsers belong to the HTML engine, loaded on first use (html_engine.ts): the sanitizers
+ * throw until `loadHtmlEngine()` has resolved, so their async callers await it first. The URL
+ * helpers and rewriters need no engine.
  *
  * @module
  */
 
-// @ts-types="@types/sanitize-html"
-import sanitizeHtml from "sanitize-html";
 import { attachmentImagePath } from "../media/attachment_image.ts";
 import {
   type BrowserTree,
@@ -29,6 +28,13 @@ import {
   textChunks,
   textWrittenWithin,
 } from "./browser_tree.ts";
+import {
+  htmlEngine,
+  type SanitizeAttributes,
+  type SanitizeFrame,
+  type SanitizeOptions,
+  type SanitizeTransformer,
+} from "./html_engine.ts";
 
 export type { ElementView } from "./browser_tree.ts";
 
@@ -285,7 +291,7 @@ const DROP_WITH_CONTENT: readonly string[] = [
   "datalist", "title", "xmp", "plaintext", "noembed", "noframes",
 ];
 
-type Attributes = sanitizeHtml.Attributes;
+type Attributes = SanitizeAttributes;
 
 // Attribute objects of elements that must vanish with their content (gm-only subtrees, images
 // the rewriter rejects); `exclusiveFilter` sees the same object on the closing frame. We do not
@@ -401,7 +407,7 @@ function cellAttributes(attribs: Attributes, out: Attributes): void {
 }
 
 /** Rebuilds an element's attributes from scratch, in a fixed order, per the allow-list. */
-function transformFor(rewriter: HtmlRewriter, player: boolean): sanitizeHtml.Transformer {
+function transformFor(rewriter: HtmlRewriter, player: boolean): SanitizeTransformer {
   return (tagName, attribs) => {
     const allowed = ALLOWED_TAG_SET.has(tagName);
     if (player && isGmOnly(attribs)) {
@@ -456,10 +462,10 @@ function transformFor(rewriter: HtmlRewriter, player: boolean): sanitizeHtml.Tra
 }
 
 // The transform above already enforces all of this; sanitize-html enforces it a second time.
-const BASE_OPTIONS: Readonly<sanitizeHtml.IOptions> = Object.freeze({
+const BASE_OPTIONS: Readonly<SanitizeOptions> = Object.freeze({
   allowedTags: ALLOWED_TAGS,
   nonTextTags: [...DROP_WITH_CONTENT],
-  exclusiveFilter: (frame: sanitizeHtml.IFrame) => doomed.has(frame.attribs),
+  exclusiveFilter: (frame: SanitizeFrame) => doomed.has(frame.attribs),
   disallowedTagsMode: "discard",
   allowedAttributes: {
     "*": ["class", "data-note-id", "style"],
@@ -495,14 +501,14 @@ const BASE_OPTIONS: Readonly<sanitizeHtml.IOptions> = Object.freeze({
 });
 
 interface ModeOptions {
-  lore: sanitizeHtml.IOptions;
-  player: sanitizeHtml.IOptions;
+  lore: SanitizeOptions;
+  player: SanitizeOptions;
 }
 
 // One options object per rewriter and mode, built on first use and dropped with the rewriter.
 const optionsByRewriter = new WeakMap<HtmlRewriter, ModeOptions>();
 
-function optionsFor(rewriter: HtmlRewriter, player: boolean): sanitizeHtml.IOptions {
+function optionsFor(rewriter: HtmlRewriter, player: boolean): SanitizeOptions {
   let entry = optionsByRewriter.get(rewriter);
   if (entry === undefined) {
     entry = {
@@ -542,6 +548,7 @@ function sanitize(html: string, rewriter: HtmlRewriter, player: boolean): string
   removedElement = false;
   let out: string;
   try {
+    const { sanitizeHtml } = htmlEngine();
     const once = sanitizeHtml(serializeTree(tree), optionsFor(rewriter, player));
     out = removedElement ? sanitizeHtml(once, optionsFor(keepUrls, player)) : once;
   } finally {
@@ -597,6 +604,8 @@ function passesReaderCheck(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { loadHtmlEngine } from "./html_engine.ts";
+ * await loadHtmlEngine();
  * assert.equal(sanitizeLoreHtml('<p onclick="x()">Hi<script>alert(1)</script></p>'), "<p>Hi</p>");
  * assert.equal(
  *   sanitizeLoreHtml('<img src="api/images/AbC123/map.png">'),
@@ -616,6 +625,8 @@ export function sanitizeLoreHtml(html: string, rewriter: HtmlRewriter = editorRe
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { loadHtmlEngine } from "./html_engine.ts";
+ * await loadHtmlEngine();
  * assert.equal(
  *   sanitizePlayerHtml('<p>Town<span class="gm-only"> (cult base)</span></p>'),
  *   "<p>Town</p>",

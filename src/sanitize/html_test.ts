@@ -7,6 +7,9 @@ import {
   sanitizeLoreHtml,
   sanitizePlayerHtml,
 } from "./html.ts";
+import { loadHtmlEngine } from "./html_engine.ts";
+
+await loadHtmlEngine();
 
 const lore = (html: string) => sanitizeLoreHtml(html);
 const player = (html: string) => sanitizePlayerHtml(html);

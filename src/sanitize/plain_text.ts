@@ -4,7 +4,8 @@
  * never show (scripts, styles, and with the player sanitizer gm-only parts) never counts, and the
  * text is read off the tree a browser builds, so character references come out decoded and
  * attribute values never leak in. Text that is not HTML but may hold character references (Core's
- * escaped titles, text compared with names) is decoded with {@linkcode decodeHtmlEntities}.
+ * escaped titles, text compared with names) is decoded with {@linkcode decodeHtmlEntities}, which
+ * needs no HTML engine; {@linkcode htmlToText} throws until it is loaded (html_engine.ts).
  *
  * @module
  */
@@ -19,7 +20,9 @@ import { sanitizeLoreHtml } from "./html.ts";
  * ```ts
  * import assert from "node:assert/strict";
  * import { sanitizePlayerHtml } from "./html.ts";
+ * import { loadHtmlEngine } from "./html_engine.ts";
  *
+ * await loadHtmlEngine();
  * assert.equal(
  *   htmlToText("<p>Salt &amp; tar</p><p>Harbor<script>x()</script></p>"),
  *   "Salt & tar Harbor",

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { sanitizePlayerHtml } from "./html.ts";
+import { loadHtmlEngine } from "./html_engine.ts";
 import { decodeHtmlEntities, htmlToText } from "./plain_text.ts";
+
+await loadHtmlEngine();
 
 Deno.test("htmlToText: visible text only, decoded, word breaks at elements, collapsed", () => {
   assert.equal(

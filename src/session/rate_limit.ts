@@ -152,17 +152,39 @@ export interface ClientInfo {
  * ```
  */
 export function clientKey(req: Request, info: ClientInfo, trustProxy: boolean | number): string {
+  const address = clientAddress(req, info, trustProxy);
+  return (address !== undefined && normaliseAddress(address)) || "unknown";
+}
+
+/**
+ * The client's own address under the rules of {@linkcode clientKey} (the trusted proxy's
+ * `X-Forwarded-For` entry when it is an IP address, else the TCP peer), whole: for the request
+ * log, where tools that block addresses read it. Undefined when there is none.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const req = new Request("http://x/", { headers: { "x-forwarded-for": "2001:db8::7" } });
+ * assert.equal(clientAddress(req, { remoteAddr: "10.0.0.2" }, true), "2001:db8::7");
+ * assert.equal(clientAddress(req, { remoteAddr: "10.0.0.2" }, false), "10.0.0.2");
+ * ```
+ */
+export function clientAddress(
+  req: Request,
+  info: ClientInfo,
+  trustProxy: boolean | number,
+): string | undefined {
   const hops = trustProxy === true ? 1 : typeof trustProxy === "number" ? trustProxy : 0;
   if (Number.isSafeInteger(hops) && hops > 0) {
     const xff = req.headers.get("x-forwarded-for");
     if (xff !== null && xff.length <= 4096) {
       const entries = xff.split(",");
       const entry = entries[entries.length - hops];
-      const key = entry === undefined ? null : normaliseAddress(stripPort(entry.trim()));
-      if (key !== null) return key;
+      const address = entry === undefined ? null : stripPort(entry.trim());
+      if (address !== null && normaliseAddress(address) !== null) return address;
     }
   }
-  return (info.remoteAddr !== undefined && normaliseAddress(info.remoteAddr)) || "unknown";
+  return info.remoteAddr;
 }
 
 /** Removes a port from `1.2.3.4:80` or `[::1]:80` (some proxies add one); IPv6 stays as is. */

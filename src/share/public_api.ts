@@ -22,6 +22,9 @@ import { etagMatches } from "../lore/preview.ts";
 import { userRelations } from "../lore/user_relations.ts";
 import { verifiedRasterStream } from "../media/image_response.ts";
 import { SANITIZER_VERSION } from "../sanitize/html.ts";
+import { loadHtmlEngine } from "../sanitize/html_engine.ts";
+import { htmlToText } from "../sanitize/plain_text.ts";
+import { cachedImageSize, type PixelSize } from "./image_sizes.ts";
 import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
 import {
@@ -89,6 +92,73 @@ export interface AnswerRenderer<T> {
   render(from: T, authorized: boolean): RenderedAnswer;
 }
 
+/**
+ * One visitor's view of the published share, for site pages built from more than one note.
+ * Everything it hands out passed the share filter for this visitor: hidden notes, and notes
+ * behind a password the visitor did not give, do not exist here.
+ */
+export interface VisitorView {
+  /** The share root's noteId. */
+  rootId: string;
+  /** Notes this visitor may see, breadth-first from the root (children in Core's order). */
+  visibleIds(): readonly string[];
+  canSee(noteId: string): boolean;
+  /** The `#shareAlias` of a visible note, else its id (what its public URL uses). */
+  idFor(noteId: string): string;
+  /** A visible note's title, lore type, `#shareDescription`, image-ness and date. */
+  summary(noteId: string): VisibleNote;
+  /** Visible children of a visible note, in Core's order. */
+  childrenOf(noteId: string): readonly string[];
+  /**
+   * Visible ancestors from the root down to the parent, along the note's shortest public path:
+   * the place a note with several parents is listed.
+   */
+  ancestorsOf(noteId: string): readonly string[];
+  /** A visible note as `/api/public/lore/:id` shows it. */
+  note(noteId: string): Promise<PublicNoteResult>;
+  /** The visible text of a visible note as written (case kept, no GM-only part). */
+  text(noteId: string): Promise<string>;
+  /** Visible notes the note's public content links to (links that survive the filter). */
+  linksFrom(noteId: string): Promise<readonly string[]>;
+  /** Visible notes whose public content links to the note, in breadth-first order. */
+  backlinksTo(noteId: string): Promise<readonly string[]>;
+  /** The share's public search, as `/api/public/search` answers it for this visitor. */
+  search(q: string): Promise<PublicSearchResult>;
+  /**
+   * Pixel size of a visible image note, or of an image attachment of the visible note `ownerId`;
+   * null for anything else or when it cannot be read.
+   */
+  imageSize(imageId: string, ownerId: string): Promise<PixelSize | null>;
+}
+
+/** What site pages may show of a visible note without rendering it. */
+export interface VisibleNote {
+  noteId: string;
+  title: string;
+  loreType: string | null;
+  /** `#shareDescription` of the note, trimmed, or null. */
+  description: string | null;
+  isImage: boolean;
+  /** Lore notes (`#lore`) are the ones listed by type. */
+  isLore: boolean;
+  /** ISO 8601. */
+  dateModified: string | null;
+  /** `#shareDisallowRobotIndexing` on the note or the share root. */
+  noIndex: boolean;
+  /** Promoted attribute by its label name (e.g. `inWorldDate`), as the public note shows it. */
+  label(name: string): string | null;
+  /** A public-relation target of the note (e.g. `mapImage`) this visitor may see, or null. */
+  relation(name: string): string | null;
+}
+
+/** What a site page is about: a note (404/401 checked) or the whole share (the root). */
+export interface SitePage {
+  /** Names the page among the site's pages (part of the cache key). */
+  subject: string;
+  /** The note the page shows; the share root when absent. */
+  noteIdOrAlias?: string;
+}
+
 /** The public share API; see {@linkcode publicShare}. */
 export interface PublicShare {
   /** 404 (same for missing/hidden), 401 (+ WWW-Authenticate) when credentials are needed. */
@@ -115,6 +185,17 @@ export interface PublicShare {
   homeAnswer(
     authorization: string | null,
     renderer: AnswerRenderer<PublicHomeResult>,
+  ): Promise<RenderedAnswer>;
+  /**
+   * A site page rendered by `renderer` from what `make` builds out of the visitor's view, kept
+   * like `noteAnswer`. The page's note (the root when none is named) passes the 404 and 401
+   * checks on every call; `make` gets its noteId.
+   */
+  siteAnswer<T>(
+    authorization: string | null,
+    page: SitePage,
+    renderer: AnswerRenderer<T>,
+    make: (view: VisitorView, noteId: string) => Promise<T>,
   ): Promise<RenderedAnswer>;
   /**
    * Image bytes of a public image note / image attachment, streamed; 404 otherwise. With a
@@ -144,6 +225,36 @@ const SHARE_CONTROL = /^(?:share|draft$|gmOnly$)/;
 const NO_LORE_TYPE = "other";
 
 const MAX_SEARCH_WORDS = 16;
+
+/**
+ * Lore notes grouped by lore type (`other` for none), types by name, notes by title.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const groups = groupByLoreType([
+ *   { noteId: "n1", id: "mira", title: "Mira", loreType: "character" },
+ *   { noteId: "n2", id: "ashford", title: "Ashford", loreType: "location" },
+ *   { noteId: "n3", id: "iselde", title: "Iselde", loreType: " character " },
+ * ]);
+ * assert.deepEqual(groups.map((g) => [g.loreType, g.notes.length]), [["character", 2], ["location", 1]]);
+ * ```
+ */
+export function groupByLoreType(
+  notes: readonly { noteId: string; id: string; title: string; loreType?: string | null }[],
+): PublicLoreGroup[] {
+  const byType = new Map<string, typeof notes[number][]>();
+  for (const n of notes) {
+    const type = n.loreType?.trim() || NO_LORE_TYPE;
+    byType.set(type, [...(byType.get(type) ?? []), n]);
+  }
+  return [...byType.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([loreType, group]) => ({
+      loreType,
+      notes: group.sort(compareByTitle).map((n) => ({ id: n.id, title: n.title })),
+    }));
+}
 
 /**
  * The 404 of every public route, identical for missing, hidden and never-shared notes.
@@ -245,15 +356,15 @@ function noIndexOf(snap: PublicSnapshot, note: CoreNote): boolean {
 }
 
 /**
- * Display attributes: the note's own labels that its templates promote (`#label:<name>` with
- * `promoted`), shown under the promoted alias, in the template's order; empty values and
- * share-control labels are never shown. Anything else a GM put in a label stays private.
+ * The note's own labels that its templates promote (`#label:<name>` with `promoted`), with the
+ * promoted alias, in the template's order; empty values and share-control labels are never
+ * included. Anything else a GM put in a label stays private.
  */
-function displayAttributes(note: CoreNote): PublicAttribute[] {
+function promotedLabels(note: CoreNote): { name: string; alias: string; value: string }[] {
   const own = ownAttributes(note).filter((a) =>
     a.type === "label" && a.value.trim() !== "" && !SHARE_CONTROL.test(a.name)
   );
-  const out: PublicAttribute[] = [];
+  const out: { name: string; alias: string; value: string }[] = [];
   const seen = new Set<string>();
   for (const def of note.attributes) {
     if (def.type !== "label" || !def.name.startsWith("label:")) continue;
@@ -263,9 +374,21 @@ function displayAttributes(note: CoreNote): PublicAttribute[] {
     seen.add(name);
     const alias = options.find((o) => o.startsWith("alias="))?.slice("alias=".length).trim();
     for (const label of own.filter((a) => a.name === name)) {
-      out.push({ name: alias || name, value: label.value });
+      out.push({ name, alias: alias || name, value: label.value });
     }
   }
+  return out;
+}
+
+/** Display attributes: the promoted labels under their promoted alias. */
+function displayAttributes(note: CoreNote): PublicAttribute[] {
+  return promotedLabels(note).map(({ alias, value }) => ({ name: alias, value }));
+}
+
+/** The first value of each promoted label, by the label's own name. */
+function displayLabels(note: CoreNote): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { name, value } of promotedLabels(note)) if (!out.has(name)) out.set(name, value);
   return out;
 }
 
@@ -378,7 +501,7 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
       noteId: note.noteId,
       title: note.title,
       loreType: labelValue(note, "loreType") ?? null,
-      contentHtml: renderPublicContent(
+      contentHtml: await renderPublicContent(
         note,
         raw,
         publicRewriter(policy(snap, access), attachments),
@@ -425,22 +548,14 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
   ): Promise<PublicHomeResult> => {
     const { snap } = src;
     const root = await render(src, rootNote, access);
-    const byType = new Map<string, CoreNote[]>();
-    for (const id of snap.view.publicIds()) {
-      const n = snap.byId.get(id)!;
-      if (id === snap.rootId || !hasLabel(n, "lore") || !access.canSee(id)) continue;
-      const type = labelValue(n, "loreType")?.trim() || NO_LORE_TYPE;
-      byType.set(type, [...(byType.get(type) ?? []), n]);
-    }
-    const groups = [...byType.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([loreType, notes]) => ({
-        loreType,
-        notes: notes.sort(compareByTitle).map((n) => ({
-          id: idFor(snap, n.noteId),
-          title: n.title,
-        })),
-      }));
+    const groups = groupByLoreType(
+      snap.view.publicIds().flatMap((id) => {
+        const n = snap.byId.get(id)!;
+        if (id === snap.rootId || !hasLabel(n, "lore") || !access.canSee(id)) return [];
+        const loreType = labelValue(n, "loreType");
+        return [{ noteId: id, id: idFor(snap, id), title: n.title, loreType }];
+      }),
+    );
     return {
       root: root.note,
       groups,
@@ -511,7 +626,123 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
       renderer.view,
       subject,
     ].join("\n");
-    return caches.rendered.getOrLoad(key, async () => renderer.render(await make(), authorized));
+    // A page reads note HTML in several places (descriptions, excerpts), each of which needs the
+    // HTML engine: it is loaded before the page is made.
+    return caches.rendered.getOrLoad(key, async () => {
+      await loadHtmlEngine();
+      return renderer.render(await make(), authorized);
+    });
+  };
+
+  const visitorView = (
+    src: Published,
+    access: Access,
+    authorization: string | null,
+  ): VisitorView => {
+    const { snap } = src;
+    let visible: string[] | undefined;
+    const visibleIds = () => visible ??= snap.view.publicIds().filter((id) => access.canSee(id));
+    const seen = (noteId: string) => {
+      if (!snap.view.isPublic(noteId) || !access.canSee(noteId)) throw publicNotFound();
+      return snap.byId.get(noteId)!;
+    };
+    const rendered = new Map<string, Promise<PublicNoteResult>>();
+    const attachmentsOf = new Map<string, Promise<CoreAttachment[]>>();
+    const sanitized = async (noteId: string) => {
+      const note = seen(noteId);
+      if (!hasHtmlContent(note)) return "";
+      const raw = await publicContent(caches, src.core, src.identity, note);
+      // links only: the owner's attachments are not needed to know where it links
+      return renderPublicContent(note, raw, publicRewriter(policy(snap, access), new Map()));
+    };
+    const linksFrom = async (noteId: string) => {
+      const out = new Set<string>();
+      for (const m of (await sanitized(noteId)).matchAll(/href="\/public\/lore\/([^"#?]+)"/g)) {
+        const target = snap.view.resolve(decodeParam(m[1]) || m[1]);
+        if (target !== undefined && target !== noteId && access.canSee(target)) out.add(target);
+      }
+      return [...out];
+    };
+    return {
+      rootId: snap.rootId,
+      visibleIds,
+      canSee: (id) => snap.view.isPublic(id) && access.canSee(id),
+      idFor: (id) => idFor(snap, id),
+      summary: (noteId) => {
+        const note = seen(noteId);
+        const promoted = displayLabels(note);
+        return {
+          noteId,
+          title: note.title,
+          loreType: labelValue(note, "loreType")?.trim() || null,
+          description: labelValue(note, "shareDescription")?.trim() || null,
+          isImage: note.type === "image",
+          isLore: hasLabel(note, "lore"),
+          dateModified: coreUtcToIso(note.utcDateModified),
+          noIndex: noIndexOf(snap, note),
+          label: (name) => promoted.get(name) ?? null,
+          relation: (name) => {
+            const target = relationTarget(note, name);
+            return target !== undefined && snap.view.isPublic(target) && access.canSee(target)
+              ? target
+              : null;
+          },
+        };
+      },
+      childrenOf: (noteId) =>
+        (seen(noteId).childNoteIds ?? []).filter((id) =>
+          id !== snap.rootId && snap.view.isPublic(id) && access.canSee(id)
+        ),
+      ancestorsOf: (noteId) => (seen(noteId), snap.ancestorsOf(noteId)),
+      note: (noteId) => {
+        let r = rendered.get(noteId);
+        if (!r) rendered.set(noteId, r = noteResult(src, seen(noteId), access));
+        return r;
+      },
+      text: async (noteId) =>
+        htmlToText(await sanitized(noteId), (h) => h).replace(/\s+/g, " ").trim(),
+      linksFrom,
+      backlinksTo: async (noteId) => {
+        seen(noteId);
+        const key = [src.identity, snap.version, SANITIZER_VERSION, access.fingerprint()].join(
+          "\n",
+        );
+        const index = await caches.backlinks.getOrLoad(key, async () => {
+          const sources = visibleIds();
+          const targets = await mapLimit(sources, deps.concurrency, linksFrom);
+          const out = new Map<string, string[]>();
+          sources.forEach((from, i) => {
+            for (const to of targets[i]) out.set(to, [...(out.get(to) ?? []), from]);
+          });
+          return out;
+        });
+        return index.get(noteId) ?? [];
+      },
+      search: async (q) => (await searchResult(src, q.trim(), authorization)).result,
+      imageSize: async (imageId, ownerId) => {
+        const { core, identity } = src;
+        if (snap.view.isPublic(imageId)) {
+          const image = seen(imageId);
+          if (image.type !== "image") return null;
+          return await cachedImageSize(
+            caches.imageSizes,
+            identity,
+            image.blobId,
+            () => core.content(imageId),
+          );
+        }
+        if (!hasHtmlContent(seen(ownerId))) return null;
+        attachmentsOf.set(ownerId, attachmentsOf.get(ownerId) ?? core.attachments(ownerId));
+        const att = (await attachmentsOf.get(ownerId)!).find((a) => a.attachmentId === imageId);
+        if (att?.role !== "image") return null;
+        return await cachedImageSize(
+          caches.imageSizes,
+          identity,
+          att.blobId,
+          () => core.attachmentContent(imageId),
+        );
+      },
+    };
   };
 
   return {
@@ -568,6 +799,21 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
         const published = { ...src, snap: src.snapshot };
         const access = accessFor(published.snap, authorization);
         return await remember(published, access, authorization, `search:${query}`, renderer, make);
+      }),
+
+    siteAnswer: (authorization, page, renderer, make) =>
+      guarded(async () => {
+        const { src, note, access } = page.noteIdOrAlias === undefined
+          ? await openHome(authorization).then((o) => ({ ...o, note: o.rootNote }))
+          : await openNote(page.noteIdOrAlias, authorization);
+        return await remember(
+          src,
+          access,
+          authorization,
+          `site:${page.subject}:${note.noteId}`,
+          renderer,
+          () => make(visitorView(src, access, authorization), note.noteId),
+        );
       }),
 
     image: (id, authorization, signal, ifNoneMatch) =>

@@ -14,6 +14,7 @@ import {
   noteIdFromImageSrc,
   sanitizePlayerHtml,
 } from "../sanitize/html.ts";
+import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import { decodeHtmlEntities, htmlToText } from "../sanitize/plain_text.ts";
 import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
 import type { PublicCaches } from "./public_snapshot.ts";
@@ -134,7 +135,8 @@ const textOnly = (policy: PublicLinkPolicy): HtmlRewriter => ({
   removes: (el) => removedForPublic(policy, el),
 });
 
-function visibleText(html: string, rewriter: HtmlRewriter): string {
+async function visibleText(html: string, rewriter: HtmlRewriter): Promise<string> {
+  await loadHtmlEngine();
   return normalizeForSearch(htmlToText(html, (h) => sanitizePlayerHtml(h, rewriter)));
 }
 
@@ -201,6 +203,8 @@ export function publicImagePath(id: string, title: string): string {
  * ```ts
  * import assert from "node:assert/strict";
  * import { sanitizePlayerHtml } from "../sanitize/html.ts";
+ * import { loadHtmlEngine } from "../sanitize/html_engine.ts";
+ * await loadHtmlEngine();
  * const policy: PublicLinkPolicy = {
  *   isPublic: (id) => id === "town",
  *   canSee: (id) => id === "town",
@@ -351,27 +355,30 @@ export function referencesAttachments(html: string): boolean {
 /**
  * Visitor HTML of a public note's content: text and book notes through the player sanitizer
  * with the public rewriter; an image note as one `<img>`; a code note as escaped `<pre>`; any
- * other type shows nothing.
+ * other type shows nothing. Loads the HTML engine whatever the type: the pages around this
+ * HTML read its text too (their descriptions), an image note's `<img>` included.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * const rewriter = { image: () => null, link: () => null };
+ * const chart = { noteId: "img1", title: "Coast chart", type: "image" };
  * assert.equal(
- *   renderPublicContent({ noteId: "img1", title: "Coast chart", type: "image" }, "", rewriter),
+ *   await renderPublicContent(chart, "", rewriter),
  *   '<p><img src="/api/public/images/img1/Coast-chart" alt="Coast chart"></p>',
  * );
  * assert.equal(
- *   renderPublicContent({ noteId: "c1", title: "Script", type: "code" }, "a < b", rewriter),
+ *   await renderPublicContent({ noteId: "c1", title: "Script", type: "code" }, "a < b", rewriter),
  *   "<pre><code>a &lt; b</code></pre>",
  * );
  * ```
  */
-export function renderPublicContent(
+export async function renderPublicContent(
   note: Pick<CoreNote, "noteId" | "title" | "type">,
   raw: string,
   rewriter: HtmlRewriter,
-): string {
+): Promise<string> {
+  await loadHtmlEngine();
   if (hasHtmlContent(note)) return sanitizePlayerHtml(raw, rewriter);
   if (note.type === "image") {
     return `<p><img src="${escapeHtml(publicImagePath(note.noteId, note.title))}" alt="${

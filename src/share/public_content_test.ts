@@ -107,8 +107,8 @@ Deno.test("publicRewriter: links to public pages, no href to others or to the ba
   assert.equal(rewriter.dataNoteId?.("pub"), null);
 });
 
-Deno.test("renderPublicContent: player sanitizing with the rewriter; code escaped; others empty", () => {
-  const html = renderPublicContent(
+Deno.test("renderPublicContent: player sanitizing with the rewriter; code escaped; others empty", async () => {
+  const html = await renderPublicContent(
     note("pub"),
     '<p data-note-id="hidden">Hi <a href="#root/hidden">there</a><span class="gm-only">x</span>' +
       '<img src="api/images/img/a.png"><script>alert(1)</script></p>',
@@ -119,7 +119,7 @@ Deno.test("renderPublicContent: player sanitizing with the rewriter; code escape
     '<p>Hi <a>there</a><img src="/api/public/images/img/Sea-Chart-v2-.png"></p>',
   );
   assert.equal(
-    renderPublicContent(
+    await renderPublicContent(
       note("pub"),
       '<p>See <a class="reference-link" href="#root/hidden">The Drowned &amp; Bell</a>, ' +
         '<a href="#root/x/hidden">the bell</a> and <a href="#root/pub">pub</a>.</p>' +
@@ -130,14 +130,14 @@ Deno.test("renderPublicContent: player sanitizing with the rewriter; code escape
     '<p>See ,  and <a href="/public/lore/pub">pub</a>.</p><section class="include-note">&nbsp;</section>',
   );
   assert.equal(
-    renderPublicContent(note("c", "code"), "a < b && '\"'", rewriter),
+    await renderPublicContent(note("c", "code"), "a < b && '\"'", rewriter),
     "<pre><code>a &lt; b &amp;&amp; &#39;&quot;&#39;</code></pre>",
   );
   assert.equal(
-    renderPublicContent(note("img", "image", 'A "chart"'), "", rewriter),
+    await renderPublicContent(note("img", "image", 'A "chart"'), "", rewriter),
     '<p><img src="/api/public/images/img/A-chart" alt="A &quot;chart&quot;"></p>',
   );
-  assert.equal(renderPublicContent(note("m", "mermaid"), "graph TD", rewriter), "");
+  assert.equal(await renderPublicContent(note("m", "mermaid"), "graph TD", rewriter), "");
 });
 
 Deno.test("publicImagePath and normalizeForSearch", () => {
@@ -151,7 +151,7 @@ Deno.test("publicImagePath and normalizeForSearch", () => {
   assert.equal(normalizeForSearch("ﬁsh"), "fish");
 });
 
-Deno.test("removedForPublic: text that may have come from a hidden note goes with its element", () => {
+Deno.test("removedForPublic: text that may have come from a hidden note goes with its element", async () => {
   const html = (body: string) => renderPublicContent(note("pub"), `<p>${body}</p>`, rewriter);
   const cases: [string, string][] = [
     // Core writes a reference link's text as the target's title
@@ -180,5 +180,5 @@ Deno.test("removedForPublic: text that may have come from a hidden note goes wit
       '<p><a href="https://example.org/">hidden</a></p>',
     ],
   ];
-  for (const [body, expected] of cases) assert.equal(html(body), expected, body);
+  for (const [body, expected] of cases) assert.equal(await html(body), expected, body);
 });

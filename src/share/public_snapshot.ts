@@ -15,6 +15,7 @@ import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { loadShareSnapshot } from "./snapshot.ts";
 import { SANITIZER_VERSION } from "../sanitize/html.ts";
 import { ownShareAlias, type ShareView } from "./tree_filter.ts";
+import type { PixelSize } from "./image_sizes.ts";
 import { answerBytes, type RenderedAnswer } from "./rendered_answer.ts";
 
 /** A published share tree, ready for visitors. */
@@ -64,6 +65,13 @@ export interface PublicCaches {
    * version, what the visitor may see, and the answer asked for; bounded in bytes.
    */
   rendered: TtlCache<RenderedAnswer>;
+  /** Pixel sizes of images by `${identity}:${blobId}` (content-addressed: never stale). */
+  imageSizes: TtlCache<PixelSize | null>;
+  /**
+   * Which visible notes link to each note (target → sources), by identity, snapshot version,
+   * sanitizer version and what the visitor may see.
+   */
+  backlinks: TtlCache<ReadonlyMap<string, readonly string[]>>;
 }
 
 /** Default byte bound of the rendered answers: hot pages fit, a flood of searches cannot grow it. */
@@ -93,6 +101,8 @@ export function createPublicCaches(
     snapshots: createTtlCache({ ttlMs, refreshAfterMs, maxEntries: 16 }),
     contents: createTtlCache({ ttlMs: 3600_000, maxEntries: 500 }),
     texts: createTtlCache({ ttlMs: 3600_000, maxEntries: 20_000 }),
+    imageSizes: createTtlCache({ ttlMs: 3600_000, maxEntries: 5_000 }),
+    backlinks: createTtlCache({ ttlMs, maxEntries: 64 }),
     rendered: createTtlCache({
       ttlMs,
       refreshAfterMs,
@@ -126,6 +136,7 @@ export function createPublicCaches(
 export function invalidatePublicShare(caches: PublicCaches): void {
   caches.snapshots.clear();
   caches.rendered.clear();
+  caches.backlinks.clear();
 }
 
 /**

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { responseWith } from "../http/response.ts";
 import { etagMatches } from "../lore/preview.ts";
 
 /** A rendered 200 answer: what every visitor of one cache key gets. */
@@ -67,7 +68,7 @@ export function answerBytes(answer: RenderedAnswer): number {
 export function answerFor(req: Request, answer: RenderedAnswer): Response {
   if (etagMatches(req.headers.get("if-none-match"), answer.etag)) {
     const headers = answer.headers.filter(([name]) => name !== "content-type");
-    return new Response(null, { status: 304, headers: headers as [string, string][] });
+    return responseWith(null, 304, headers as [string, string][]);
   }
-  return new Response(answer.body, { headers: answer.headers as [string, string][] });
+  return responseWith(answer.body, 200, answer.headers as [string, string][]);
 }

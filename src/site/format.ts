@@ -41,6 +41,25 @@ export function loreTypeLabel(loreType: string | null): string {
 }
 
 /**
+ * Heading for all notes of one lore type: the type's label in the plural.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(loreTypePlural("character"), "Characters");
+ * assert.equal(loreTypePlural("faction"), "Factions");
+ * ```
+ */
+export function loreTypePlural(loreType: string): string {
+  const label = loreTypeLabel(loreType);
+  return /s$/.test(label)
+    ? label
+    : /[^aeiou]y$/.test(label)
+    ? `${label.slice(0, -1)}ies`
+    : `${label}s`;
+}
+
+/**
  * A note title as shown: Core can hold empty titles (its title sanitizer may strip everything),
  * and a page or link without a name is not usable.
  *

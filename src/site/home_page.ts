@@ -9,9 +9,12 @@ import type { PublicLoreNote } from "../share/public_types.ts";
 import { displayTitle, loreHref, loreTypeLabel } from "./format.ts";
 import { html, trusted } from "./html.ts";
 import type { PageParts } from "./layout.ts";
+import { typeHref } from "./navigation.ts";
+import type { SiteFrame } from "./site_model.ts";
 
 /**
- * Renders the home page.
+ * Renders the home page; with the world's frame, the page is the world's front page (its title
+ * is the world's name, each group heading links to the type's page).
  *
  * @example
  * ```ts
@@ -37,11 +40,14 @@ export function homePage(
   root: PublicLoreNote,
   groups: readonly PublicLoreGroup[],
   noIndex: boolean,
+  site?: SiteFrame,
 ): PageParts {
   const sections = groups.filter((g) => g.notes.length > 0).map((g, i) =>
     html`
       <section class="group" aria-labelledby="group-${i}">
-        <h3 id="group-${i}">${loreTypeLabel(g.loreType)}</h3>
+        <h3 id="group-${i}">${site && site.loreTypes.includes(g.loreType)
+          ? html`<a href="${typeHref(g.loreType)}">${loreTypeLabel(g.loreType)}</a>`
+          : loreTypeLabel(g.loreType)}</h3>
         <ul class="links">${g.notes.map((n) =>
           html`<li><a href="${loreHref(n.id)}">${displayTitle(n.title)}</a></li>`
         )}</ul>
@@ -61,5 +67,6 @@ ${
       : html`<p>Nothing has been published yet.</p>`
   }
 </section>`;
-  return { title, main, noIndex };
+  if (!site) return { title, main, noIndex };
+  return { title: null, main, noIndex, site, current: root.noteId, meta: { path: "/" } };
 }

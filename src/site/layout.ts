@@ -1,27 +1,88 @@
 /**
- * The document every public page shares: language, viewport, title, the one stylesheet, the
- * robots opt-out, a skip link, a header with the search form, the page's `<main>`, a footer.
+ * The document every public page shares: language, viewport, title, description, the preview
+ * metadata (Open Graph, Twitter card, canonical URL), the one stylesheet, the robots opt-out, a
+ * skip link, a header with the world's name and the search form, the page's `<main>`, the
+ * world's navigation and a footer.
  *
  * @module
  */
 import { html, type SafeHtml, trusted } from "./html.ts";
+import { siteNavigation } from "./navigation.ts";
+import type { SiteFrame } from "./site_model.ts";
 import { SITE_CSS_VERSION } from "./stylesheet.ts";
 
-/** The site's name in the header and in every title. */
+/** The name in the header and titles of pages that belong to no world (error pages). */
 export const SITE_NAME = "Shared lore";
 
 /** Longest search the form sends (browsers enforce `maxlength`). */
 export const SEARCH_MAX_LENGTH = 200;
 
+/** An image a preview card may show. */
+export interface PreviewImage {
+  /** Site-relative URL of a public image. */
+  path: string;
+  alt: string;
+  width?: number;
+  height?: number;
+}
+
+/** What a page says about itself to link previews and search engines. */
+export interface PageMeta {
+  /** The page's own site-relative URL (the canonical URL is the origin plus this). */
+  path: string;
+  /** Falls back to the world's description. */
+  description?: string;
+  image?: PreviewImage | null;
+  /** `article` for a note, `website` otherwise. */
+  type?: "website" | "article";
+}
+
 /** A page's own part of the document. */
 export interface PageParts {
-  /** The page's title, without the site name. */
-  title: string;
+  /** The page's title, without the world's name (`null`: the world's home page). */
+  title: string | null;
   main: SafeHtml;
   /** Adds `<meta name="robots" content="noindex">`. */
   noIndex: boolean;
   /** The current search, shown in the search box. */
   query?: string;
+  /** The world the page belongs to; error pages have none. */
+  site?: SiteFrame;
+  /** The noteId the page shows (marked in the navigation). */
+  current?: string;
+  meta?: PageMeta;
+}
+
+function metadata(page: PageParts, site: SiteFrame, fullTitle: string): SafeHtml {
+  const meta = page.meta;
+  if (!meta) return html``;
+  const url = site.origin + meta.path;
+  const description = meta.description || site.description;
+  const image = meta.image;
+  return html`${description && html`<meta name="description" content="${description}">\n`}
+<link rel="canonical" href="${url}">
+<meta property="og:site_name" content="${site.title}">
+<meta property="og:type" content="${meta.type ?? "website"}">
+<meta property="og:title" content="${page.title ?? site.title}">
+<meta property="og:url" content="${url}">
+${description && html`<meta property="og:description" content="${description}">\n`}${
+    image && html`<meta property="og:image" content="${site.origin + image.path}">
+<meta property="og:image:alt" content="${image.alt}">
+${
+      image.width && html`<meta property="og:image:width" content="${image.width}">\n`
+    }${image.height && html`<meta property="og:image:height" content="${image.height}">\n`}`
+  }<meta name="twitter:card" content="${image ? "summary_large_image" : "summary"}">
+<meta name="twitter:title" content="${fullTitle}">
+${description && html`<meta name="twitter:description" content="${description}">\n`}${
+    image && html`<meta name="twitter:image" content="${site.origin + image.path}">
+<meta name="twitter:image:alt" content="${image.alt}">\n`
+  }${
+    !page.noIndex &&
+    html`
+      <link rel="alternate" type="application/atom+xml" href="/public/feed.atom"
+        title="${site.title}: recent changes">
+    `
+  }`;
 }
 
 /**
@@ -37,20 +98,28 @@ export interface PageParts {
  * ```
  */
 export function layout(page: PageParts): SafeHtml {
+  const site = page.site;
+  const world = site?.title ?? SITE_NAME;
+  const fullTitle = page.title === null ? world : `${page.title} · ${world}`;
   const document = html`
     <!doctype html>
     <html lang="en">
       <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
-    ${page.noIndex && html`<meta name="robots" content="noindex">\n`}<title>${page
-      .title} · ${SITE_NAME}</title>
-    <link rel="stylesheet" href="/public/site.css?v=${SITE_CSS_VERSION}">
+    ${page.noIndex && html`<meta name="robots" content="noindex">\n`}<title>${fullTitle}</title>
+    ${site &&
+      metadata(
+        page,
+        site,
+        fullTitle,
+      )}<link rel="stylesheet" href="/public/site.css?v=${SITE_CSS_VERSION}">
+    <link rel="icon" href="/favicon.svg" type="image/svg+xml">
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>
         <header class="site-header">
-          <a class="brand" href="/">${SITE_NAME}</a>
+          <a class="brand" href="/">${world}</a>
           <form class="search" role="search" action="/" method="get">
             <label class="visually-hidden" for="site-search">Search the lore</label>
             <input id="site-search" type="search" name="q" value="${page.query ??
@@ -59,11 +128,16 @@ export function layout(page: PageParts): SafeHtml {
             <button type="submit">Search</button>
           </form>
         </header>
+        <div class="shell${site ? "" : " single"}">
         <main id="main">
     ${page.main}
         </main>
+        ${site && siteNavigation(site, page.current)}
+        </div>
         <footer class="site-footer">
-          <p>Read-only, published lore.</p>
+          <p>${site
+            ? html`${site.title} — read-only, published lore.`
+            : "Read-only, published lore."}</p>
         </footer>
       </body>
     </html>

@@ -1,10 +1,12 @@
 /**
- * The public page of one lore note: type, title, last change, portrait, content, details,
- * relations as links, and the theme song.
+ * The public page of one lore note: breadcrumbs, type, title, last change, an infobox (portrait
+ * thumbnail linking to the full image, public attributes), content with sized images, relations
+ * grouped by kind, the theme song, children, backlinks and the neighbouring notes.
  *
  * @module
  */
-import type { PublicLoreNote } from "../share/public_types.ts";
+import type { PixelSize } from "../share/image_sizes.ts";
+import type { PublicLoreNote, PublicRelation } from "../share/public_types.ts";
 import {
   displayTitle,
   externalHref,
@@ -14,14 +16,55 @@ import {
   loreHref,
   loreTypeLabel,
 } from "./format.ts";
-import { html, trusted } from "./html.ts";
+import { html, type SafeHtml, trusted } from "./html.ts";
+import { sizedContentImages } from "./images.ts";
 import type { PageParts } from "./layout.ts";
+import { breadcrumbs, mapHref, surroundings, typeHref } from "./navigation.ts";
+import { firstParagraph, type NotePlace, type SiteFrame } from "./site_model.ts";
 
 const PORTRAIT_RELATION = "portraitImage";
 
+/** What the site knows around a note besides the note itself. */
+export interface NoteContext {
+  site: SiteFrame;
+  place: NotePlace;
+  /** The id the note's URL uses (`#shareAlias` or noteId). */
+  id: string;
+  /** Pixel sizes of the images the page shows, by image id. */
+  sizes: ReadonlyMap<string, PixelSize>;
+  /** `#shareDescription` of the note. */
+  description: string | null;
+  /** Whether the note has a public map page. */
+  hasMap: boolean;
+}
+
+/** Relations by kind ("Ally", "Enemy"), kinds in first-seen order. */
+function groupedRelations(relations: readonly PublicRelation[]): [string, PublicRelation[]][] {
+  const groups = new Map<string, PublicRelation[]>();
+  for (const r of relations) {
+    const kind = humanizeName(r.name);
+    groups.set(kind, [...(groups.get(kind) ?? []), r]);
+  }
+  return [...groups.entries()];
+}
+
+function portrait(note: PublicLoreNote, title: string, ctx?: NoteContext): SafeHtml | false {
+  const id = note.portraitImageNoteId;
+  if (!id) return false;
+  const src = imageHref(id, "portrait");
+  const size = ctx?.sizes.get(id);
+  return html`
+    <a class="portrait-link"
+      href="${src}"><img class="portrait" src="${src}" alt="Portrait of ${title}"${size && html`
+        width="${size.width}" height="${size.height}"
+      `}></a>
+  `;
+}
+
 /**
  * Renders a public note. Its `contentHtml` is inserted as the public API produced it (already
- * player-sanitized, links and images pointing at public URLs); everything else is escaped.
+ * player-sanitized, links and images pointing at public URLs; images get their sizes); everything
+ * else is escaped. Without a context (no site around it) the page stands alone.
  *
  * @example
  * ```ts
@@ -46,53 +89,63 @@ const PORTRAIT_RELATION = "portraitImage";
  * assert.doesNotMatch(document, /javascript:/); // only http(s) theme songs are linked
  * ```
  */
-export function notePage(note: PublicLoreNote, noIndex: boolean): PageParts {
+export function notePage(note: PublicLoreNote, noIndex: boolean, ctx?: NoteContext): PageParts {
   const title = displayTitle(note.title);
   const modified = formatDate(note.dateModified);
   const song = externalHref(note.themeSongUrl);
+  const picture = portrait(note, title, ctx);
   const details = note.attributes.map((a) =>
     html`
       <dt>${humanizeName(a.name)}</dt>
       <dd>${a.value}</dd>
     `
   );
-  // the portrait relation is already the picture at the top
-  const relations = note.resolvedRelations.filter((r) =>
-    !(r.name === PORTRAIT_RELATION && r.targetNoteId === note.portraitImageNoteId)
-  ).map((r) =>
-    html`<li>${humanizeName(r.name)}: <a href="${loreHref(r.targetNoteId)}">${
-      displayTitle(r.targetTitle)
-    }</a>${
-      r.loreType && html`
-        <span class="meta">(${r.loreType})</span>
-      `
+  // the portrait relation is already the picture in the infobox
+  const relations = groupedRelations(
+    note.resolvedRelations.filter((r) =>
+      !(r.name === PORTRAIT_RELATION && r.targetNoteId === note.portraitImageNoteId)
+    ),
+  ).map(([kind, targets]) =>
+    html`<li>${kind}: ${
+      targets.map((r, i) =>
+        html`${i > 0 && ", "}<a href="${loreHref(r.targetNoteId)}">${
+          displayTitle(r.targetTitle)
+        }</a>${
+          r.loreType && html`
+            <span class="meta">(${r.loreType})</span>
+          `
+        }`
+      )
     }</li>`
   );
-  const main = html`<article aria-labelledby="note-title">
-${note.loreType && html`<p class="kicker">${loreTypeLabel(note.loreType)}</p>`}
+  const content = ctx ? sizedContentImages(note.contentHtml, ctx.sizes) : note.contentHtml;
+  const main = html`${
+    ctx && breadcrumbs(ctx.place.breadcrumbs, title)
+  }<article aria-labelledby="note-title">
+${
+    note.loreType &&
+    html`<p class="kicker">${
+      ctx
+        ? html`<a href="${typeHref(note.loreType)}">${loreTypeLabel(note.loreType)}</a>`
+        : loreTypeLabel(note.loreType)
+    }</p>`
+  }
 <h1 id="note-title">${title}</h1>
 ${
     modified &&
     html`<p class="meta">Last modified <time datetime="${modified.iso}">${modified.text}</time></p>`
   }
 ${
-    note.portraitImageNoteId &&
-    html`<img class="portrait" src="${
-      imageHref(note.portraitImageNoteId, "portrait")
-    }" alt="Portrait of ${title}">`
+    (picture || details.length > 0) &&
+    html`<aside class="infobox" aria-label="At a glance">
+${picture}
+${details.length > 0 && html`<dl class="details">${details}</dl>`}
+</aside>`
   }
+${ctx?.hasMap && html`<p><a class="map-link" href="${mapHref(ctx.id)}">Open the map</a></p>`}
 <div class="content">
-${trusted(note.contentHtml)}
+${trusted(content)}
 </div>
-${
-    details.length > 0 &&
-    html`
-      <section aria-labelledby="details-title">
-        <h2 id="details-title">Details</h2>
-        <dl class="details">${details}</dl>
-      </section>
-    `
-  }
 ${
     relations.length > 0 &&
     html`
@@ -107,6 +160,23 @@ ${
     html`<p class="theme-song"><a href="${song}" rel="noopener noreferrer external">Theme song</a>
 <span class="meta">(${new URL(song).host})</span></p>`
   }
-</article>`;
-  return { title, main, noIndex };
+</article>
+${ctx && surroundings(ctx.place)}`;
+  const portraitId = note.portraitImageNoteId;
+  const portraitSize = portraitId ? ctx?.sizes.get(portraitId) : undefined;
+  return {
+    title,
+    main,
+    noIndex,
+    site: ctx?.site,
+    current: note.noteId,
+    meta: ctx && {
+      path: loreHref(ctx.id),
+      type: "article",
+      description: ctx.description ?? firstParagraph(note.contentHtml),
+      image: portraitId
+        ? { path: imageHref(portraitId, "portrait"), alt: `Portrait of ${title}`, ...portraitSize }
+        : null,
+    },
+  };
 }

@@ -19,6 +19,11 @@ export interface UpstreamDeps {
   signal?: AbortSignal;
   /** Called once per upstream call with its duration in ms. */
   onTiming?: (ms: number) => void;
+  /**
+   * Called when a call fails on the way (never for an answer with an error status, nor when the
+   * client went away), with the failure's class: the request log names it.
+   */
+  onFailure?: (service: string, reason: UpstreamFailure) => void;
   /** Largest body read whole (JSON, content as text); default {@linkcode DEFAULT_MAX_BODY_BYTES}. */
   maxBodyBytes?: number;
 }
@@ -48,6 +53,20 @@ export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
  * ```
  */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * Why an upstream call failed, for operators: the connection was refused, reset or closed early,
+ * the name did not resolve, TLS failed, the deadline passed, the answer was no valid HTTP or not
+ * the expected body, or the backend could not be reached for another reason.
+ */
+export type UpstreamFailure =
+  | "refused"
+  | "reset"
+  | "dns"
+  | "tls"
+  | "timeout"
+  | "bad_response"
+  | "unreachable";
 
 /** One upstream call. `path` must come from {@linkcode upstreamPath} (already encoded). */
 export interface UpstreamRequest {
@@ -99,11 +118,17 @@ export interface UpstreamResponse {
  *   url: "http://core:8080/etapi/notes?search=%23lore&limit=10",
  * });
  * release();
- * const refused = () => Promise.reject(new TypeError("error sending request (Connect)"));
- * const down = upstreamFetch({ fetch: refused, timeoutMs: 15_000 }, "Core", "http://core:8080", {
- *   path: "/etapi/app-info",
- * });
+ * const refused = () =>
+ *   Promise.reject(new TypeError("error sending request (Connect): Connection refused"));
+ * const failures: string[] = [];
+ * const down = upstreamFetch(
+ *   { fetch: refused, timeoutMs: 15_000, onFailure: (service, reason) => failures.push(reason) },
+ *   "Core",
+ *   "http://core:8080",
+ *   { path: "/etapi/app-info" },
+ * );
  * await assert.rejects(down, { status: 503, message: "Core is unreachable" }); // no address in it
+ * assert.deepEqual(failures, ["refused"]);
  * ```
  */
 export async function upstreamFetch(
@@ -161,42 +186,66 @@ export async function upstreamFetch(
     release();
     deps.onTiming?.(performance.now() - started);
     if (deps.signal?.aborted) throw new ClientAbortError();
-    if (deadline.signal.aborted) {
-      throw new ApiError(504, "UPSTREAM_TIMEOUT", `${service} did not answer in time`, {
-        service: service.toLowerCase(),
-      });
+    const details = { service: service.toLowerCase() };
+    const timedOut = deadline.signal.aborted;
+    const reason = timedOut ? "timeout" : networkFailure(e);
+    deps.onFailure?.(service, reason);
+    if (timedOut) {
+      throw new ApiError(504, "UPSTREAM_TIMEOUT", `${service} did not answer in time`, details);
     }
-    // the network error's text names the backend's address: it is only looked at, never surfaced
-    if (answeredBadly(e)) {
-      throw new ApiError(502, "UPSTREAM_ERROR", `${service} sent no valid response`, {
-        service: service.toLowerCase(),
-      });
+    // the backend was reached, but what came back was no HTTP answer
+    if (reason === "reset" || reason === "bad_response") {
+      throw new ApiError(502, "UPSTREAM_ERROR", `${service} sent no valid response`, details);
     }
-    throw new ApiError(503, "UPSTREAM_UNAVAILABLE", `${service} is unreachable`, {
-      service: service.toLowerCase(),
-    });
+    throw new ApiError(503, "UPSTREAM_UNAVAILABLE", `${service} is unreachable`, details);
   }
 }
 
 /**
- * Whether a failed fetch reached the backend: the connection was made, but what came back was no
- * HTTP answer (garbage, a reset or a close before the head). Failing to connect (refused, DNS, a
- * blocked port) says nothing was reached; so does an error that tells nothing (unreachable is
- * the safe reading then).
+ * The class of a failed fetch, from the texts of the error and its causes (both Deno's fetch and
+ * the pooled client name the failure there). The text also names the backend's address: it is
+ * only looked at, never surfaced. Failing to connect (refused, DNS, TLS, a blocked port) means
+ * nothing was reached; a reset, a close before the head or garbage means the backend was reached
+ * but gave no HTTP answer. An error that tells nothing is `unreachable`, the safe reading.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const fetchFailed = (cause: string) => new TypeError("fetch failed", { cause: new Error(cause) });
+ * const refused = "client error (Connect): tcp connect error: Connection refused (os error 111)";
+ * assert.equal(networkFailure(fetchFailed(refused)), "refused");
+ * assert.equal(networkFailure(fetchFailed("client error (Connect): dns error: …")), "dns");
+ * assert.equal(networkFailure(fetchFailed("client error (SendRequest): invalid HTTP version")), "bad_response");
+ * assert.equal(networkFailure(new Error("something else")), "unreachable");
+ * ```
  */
-function answeredBadly(e: unknown): boolean {
+export function networkFailure(e: unknown): UpstreamFailure {
   const texts: string[] = [];
   for (let c = e, depth = 0; c instanceof Error && depth < 4; c = c.cause, depth++) {
     texts.push(c.message);
   }
-  const text = texts.join(" | ");
-  if (/\(Connect\)|connect error|dns error|are blocked|Connection refused/i.test(text)) {
-    return false;
-  }
-  return /\(SendRequest\)|reset by peer|connection closed|invalid HTTP|broken pipe|parse/i.test(
-    text,
-  );
+  // addresses go first: a host named `ssl-core` must not read as a TLS failure
+  const text = texts.join(" | ").replace(ADDRESSES, "");
+  for (const [reason, pattern] of FAILURE_PATTERNS) if (pattern.test(text)) return reason;
+  return "unreachable";
 }
+
+/** URLs, and `host:port` pairs (alone or in parentheses), as network errors quote them. */
+const ADDRESSES = /\b[a-z][a-z0-9+.-]*:\/\/[^\s)]*|[^\s()]+:\d+\b/gi;
+
+/**
+ * First match wins: failing to connect (DNS, TLS, refused, a timeout or a blocked port, all
+ * under `(Connect)`) before a failure once connected (under `(SendRequest)`).
+ */
+const FAILURE_PATTERNS: readonly (readonly [UpstreamFailure, RegExp])[] = [
+  ["dns", /dns error|lookup address|name resolution|name or service not known/i],
+  ["tls", /certificate|\btls\b|\bssl\b|handshake|corrupt message|received fatal alert/i],
+  ["refused", /connection refused|are blocked/i], // Deno itself refuses some ports
+  ["timeout", /timed out/i],
+  ["unreachable", /\(Connect\)|connect error/i],
+  ["reset", /reset by peer|connection closed|closed before|closed early|broken pipe/i],
+  ["bad_response", /invalid HTTP|parse|invalid response|head over|line too long|\(SendRequest\)/i],
+];
 
 /**
  * Reads a body as text while the deadline still runs, mapping a stalled or aborted read the same
@@ -221,7 +270,7 @@ function answeredBadly(e: unknown): boolean {
  */
 export async function readBodyText(
   up: UpstreamResponse,
-  deps: Pick<UpstreamDeps, "signal">,
+  deps: Pick<UpstreamDeps, "signal" | "onFailure">,
   service: string,
   maxBytes: number,
 ): Promise<string> {
@@ -248,8 +297,12 @@ export async function readBodyText(
   } catch (e) {
     // whatever went wrong, the rest of the body is not wanted: release the connection now
     void reader?.cancel().catch(() => {});
-    if (e instanceof ApiError) throw e;
+    if (e instanceof ApiError) {
+      deps.onFailure?.(service, "bad_response");
+      throw e;
+    }
     if (deps.signal?.aborted) throw new ClientAbortError();
+    deps.onFailure?.(service, up.timedOut() ? "timeout" : "reset");
     if (up.timedOut()) {
       throw new ApiError(504, "UPSTREAM_TIMEOUT", `${service} did not answer in time`, {
         service: service.toLowerCase(),
@@ -287,22 +340,25 @@ export async function readBodyText(
  */
 export async function readJsonBody<S extends z.ZodType>(
   up: UpstreamResponse,
-  deps: Pick<UpstreamDeps, "signal">,
+  deps: Pick<UpstreamDeps, "signal" | "onFailure">,
   service: string,
   schema: S,
   maxBytes: number,
 ): Promise<z.output<S>> {
   const text = await readBodyText(up, deps, service, maxBytes);
-  const details = { service: service.toLowerCase() };
+  const badResponse = (what: string) => {
+    deps.onFailure?.(service, "bad_response");
+    return new ApiError(502, "UPSTREAM_ERROR", `${service} sent ${what} response`, {
+      service: service.toLowerCase(),
+    });
+  };
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new ApiError(502, "UPSTREAM_ERROR", `${service} sent a malformed response`, details);
+    throw badResponse("a malformed");
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ApiError(502, "UPSTREAM_ERROR", `${service} sent an unexpected response`, details);
-  }
+  if (!parsed.success) throw badResponse("an unexpected");
   return parsed.data;
 }

@@ -94,7 +94,9 @@ Deno.test({
         assert.equal(home?.status(), 200);
         assert.equal(await page.locator("h1").textContent(), "Player's Guide");
         assert.match(await page.locator("main").innerText(), /Welcome to the Shattered Coast/);
-        assert.ok(await page.getByRole("link", { name: "Mira Tallowend" }).isVisible());
+        assert.ok(
+          await page.locator("main").getByRole("link", { name: "Mira Tallowend" }).isVisible(),
+        );
         await assertNothingHidden(page, "home");
         assert.ok(
           await page.evaluate(() => document.documentElement.scrollWidth <= globalThis.innerWidth),
@@ -109,7 +111,7 @@ Deno.test({
         await assertNothingHidden(page, "search results");
 
         // follow the hit to the note page
-        await page.getByRole("link", { name: "Tidewatch Notice" }).click();
+        await page.locator("main").getByRole("link", { name: "Tidewatch Notice" }).click();
         await page.waitForURL(new RegExp(`/public/lore/${planted}$`));
         assert.equal(await page.locator("h1").textContent(), "Tidewatch Notice");
         assert.match(await page.locator(".content").innerText(), /the harbour bell rings at dusk/);
@@ -135,7 +137,7 @@ Deno.test({
 
         // a GM-only section of a published note stays hidden (Mira is linked from home)
         await page.goto(h.url + "/");
-        await page.getByRole("link", { name: "Mira Tallowend" }).click();
+        await page.locator("main").getByRole("link", { name: "Mira Tallowend" }).click();
         assert.match(await page.locator(".content").innerText(), /Raised by lighthouse keepers/);
         await assertNothingHidden(page, "Mira's page");
 

@@ -11,8 +11,11 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { sanitizeLoreHtml, sanitizePlayerHtml } from "../../src/sanitize/html.ts";
+import { loadHtmlEngine } from "../../src/sanitize/html_engine.ts";
 import { browserTestsRun, withBrowser } from "../helpers/browser.ts";
 import { prng, propertySeed } from "../helpers/prng.ts";
+
+await loadHtmlEngine();
 
 const SUITE = "sanitizers against Chromium";
 

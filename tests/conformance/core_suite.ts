@@ -163,6 +163,8 @@ async function startService(
       PUBLIC_CACHE_MS: "0",
       AUTOLINK_CACHE_MS: "0",
       LOG_LEVEL: "silent",
+      // the suite can judge either upstream client against a real Core
+      UPSTREAM_CLIENT: Deno.env.get("UPSTREAM_CLIENT"),
     });
     return { server: await startServer({ config }), dataDir };
   } catch (e) {

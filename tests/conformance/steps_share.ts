@@ -94,6 +94,14 @@ function alias(s: SuiteState): string {
 }
 
 /** Titles of the notes visitors must never see. */
+/** Fails when `text` names a hidden suite note by id or title. */
+function expectNoHidden(s: SuiteState, text: string, where: string): void {
+  for (const role of ["draft", "secret", "B"]) {
+    const n = noteOf(s, role);
+    check(!text.includes(n.noteId) && !text.includes(n.title), `${where} names "${role}"`);
+  }
+}
+
 function hiddenTitles(s: SuiteState): string[] {
   return ["draft", "secret", "B"].map((r) => noteOf(s, r).title);
 }
@@ -408,6 +416,78 @@ export const shareSteps: Step[] = [
         "wrong image bytes",
       );
       same(a.headers.get("cache-control"), "public, max-age=86400", "cache-control");
+    },
+  },
+  {
+    method: "GET",
+    path: "/public/types/:type",
+    needs: "share",
+    check: "the type page lists the public note; hidden notes absent",
+    run: async (s) => {
+      const page = html(await s.api.call("GET", "/public/types/location"), 200, "type page");
+      check(page.includes(noteOf(s, "pub").title), "the public note is not listed");
+      expectNoHidden(s, page, "the type page");
+    },
+  },
+  {
+    method: "GET",
+    path: "/public/timeline",
+    needs: "share",
+    check: "the timeline page names no hidden note",
+    run: async (s) => {
+      const a = await s.api.call("GET", "/public/timeline");
+      expectNoHidden(s, html(a, a.status === 404 ? 404 : 200, "timeline"), "the timeline");
+    },
+  },
+  {
+    method: "GET",
+    path: "/public/maps/:id",
+    needs: "share",
+    check: "a public note without a map image, and hidden notes, are 404 pages",
+    run: async (s) => {
+      for (const role of ["pub", "draft", "secret"]) {
+        const page = html(
+          await s.api.call("GET", `/public/maps/${noteOf(s, role).noteId}`),
+          404,
+          role,
+        );
+        expectNoHidden(s, page, `the map 404 for "${role}"`);
+      }
+    },
+  },
+  {
+    method: "GET",
+    path: "/sitemap.xml",
+    needs: "share",
+    check: "the sitemap lists the public note's page, no hidden note",
+    run: async (s) => {
+      const a = await s.api.call("GET", "/sitemap.xml");
+      expectStatus(a, 200, "sitemap");
+      check(a.text.includes(`/public/lore/${alias(s)}<`), "the public note's page is not listed");
+      expectNoHidden(s, a.text, "the sitemap");
+    },
+  },
+  {
+    method: "GET",
+    path: "/public/feed.atom",
+    needs: "share",
+    check: "the feed has the public note, no hidden note",
+    run: async (s) => {
+      const a = await s.api.call("GET", "/public/feed.atom");
+      expectStatus(a, 200, "feed");
+      check(a.text.includes(noteOf(s, "pub").title), "the public note is not in the feed");
+      expectNoHidden(s, a.text, "the feed");
+    },
+  },
+  {
+    method: "GET",
+    path: "/robots.txt",
+    needs: "share",
+    check: "robots.txt keeps crawlers out of the API",
+    run: async (s) => {
+      const a = await s.api.call("GET", "/robots.txt");
+      expectStatus(a, 200, "robots.txt");
+      check(a.text.includes("User-agent: *"), "robots.txt has no User-agent line");
     },
   },
   {

@@ -5,7 +5,7 @@
  * @module
  */
 import { loadConfig } from "../../src/config.ts";
-import { jsonLogger } from "../../src/http/log.ts";
+import { createLogger } from "../../src/http/access_log.ts";
 import { responseCheck } from "../../src/pipeline/response_check.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import { type CoreSim, type CoreSimOptions, startCoreSim } from "../../sims/core.ts";
@@ -26,6 +26,8 @@ export interface Harness {
   parserToken?: string;
   /** Every JSON log line the service wrote. */
   logs: string[];
+  /** With `LOG_FORMAT=combined`: the access log's lines (the request lines). */
+  accessLines: string[];
   /**
    * Answers that broke their route's declared responses (status or schema), one line each; the
    * client got a 500 `RESPONSE_SCHEMA` instead, and `close()` fails the test.
@@ -116,11 +118,15 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   };
   const config = loadConfig(env);
   const logs: string[] = [];
+  const accessLines: string[] = [];
   const responseProblems: string[] = [];
   const secrets = [config.CORE_TOKEN, config.PARSER_TOKEN].filter((s): s is string => !!s);
   const server = await startServer({
     config,
-    log: jsonLogger("debug", (l) => logs.push(l), secrets),
+    log: createLogger({ level: "debug", format: config.LOG_FORMAT }, secrets, {
+      out: () => (l) => (config.LOG_FORMAT === "combined" ? accessLines : logs).push(l),
+      err: () => (l) => logs.push(l),
+    }),
     checkResponse: responseCheck((p) => responseProblems.push(p)),
   });
   const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {
@@ -139,6 +145,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     parser,
     parserToken,
     logs,
+    accessLines,
     responseProblems,
     request,
     async requestJson<T>(path: string, init?: RequestInit & { json?: unknown }) {

@@ -27,26 +27,25 @@ export interface Layer {
 
 /**
  * The specifiers a module imports: `import … from`, `import type … from`, `export … from`,
- * side-effect `import "…"`, and `import("…")` with a literal (also in type positions). Comments,
- * strings, template literals and regular expressions are skipped, so an import written inside
- * one (a JSDoc example, a test fixture) does not count.
+ * side-effect `import "…"`, and `import("…")` with a literal (also in type positions; left out
+ * with `dynamic: false`). Comments, strings, template literals and regular expressions are
+ * skipped, so an import written inside one (a JSDoc example, a test fixture) does not count.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.deepEqual(
- *   importSpecifiers('import type { A } from "./a.ts";\nconst b = await import("./b.ts");'),
- *   ["./a.ts", "./b.ts"],
- * );
+ * const source = 'import type { A } from "./a.ts";\nconst b = await import("./b.ts");';
+ * assert.deepEqual(importSpecifiers(source), ["./a.ts", "./b.ts"]);
+ * assert.deepEqual(importSpecifiers(source, { dynamic: false }), ["./a.ts"]);
  * ```
  */
-export function importSpecifiers(source: string): string[] {
+export function importSpecifiers(source: string, { dynamic = true } = {}): string[] {
   const code = codeOnly(source);
   const out: { at: number; specifier: string }[] = [];
   const patterns = [
     /(?<![.\w$])(?:import|export)\b\s*[\w$\s{},*]*?\bfrom\s*(["'])/g,
     /(?<![.\w$])import\b\s*(["'])/g,
-    /(?<![.\w$])import\b\s*\(\s*(["'])/g,
+    ...(dynamic ? [/(?<![.\w$])import\b\s*\(\s*(["'])/g] : []),
   ];
   for (const pattern of patterns) {
     for (const m of code.matchAll(pattern)) {

@@ -85,6 +85,7 @@ Deno.test("readyz: 503 naming the configured backend that does not answer", asyn
       configured: true,
       error: "UPSTREAM_UNAVAILABLE",
     });
+    assert.equal(body.reason, "Parser is not available (UPSTREAM_UNAVAILABLE)");
     assert.doesNotMatch(JSON.stringify(body), /127\.0\.0\.1/);
   }, { env: { PARSER_URL: "http://127.0.0.1:1" } });
   await withHarness(async (h) => {
@@ -94,13 +95,25 @@ Deno.test("readyz: 503 naming the configured backend that does not answer", asyn
   }, { coreUrlOverride: "http://127.0.0.1:1" });
 });
 
-Deno.test("readyz: with no backend configured it is ready and says so", () =>
+Deno.test("readyz: with no backend configured it is not ready and names what to set", () =>
+  withHarness(async (h) => {
+    const { status, body } = await h.requestJson<Record<string, unknown>>("/readyz");
+    assert.equal(status, 503);
+    assert.equal(body.status, "not-ready");
+    assert.deepEqual(body.core, { ok: false, configured: false });
+    assert.deepEqual(body.parser, { ok: false, configured: false });
+    assert.deepEqual(body.unavailable, ["core", "parser"]);
+    assert.match(String(body.reason), /set CORE_URL .*PARSER_URL/);
+    assert.deepEqual(h.core.requests, [], "nothing to ask");
+  }, { noCoreCredentials: true }));
+
+Deno.test("readyz: Core alone configured and answering is ready; the Parser is optional", () =>
   withHarness(async (h) => {
     const { status, body } = await h.requestJson<Record<string, unknown>>("/readyz");
     assert.equal(status, 200);
-    assert.deepEqual(body.core, { ok: true, configured: false });
     assert.deepEqual(body.parser, { ok: true, configured: false });
-  }, { noCoreCredentials: true }));
+    assert.equal(body.reason, undefined);
+  }));
 
 Deno.test("access: a public handler's context carries no caller capability", async () => {
   let seen: string[] = [];

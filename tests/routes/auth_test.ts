@@ -119,6 +119,19 @@ Deno.test("login: the configured Parser URL with a trailing slash is the same Pa
     assert.equal(res.status, 200);
   }));
 
+Deno.test("login: a url naming a Parser route is refused before any call, naming url", () =>
+  withParser(async (h) => {
+    h.parser!.clearRequests();
+    const res = await h.requestJson<{ error: string; details: unknown }>(
+      "/api/auth/login",
+      post({ ...owner, url: h.parser!.url + "/api/auth" }),
+    );
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error, "INVALID_REQUEST");
+    assert.deepEqual(res.body.details, { fields: [{ path: "url", message: "not allowed" }] });
+    assert.deepEqual(h.parser!.requests, []);
+  }));
+
 Deno.test("login: no Parser configured → 503 NOT_CONFIGURED parser", () =>
   withHarness(async (h) => {
     const res = await h.requestJson("/api/auth/login", post(owner));

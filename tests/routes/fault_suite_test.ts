@@ -39,6 +39,8 @@ interface FaultSample {
   degradesTo?: number;
   /** A public site page: failures are HTML pages with the status. */
   page?: boolean;
+  /** Failures are plain text with the status (robots.txt). */
+  plainText?: boolean;
   /** A status route: it reports backend failures as facts, so any timely answer will do. */
   reports?: boolean;
   /** It changes what other samples rely on (the Parser's Core integration, all lore). */
@@ -60,6 +62,12 @@ const OWN_SAMPLES: FaultSample[] = [
   { faulted: "core", method: "GET", path: `/api/public/images/${W.imgChart}/chart.png` },
   { faulted: "core", method: "GET", path: "/", page: true },
   { faulted: "core", method: "GET", path: `/public/lore/${W.guideWelcome}`, page: true },
+  { faulted: "core", method: "GET", path: "/robots.txt", plainText: true },
+  { faulted: "core", method: "GET", path: "/public/types/character", page: true },
+  { faulted: "core", method: "GET", path: "/public/timeline", page: true },
+  { faulted: "core", method: "GET", path: `/public/maps/${W.locChart}`, page: true },
+  { faulted: "core", method: "GET", path: "/sitemap.xml", page: true },
+  { faulted: "core", method: "GET", path: "/public/feed.atom", page: true },
   { faulted: "core", method: "POST", path: "/api/integrations/codex/connect", init: connect },
   ...(["core", "parser"] as const).flatMap((faulted): FaultSample[] => [
     { faulted, method: "GET", path: "/readyz", reports: true },
@@ -330,6 +338,8 @@ function check(
   }
   if (s.page) {
     assert.match(o.type, /^text\/html/, what);
+  } else if (s.plainText) {
+    assert.match(o.type, /^text\/plain/, what);
   } else {
     const body = JSON.parse(o.text);
     assert.deepEqual(

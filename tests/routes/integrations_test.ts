@@ -85,6 +85,30 @@ Deno.test("connect with a ready token, default CORE_URL; status shows no URL or 
     assert.deepEqual(after.body, { connected: false, updatedAt: null });
   }));
 
+Deno.test("Core's address as its settings show it (…/etapi) is Core's base URL everywhere", () =>
+  withParser(async (h) => {
+    const cookie = await login(h);
+    const res = await connect(h, cookie, {
+      token: "tok_given_by_user",
+      url: h.core.url + "/etapi",
+    });
+    assert.equal(res.status, 200);
+    assert.equal(ownerIntegration(h)?.baseUrl, h.core.url, "the Parser stores the base URL");
+    // a Parser that hands the /etapi form back is understood the same way
+    h.parser!.store.setIntegration(
+      h.parser!.store.ownerUserId()!,
+      h.core.url + "/etapi/",
+      h.core.token,
+    );
+    const fresh = await login(h);
+    h.core.clearRequests();
+    const lore = await h.request("/api/lore", { headers: { cookie: fresh } });
+    await lore.body?.cancel();
+    assert.equal(lore.status, 200);
+    assert.ok(h.core.requests.length > 0);
+    assert.ok(h.core.requests.every((r) => !r.path.startsWith("/etapi/etapi/")));
+  }, { noCoreCredentials: true }));
+
 Deno.test("connect: wrong Core password → 401, nothing stored", () =>
   withParser(async (h) => {
     const cookie = await login(h);

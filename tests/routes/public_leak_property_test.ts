@@ -4,11 +4,13 @@
  * pointing between hidden and public notes (and at notes outside the share), `.gm-only`
  * sections, aliases, clones and inheritable flags. Every public route and page is asked for
  * every note, alias and title; no answer may contain a hidden note's id, title or alias, an
- * attachment of a hidden note, or GM-only text. A naive reference decides what is hidden.
+ * attachment of a hidden note, or GM-only text — not in a page's navigation, breadcrumbs,
+ * backlinks, preview metadata, map, timeline, sitemap or feed either. A naive reference decides
+ * what is hidden.
  */
 import assert from "node:assert/strict";
 import { type Harness, withHarness } from "../helpers/harness.ts";
-import { CHART_PNG, W } from "../../sims/world.ts";
+import { CHART_PNG, templateId, W } from "../../sims/world.ts";
 import { prng, propertySeed } from "../helpers/prng.ts";
 
 type Rng = () => number;
@@ -29,6 +31,10 @@ interface GenNote {
   flag: "draft" | "gmOnly" | null;
   inheritable: boolean;
   attachment: { id: string; title: string } | null;
+  /** Lore type; its template promotes `geolocation` (location) or `inWorldDate` (event). */
+  kind: "location" | "event";
+  /** Index of a note this one draws as its map (`~mapImage`). */
+  mapImage: number | null;
 }
 
 interface World {
@@ -57,6 +63,8 @@ function generate(rng: Rng, round: number): World {
       attachment: type === "text" && rng() < 0.3
         ? { id: `p${round}a${i}${token(rng, 6)}`, title: `Att${token(rng)}.png` }
         : null,
+      kind: rng() < 0.5 ? "location" : "event",
+      mapImage: i > 0 && rng() < 0.4 ? Math.floor(rng() * i) : null,
     });
   }
   const outside = [0, 1].map((k) => ({
@@ -68,6 +76,8 @@ function generate(rng: Rng, round: number): World {
     flag: null,
     inheritable: false,
     attachment: null,
+    kind: "location" as const,
+    mapImage: null,
   }));
   const all = [...notes, ...outside];
   const secrets: string[] = [];
@@ -148,6 +158,20 @@ function plant(h: Harness, world: World): void {
       store.createBranch({ noteId: n.id, parentNoteId: world.notes[extra].id });
     }
     store.createAttribute({ noteId: n.id, type: "label", name: "lore", value: "" });
+    if (n.type === "text") {
+      // dated events and pinned places: the timeline and map pages draw them
+      store.createAttribute({ noteId: n.id, type: "label", name: "loreType", value: n.kind });
+      store.createAttribute({
+        noteId: n.id,
+        type: "relation",
+        name: "template",
+        value: templateId(n.kind),
+      });
+      const [name, value] = n.kind === "event"
+        ? ["inWorldDate", `11${i}-0${1 + (i % 9)}-1${i % 10}`]
+        : ["geolocation", `${(i * 7) % 64}, ${(i * 5) % 48}`];
+      store.createAttribute({ noteId: n.id, type: "label", name, value });
+    }
     if (n.alias) {
       store.createAttribute({ noteId: n.id, type: "label", name: "shareAlias", value: n.alias });
     }
@@ -169,6 +193,12 @@ function plant(h: Harness, world: World): void {
         title: n.attachment.title,
         content: CHART_PNG,
       });
+    }
+  }
+  for (const n of world.notes) {
+    if (n.mapImage !== null && n.type === "text") {
+      const value = world.notes[n.mapImage].id;
+      store.createAttribute({ noteId: n.id, type: "relation", name: "mapImage", value });
     }
   }
   for (const n of world.outside) {
@@ -211,6 +241,8 @@ Deno.test("property: no public answer names a hidden note or shows GM-only text"
     let previousRoot: string | null = null;
     let publicPages = 0;
     let keptTypedLinks = 0;
+    let drawnMaps = 0;
+    let datedEntries = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const world = generate(rng, round);
       if (previousRoot) unshare(h, previousRoot);
@@ -229,9 +261,15 @@ Deno.test("property: no public answer names a hidden note or shows GM-only text"
       const paths = [
         "/",
         "/?q=rumours",
+        "/sitemap.xml",
+        "/public/feed.atom",
+        "/public/timeline",
+        "/public/types/location",
+        "/public/types/event",
         ...refs.flatMap((ref) => [
           `/api/public/lore/${encodeURIComponent(ref)}`,
           `/public/lore/${encodeURIComponent(ref)}`,
+          `/public/maps/${encodeURIComponent(ref)}`,
         ]),
         ...[...world.notes, ...world.outside].map((n) => `/api/public/images/${n.id}/x.png`),
         ...world.notes.flatMap((n) =>
@@ -258,6 +296,8 @@ Deno.test("property: no public answer names a hidden note or shows GM-only text"
             `seed ${seed} round ${round}: ${path} reveals ${JSON.stringify(m)}`,
           );
         }
+        if (path.startsWith("/public/maps/") && res.status === 200) drawnMaps++;
+        if (path === "/public/timeline") datedEntries += text.match(/<time>/g)?.length ?? 0;
         if (path.startsWith("/api/public/lore/") && res.status === 200) {
           publicPages++;
           if (/<a>(?:rumours|the tide|lanterns|old roads|salt|harbour songs)<\/a>/.test(plain)) {
@@ -274,4 +314,7 @@ Deno.test("property: no public answer names a hidden note or shows GM-only text"
     }
     assert.ok(publicPages > ROUNDS, `only ${publicPages} public pages`);
     assert.ok(keptTypedLinks > 0, "typed text of links to hidden notes should stay");
+    // the site's cross-note pages were drawn, not just refused
+    assert.ok(drawnMaps > 0, "no map page was drawn");
+    assert.ok(datedEntries > 0, "no timeline entry was shown");
   }, { env: { PUBLIC_CACHE_MS: "0" } }));

@@ -52,8 +52,10 @@ function assertSiteHeaders(page: Page) {
 function assertHtml(page: Page) {
   assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
   assert.match(page.body, /^<!doctype html>/);
+  // attribute values are escaped text; only tags and attribute names can carry script
+  const markup = page.body.replace(/"[^"]*"/g, '""');
   assert.ok(
-    !/<script|<style|<[^>]*\s(on[a-z]+|style)\s*=/i.test(page.body),
+    !/<script|<style|<[^>]*\s(on[a-z]+|style)\s*=/i.test(markup),
     "no script or inline style",
   );
 }
@@ -71,11 +73,18 @@ Deno.test("GET /: the share root's content and published lore grouped by type", 
     assertSiteHeaders(page);
     assert.equal(page.headers.get("cache-control"), "no-cache");
     assert.match(page.headers.get("etag") ?? "", /^W\/"[A-Za-z0-9_-]+"$/);
-    assert.match(page.body, /<title>Player&#39;s Guide · Shared lore<\/title>/);
+    assert.match(page.body, /<title>Player&#39;s Guide<\/title>/, "the world's name, no product");
+    assert.match(page.body, /<a class="brand" href="\/">Player&#39;s Guide<\/a>/);
     assert.match(page.body, /<h1>Player&#39;s Guide<\/h1>/);
     assert.match(page.body, /Welcome to the Shattered Coast/);
-    assert.match(page.body, /<h3 id="group-\d+">Character<\/h3>/);
-    assert.match(page.body, /<h3 id="group-\d+">Location<\/h3>/);
+    assert.match(
+      page.body,
+      /<h3 id="group-\d+"><a href="\/public\/types\/character">Character<\/a><\/h3>/,
+    );
+    assert.match(
+      page.body,
+      /<h3 id="group-\d+"><a href="\/public\/types\/location">Location<\/a><\/h3>/,
+    );
     const hrefs = links(page.body);
     for (const id of [W.charMira, W.faction]) {
       assert.ok(hrefs.some((href) => href.endsWith(`/public/lore/${id}`)), id);
@@ -125,7 +134,7 @@ Deno.test("GET /?q=: search results link to public notes, never hidden ones", ()
     assertSiteHeaders(page);
     assert.equal(page.headers.get("x-robots-tag"), "noindex");
     assert.match(page.body, /<meta name="robots" content="noindex">/);
-    assert.match(page.body, /<title>Search: harbor · Shared lore<\/title>/);
+    assert.match(page.body, /<title>Search: harbor · Player&#39;s Guide<\/title>/);
     assert.match(page.body, /value="harbor"/);
     assert.match(page.body, /\d+ results? for “harbor”/);
     assert.ok(links(page.body).includes(`/public/lore/${HARBOR_ALIAS}`), "linked by its alias");
@@ -164,8 +173,11 @@ Deno.test("GET /public/lore/:id: a published note with its details, links and co
     assert.equal(page.status, 200);
     assertHtml(page);
     assertSiteHeaders(page);
-    assert.match(page.body, /<title>Mira Tallowend · Shared lore<\/title>/);
-    assert.match(page.body, /<p class="kicker">Character<\/p>/);
+    assert.match(page.body, /<title>Mira Tallowend · Player&#39;s Guide<\/title>/);
+    assert.match(
+      page.body,
+      /<p class="kicker"><a href="\/public\/types\/character">Character<\/a><\/p>/,
+    );
     assert.match(page.body, /<h1 id="note-title">Mira Tallowend<\/h1>/);
     assert.match(page.body, /Mira Tallowend pilots ships through the reefs/);
     assert.match(page.body, /Raised by lighthouse keepers/);
@@ -294,12 +306,21 @@ Deno.test("site: a share that opts out of indexing says noindex on every page", 
 
 Deno.test("site: Core not configured or unreachable → HTML 503, no internals", async () => {
   await withHarness(async (h) => {
-    for (const path of ["/", `/public/lore/${W.charMira}`, "/?q=harbor"]) {
+    for (const path of ["/", `/public/lore/${W.charMira}`, "/?q=harbor", "/"]) {
       const page = await get(h, path);
       assert.equal(page.status, 503, path);
       assertHtml(page);
       assert.match(page.body, /<h1>Temporarily unavailable<\/h1>/);
+      assert.doesNotMatch(page.body, /configur|CORE_|PARSER_|TOKEN/i, "no hint for visitors");
     }
+    const api = await h.requestJson("/api/public/search?q=harbor");
+    assert.equal(api.status, 503);
+    assert.equal(api.body.message, "The public share is not available");
+    // the operator is told, once, not once per visit
+    const told = h.logs.map((l) => JSON.parse(l)).filter((l) =>
+      l.level === "warn" && /^public share: Core is not configured; set CORE_URL/.test(l.msg)
+    );
+    assert.equal(told.length, 1, "one line for five visits");
   }, { noCoreCredentials: true });
   await withHarness(async (h) => {
     const page = await get(h, "/");

@@ -1,0 +1,170 @@
+/**
+ * What browsers and crawlers ask every site for besides its pages: `robots.txt` (following the
+ * share root's `#shareDisallowRobotIndexing`) and the favicon, compiled into the service.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { ApiError } from "../http/errors.ts";
+import { etagMatches } from "../lore/preview.ts";
+import { defineRoute, type PublicCtx, type Route } from "../router.ts";
+import type { AnswerRenderer } from "../share/public_api.ts";
+import { answerFor, renderedAnswer } from "../share/rendered_answer.ts";
+import { siteHeaders } from "../site/headers.ts";
+import { pageEtag } from "../site/respond.ts";
+import { ClientAbortError } from "../upstream/fetch.ts";
+import { shareFor } from "./public.ts";
+import { siteOrigin } from "./site.ts";
+
+const TEXT_TYPE = "text/plain; charset=utf-8";
+
+/** Crawlers may read nothing: the share opts out, or there is nothing public to read. */
+const DISALLOW_ALL = "User-agent: *\nDisallow: /\n";
+
+/** The rules for a share open to indexing; the API is never for crawlers. */
+function allowRules(sitemapUrl: string | null): string {
+  const rules = "User-agent: *\nAllow: /\nAllow: /public/\nDisallow: /api/\n";
+  return sitemapUrl ? `${rules}\nSitemap: ${sitemapUrl}\n` : rules;
+}
+
+/** What robots.txt is built from: the share root's opt-out and the sitemap's address. */
+interface RobotsFacts {
+  noIndex: boolean;
+  sitemapUrl: string | null;
+  etag: string;
+}
+
+const ROBOTS: AnswerRenderer<RobotsFacts> = {
+  view: "robots",
+  render: (r) => {
+    const body = r.noIndex ? DISALLOW_ALL : allowRules(r.sitemapUrl);
+    return renderedAnswer(
+      body,
+      pageEtag(r.etag, body),
+      siteHeaders({ contentType: TEXT_TYPE, cacheControl: "no-cache" }),
+    );
+  },
+};
+
+/** A plain-text answer of the site's own (no share behind it). */
+function textAnswer(body: string, status: number, cacheControl: string): Response {
+  return new Response(body, {
+    status,
+    headers: siteHeaders({ contentType: TEXT_TYPE, cacheControl }),
+  });
+}
+
+/** robots.txt from the share as an anonymous visitor sees it (see the route's description). */
+async function robots(ctx: PublicCtx): Promise<Response> {
+  const origin = siteOrigin(ctx);
+  // named only while the table serves it, so robots.txt never points at a missing page
+  const sitemapUrl = ctx.routes.some((r) => r.method === "GET" && r.path === "/sitemap.xml")
+    ? `${origin}/sitemap.xml`
+    : null;
+  try {
+    const answer = await shareFor(ctx).siteAnswer(
+      null,
+      { subject: `robots\n${origin}` },
+      ROBOTS,
+      async (view) => {
+        const root = await view.note(view.rootId);
+        return { noIndex: root.noIndex, sitemapUrl, etag: root.etag };
+      },
+    );
+    return answerFor(ctx.req, answer);
+  } catch (e) {
+    if (e instanceof ClientAbortError || !(e instanceof ApiError)) throw e;
+    // not shared, behind a password, or no lore database at all: nothing a crawler could read
+    if (e.status === 401 || e.status === 404 || !ctx.config.CORE_URL) {
+      return textAnswer(DISALLOW_ALL, 200, "no-cache");
+    }
+    // a failure crawlers know to retry (they read a 5xx robots.txt as "disallow for now")
+    return textAnswer("robots.txt is unavailable right now.\n", e.status, "no-store");
+  }
+}
+
+/** `GET /robots.txt` — crawler rules, from the share root's robots opt-out. */
+export const robotsRoute = defineRoute({
+  method: "GET",
+  path: "/robots.txt",
+  summary: "Crawler rules: the public site and its sitemap, or nothing when the share opts out",
+  backend: "Core",
+  access: "public",
+  tag: "site",
+  description: "When the share root carries `#shareDisallowRobotIndexing`, `Disallow: /`. " +
+    "Otherwise `/` and `/public/` are allowed, `/api/` is disallowed, and the sitemap is named " +
+    "by its absolute URL on the origin the visitor used (forwarded host and protocol with " +
+    "`TRUST_PROXY`). Nothing shared, a share root behind `#shareCredentials`, or no `CORE_URL`: " +
+    "`Disallow: /` (there is nothing public to read). Built from what an anonymous visitor " +
+    "sees; `no-cache` with an ETag. A failure reading Core keeps its status (crawlers read a " +
+    "5xx robots.txt as a temporary disallow) with a plain-text body.",
+  errorMediaType: "text/plain",
+  responses: {
+    200: { description: "The rules (robots exclusion protocol)", mediaType: "text/plain" },
+    304: { description: "`If-None-Match` matched the ETag (no body)" },
+    503: "Core is not reachable or refuses the service's token",
+  },
+  handler: robots,
+});
+
+/** The site's icon: an open book, in the site's colours. */
+const FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">' +
+  '<rect width="32" height="32" rx="6" fill="#2f2a3d"/>' +
+  '<path d="M6 9.5c3-1.3 6.5-1.3 9 .8V24c-2.5-2-6-2-9-.8zM26 9.5c-3-1.3-6.5-1.3-9 .8V24' +
+  'c2.5-2 6-2 9-.8z" fill="#f2e6c9"/></svg>\n';
+
+const FAVICON_ETAG = `"icon-${
+  createHash("sha256").update(FAVICON_SVG).digest("base64url").slice(0, 16)
+}"`;
+
+/** The favicon's answer: cached a week, revalidated by ETag after that. */
+function favicon(ctx: PublicCtx): Response {
+  const headers = siteHeaders({
+    contentType: "image/svg+xml",
+    cacheControl: "public, max-age=604800",
+    etag: FAVICON_ETAG,
+  });
+  if (etagMatches(ctx.req.headers.get("if-none-match"), FAVICON_ETAG)) {
+    headers.delete("content-type");
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(FAVICON_SVG, { headers });
+}
+
+const FAVICON_RESPONSES = {
+  200: {
+    description: "The icon (SVG): `Cache-Control: public, max-age=604800`, ETag",
+    mediaType: "image/svg+xml",
+  },
+  304: { description: "`If-None-Match` matched (no body)" },
+};
+
+/** `GET /favicon.svg` — the site's icon, which every page links. */
+export const faviconSvgRoute = defineRoute({
+  method: "GET",
+  path: "/favicon.svg",
+  summary: "The site's icon (SVG)",
+  backend: "None",
+  access: "public",
+  tag: "site",
+  description: "Compiled into the service (no file is read); every page links it.",
+  responses: FAVICON_RESPONSES,
+  handler: favicon,
+});
+
+/** `GET /favicon.ico` — the same icon where browsers and tools look without a link. */
+export const faviconIcoRoute = defineRoute({
+  method: "GET",
+  path: "/favicon.ico",
+  summary: "The site's icon at the address browsers try by default (the same SVG)",
+  backend: "None",
+  access: "public",
+  tag: "site",
+  description: "The same SVG as `/favicon.svg` (`image/svg+xml`, not an ICO), so the request " +
+    "browsers and feed readers make without a link is not a 404.",
+  responses: FAVICON_RESPONSES,
+  handler: favicon,
+});
+
+/** This group's routes. */
+export const siteEdgeRoutes: Route[] = [robotsRoute, faviconSvgRoute, faviconIcoRoute];

@@ -1,0 +1,187 @@
+/**
+ * Navigation markup of the public site: the world's tree (collapsible with `<details>`, no
+ * script), the links to lore types, maps and timeline, breadcrumbs, child lists and
+ * previous/next links.
+ *
+ * @module
+ */
+import { loreHref, loreTypePlural } from "./format.ts";
+import { html, type SafeHtml } from "./html.ts";
+import type { NavLink, NavNode, NotePlace, SiteFrame } from "./site_model.ts";
+
+/**
+ * The page listing every note of one lore type.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(typeHref("character"), "/public/types/character");
+ * ```
+ */
+export function typeHref(loreType: string): string {
+  return `/public/types/${encodeURIComponent(loreType)}`;
+}
+
+/**
+ * The public map page of a note with a map image.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(mapHref("coast-chart"), "/public/maps/coast-chart");
+ * ```
+ */
+export function mapHref(idOrAlias: string): string {
+  return `/public/maps/${encodeURIComponent(idOrAlias)}`;
+}
+
+/** The public timeline page. */
+export const TIMELINE_PATH = "/public/timeline";
+
+/** Whether the subtree holds the note (its branch is opened on the note's page). */
+function holds(node: NavNode, noteId: string | undefined): boolean {
+  return noteId !== undefined &&
+    (node.noteId === noteId || node.children.some((c) => holds(c, noteId)));
+}
+
+function treeItem(node: NavNode, current: string | undefined): SafeHtml {
+  const here = node.noteId === current;
+  const label = html`
+    <a href="${loreHref(node.id)}" ${here && html`
+      aria-current="page"
+    `}>${node.title}</a>
+  `;
+  if (node.children.length === 0) return html`<li>${label}</li>`;
+  return html`
+    <li>
+      <details${holds(node, current) && html`
+        open
+      `}>
+        <summary>${label}</summary>
+        <ul>${node.children.map((c) => treeItem(c, current))}</ul>
+        </details>
+        </li>
+  `;
+}
+
+/**
+ * The site's navigation: home, the tree of public notes (the branch of the current note open),
+ * lore types, and the map and timeline pages when there are any.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const tree = {
+ *   noteId: "root1",
+ *   id: "root1",
+ *   title: "The Coast",
+ *   children: [{ noteId: "n1", id: "harbor", title: "Harbor", children: [] }],
+ * };
+ * const site = {
+ *   title: "The Coast",
+ *   description: "",
+ *   tree,
+ *   loreTypes: ["location"],
+ *   maps: [],
+ *   hasTimeline: false,
+ *   origin: "https://lore.example.org",
+ * };
+ * const nav = siteNavigation(site, "n1").html;
+ * assert.match(nav, /<a href="\/public\/lore\/harbor"\s+aria-current="page"\s*>Harbor<\/a>/);
+ * assert.match(nav, /href="\/public\/types\/location">Locations</);
+ * ```
+ */
+export function siteNavigation(site: SiteFrame, current: string | undefined): SafeHtml {
+  const extras = [
+    ...site.loreTypes.map((t) => html`<li><a href="${typeHref(t)}">${loreTypePlural(t)}</a></li>`),
+    site.maps.map((m) => html`<li><a href="${mapHref(m.id)}">Map: ${m.title}</a></li>`),
+    site.hasTimeline && html`<li><a href="${TIMELINE_PATH}">Timeline</a></li>`,
+  ];
+  return html`<nav class="site-nav" aria-label="World">
+<h2 class="nav-title">Contents</h2>
+<ul class="tree"><li><a href="/"${
+    current === site.tree.noteId && html`
+      aria-current="page"
+    `
+  }>${site.tree.title}</a></li>${site.tree.children.map((c) => treeItem(c, current))}</ul>
+${
+    (site.loreTypes.length > 0 || site.maps.length > 0 || site.hasTimeline) &&
+    html`
+      <h2 class="nav-title">Browse</h2>
+      <ul class="tree">${extras}</ul>
+    `
+  }
+</nav>`;
+}
+
+/**
+ * Breadcrumbs from the share root to the page (the root links home).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const crumbs = breadcrumbs([{ id: "root1", title: "The Coast" }], "Harbor").html;
+ * assert.match(crumbs, /<a href="\/">The Coast<\/a>/);
+ * assert.match(crumbs, /<li aria-current="page">Harbor<\/li>/);
+ * ```
+ */
+export function breadcrumbs(trail: readonly NavLink[], title: string): SafeHtml {
+  return html`
+    <nav class="breadcrumbs" aria-label="Breadcrumbs">
+      <ol>${trail.map((c, i) =>
+        html`<li><a href="${i === 0 ? "/" : loreHref(c.id)}">${c.title}</a></li>`
+      )}<li aria-current="page">${title}</li></ol>
+    </nav>
+  `;
+}
+
+/** A titled list of links to public pages, or nothing when there is none. */
+export function linkSection(id: string, heading: string, links: readonly NavLink[]): SafeHtml {
+  if (links.length === 0) return html``;
+  return html`
+    <section aria-labelledby="${id}">
+      <h2 id="${id}">${heading}</h2>
+      <ul class="links">${links.map((l) =>
+        html`<li><a href="${loreHref(l.id)}">${l.title}</a></li>`
+      )}</ul>
+    </section>
+  `;
+}
+
+/**
+ * A note's surroundings below its content: its children, what mentions it, and the
+ * previous/next notes among its siblings.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const place = {
+ *   breadcrumbs: [],
+ *   children: [],
+ *   previous: null,
+ *   next: { id: "reef", title: "The Reef" },
+ *   backlinks: [{ id: "mira", title: "Mira" }],
+ * };
+ * const out = surroundings(place).html;
+ * assert.match(out, /Mentioned in/);
+ * assert.match(out, /<a href="\/public\/lore\/reef" rel="next">/);
+ * ```
+ */
+export function surroundings(place: NotePlace): SafeHtml {
+  return html`${linkSection("children-title", "In this section", place.children)}
+${linkSection("backlinks-title", "Mentioned in", place.backlinks)}
+${
+    (place.previous || place.next) &&
+    html`<nav class="pager" aria-label="Neighbouring notes">${
+      place.previous &&
+      html`<a href="${
+        loreHref(place.previous.id)
+      }" rel="prev"><span class="meta">Previous</span> ${place.previous.title}</a>`
+    }${
+      place.next &&
+      html`<a href="${
+        loreHref(place.next.id)
+      }" rel="next"><span class="meta">Next</span> ${place.next.title}</a>`
+    }</nav>`
+  }`;
+}

@@ -1,0 +1,203 @@
+/**
+ * What every public page knows about the world around it, built from one visitor's view of the
+ * share: the world's name and description, the navigation tree, the lore types, and for a note
+ * its breadcrumbs, children, neighbours and backlinks. Only notes the visitor may see appear.
+ *
+ * @module
+ */
+import type { VisitorView } from "../share/public_api.ts";
+import { htmlToText } from "../sanitize/plain_text.ts";
+import { displayTitle } from "./format.ts";
+
+/** A link to a public page: the id its URL uses (alias or noteId) and the title shown. */
+export interface NavLink {
+  /** `#shareAlias` or noteId. */
+  id: string;
+  title: string;
+}
+
+/** A note of the navigation tree. */
+export interface NavNode extends NavLink {
+  noteId: string;
+  children: NavNode[];
+}
+
+/** The world as every page shows it. */
+export interface SiteFrame {
+  /** The share root's title. */
+  title: string;
+  /** The root's `#shareDescription`, else its first paragraph (empty when it has none). */
+  description: string;
+  /** The share root with every visible note below it, each once (at its shortest path). */
+  tree: NavNode;
+  /** Lore types with at least one visible note, by name. */
+  loreTypes: readonly string[];
+  /** Visible notes with a public map image, in tree order. */
+  maps: NavLink[];
+  /** Whether any visible note has an in-world date. */
+  hasTimeline: boolean;
+  /** The origin visitors reached us at (`https://lore.example.org`), for absolute URLs. */
+  origin: string;
+}
+
+/** Where a note sits in the world. */
+export interface NotePlace {
+  /** From the share root down to the note's parent. */
+  breadcrumbs: NavLink[];
+  children: NavLink[];
+  previous: NavLink | null;
+  next: NavLink | null;
+  /** Visible notes whose public content links here. */
+  backlinks: NavLink[];
+}
+
+/** Longest description in metadata (search engines and chat previews cut there anyway). */
+export const DESCRIPTION_MAX = 200;
+
+/**
+ * Text of the first paragraph of player HTML, shortened to `max` characters on a word boundary.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadHtmlEngine } from "../sanitize/html_engine.ts";
+ * await loadHtmlEngine();
+ * assert.equal(firstParagraph("<h2>Intro</h2><p>Salt &amp; <b>tar</b>.</p><p>More.</p>"), "Salt & tar.");
+ * assert.equal(firstParagraph("<p>one two three</p>", 9), "one two…");
+ * ```
+ */
+export function firstParagraph(contentHtml: string, max = DESCRIPTION_MAX): string {
+  const m = /<p(?:\s[^>]*)?>([\s\S]*?)<\/p>/.exec(contentHtml);
+  return shorten(m ? tidyText(htmlToText(m[1], (h) => h)) : "", max);
+}
+
+/**
+ * Text taken out of markup, read as prose: no space before punctuation (inline elements are
+ * separate chunks of text).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(tidyText("Most ships put in at Saltmarrow Harbor . Beware ( soon ) !"),
+ *   "Most ships put in at Saltmarrow Harbor. Beware (soon)!");
+ * ```
+ */
+export function tidyText(text: string): string {
+  return text.replace(/\s+/g, " ").replace(/\s+([.,;:!?)\]])/g, "$1").replace(/([(\[])\s+/g, "$1")
+    .trim();
+}
+
+/**
+ * Text cut to at most `max` characters, at a word boundary when there is one, with an ellipsis.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(shorten("The salt road winds", 12), "The salt…");
+ * assert.equal(shorten("Short", 12), "Short");
+ * ```
+ */
+export function shorten(text: string, max: number): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  if (t.length <= max) return t;
+  const cut = t.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:]+$/, "")}…`;
+}
+
+/** Notes that get a page in the navigation (images are shown by the notes that use them). */
+function listed(view: VisitorView, noteId: string): boolean {
+  return !view.summary(noteId).isImage;
+}
+
+function linkTo(view: VisitorView, noteId: string): NavLink {
+  return { id: view.idFor(noteId), title: displayTitle(view.summary(noteId).title) };
+}
+
+/** The visible parent a note is listed under: its nearest visible ancestor on its shortest path. */
+function listedParent(view: VisitorView, noteId: string): string {
+  const ancestors = view.ancestorsOf(noteId);
+  for (let i = ancestors.length - 1; i >= 0; i--) {
+    if (view.canSee(ancestors[i])) return ancestors[i];
+  }
+  return view.rootId;
+}
+
+/**
+ * The world's frame for one visitor: name, description, navigation tree, lore types.
+ *
+ * @example
+ * ```ts
+ * import type { VisitorView } from "../share/public_api.ts";
+ * async function worldName(view: VisitorView): Promise<string> {
+ *   return (await siteFrame(view, "https://lore.example.org")).title;
+ * }
+ * ```
+ */
+export async function siteFrame(view: VisitorView, origin: string): Promise<SiteFrame> {
+  const root = view.summary(view.rootId);
+  const description = root.description
+    ? shorten(root.description, DESCRIPTION_MAX)
+    : firstParagraph((await view.note(view.rootId)).note.contentHtml);
+  const nodes = new Map<string, NavNode>();
+  const node = (noteId: string) => {
+    let n = nodes.get(noteId);
+    if (!n) nodes.set(noteId, n = { noteId, ...linkTo(view, noteId), children: [] });
+    return n;
+  };
+  const tree = node(view.rootId);
+  const types = new Set<string>();
+  const maps: NavLink[] = [];
+  let hasTimeline = false;
+  // breadth-first: a parent's node exists before its children's
+  for (const id of view.visibleIds()) {
+    const note = view.summary(id);
+    if (note.isLore && note.loreType) types.add(note.loreType);
+    if (note.relation("mapImage") !== null) maps.push(linkTo(view, id));
+    hasTimeline ||= note.label("inWorldDate") !== null;
+    if (id === view.rootId || !listed(view, id)) continue;
+    node(listedParent(view, id)).children.push(node(id));
+  }
+  return {
+    title: displayTitle(root.title),
+    description,
+    tree,
+    loreTypes: [...types].sort(),
+    maps,
+    hasTimeline,
+    origin,
+  };
+}
+
+/**
+ * Where a visible note sits: breadcrumbs, children, previous/next sibling and backlinks.
+ *
+ * @example
+ * ```ts
+ * import type { VisitorView } from "../share/public_api.ts";
+ * async function parentTitle(view: VisitorView, noteId: string): Promise<string | undefined> {
+ *   const place = await notePlace(view, noteId);
+ *   return place.breadcrumbs.at(-1)?.title;
+ * }
+ * ```
+ */
+export async function notePlace(view: VisitorView, noteId: string): Promise<NotePlace> {
+  const breadcrumbs = noteId === view.rootId
+    ? []
+    : view.ancestorsOf(noteId).filter((id) => view.canSee(id)).map((id) => linkTo(view, id));
+  const children = view.childrenOf(noteId).filter((id) => listed(view, id))
+    .map((id) => linkTo(view, id));
+  let previous: NavLink | null = null;
+  let next: NavLink | null = null;
+  if (noteId !== view.rootId) {
+    const parent = listedParent(view, noteId);
+    const siblings = view.childrenOf(parent).filter((id) =>
+      listed(view, id) && listedParent(view, id) === parent
+    );
+    const at = siblings.indexOf(noteId);
+    if (at > 0) previous = linkTo(view, siblings[at - 1]);
+    if (at >= 0 && at < siblings.length - 1) next = linkTo(view, siblings[at + 1]);
+  }
+  const backlinks = (await view.backlinksTo(noteId)).map((id) => linkTo(view, id));
+  return { breadcrumbs, children, previous, next, backlinks };
+}

@@ -1,0 +1,335 @@
+/**
+ * Every page of the public site built from one visitor's view of the share: the frame (world
+ * name, navigation) plus the page's own data. Route handlers pass these to the share, which
+ * renders each page once per snapshot and visitor class.
+ *
+ * @module
+ */
+import { publicNotFound, type VisitorView } from "../share/public_api.ts";
+import { groupByLoreType } from "../share/public_api.ts";
+import type { PixelSize } from "../share/image_sizes.ts";
+import { naturalCompare } from "../lore/order.ts";
+import { parseGeolocation } from "../lore/geolocation.ts";
+import { atomFeed, FEED_SIZE, type FeedEntry, sitemapXml } from "./feeds.ts";
+import { displayTitle } from "./format.ts";
+import { homePage } from "./home_page.ts";
+import { contentImageIds } from "./images.ts";
+import type { PageParts } from "./layout.ts";
+import { type ListedNote, type TimelineEntry, timelinePage, typePage } from "./list_pages.ts";
+import { mapPage, type MapPin } from "./map_page.ts";
+import { mapHref, TIMELINE_PATH, typeHref } from "./navigation.ts";
+import { notePage } from "./note_page.ts";
+import { type Excerpt, excerpt, searchPage } from "./search_page.ts";
+import {
+  DESCRIPTION_MAX,
+  firstParagraph,
+  notePlace,
+  shorten,
+  siteFrame,
+  tidyText,
+} from "./site_model.ts";
+
+/** A page ready to render, with the ETag of the data it shows. */
+export interface BuiltPage {
+  parts: PageParts;
+  etag: string;
+}
+
+/** A machine-readable document (sitemap, feed) with the ETag of the data it shows. */
+export interface BuiltDocument {
+  body: string;
+  etag: string;
+}
+
+/** The ETag of the whole share as this visitor sees it (the root's answer covers the snapshot). */
+async function shareEtag(view: VisitorView): Promise<string> {
+  return (await view.note(view.rootId)).etag;
+}
+
+async function shareNoIndex(view: VisitorView): Promise<boolean> {
+  return (await view.note(view.rootId)).noIndex;
+}
+
+/** Visible notes that have a page of their own (image notes are shown where they are used). */
+function pageIds(view: VisitorView): string[] {
+  return view.visibleIds().filter((id) => !view.summary(id).isImage);
+}
+
+async function summaryOf(view: VisitorView, noteId: string): Promise<string> {
+  const own = view.summary(noteId).description;
+  return own
+    ? shorten(own, DESCRIPTION_MAX)
+    : firstParagraph((await view.note(noteId)).note.contentHtml);
+}
+
+/**
+ * The home page: the share root's content and its lore by type.
+ *
+ * @example
+ * ```ts
+ * import type { VisitorView } from "../share/public_api.ts";
+ * async function homeTitle(view: VisitorView) {
+ *   return (await buildHome(view, "https://lore.example.org")).parts.site?.title;
+ * }
+ * ```
+ */
+export async function buildHome(view: VisitorView, origin: string): Promise<BuiltPage> {
+  const site = await siteFrame(view, origin);
+  const root = await view.note(view.rootId);
+  const groups = groupByLoreType(
+    view.visibleIds().flatMap((id) => {
+      const n = view.summary(id);
+      if (id === view.rootId || !n.isLore) return [];
+      return [{ noteId: id, id: view.idFor(id), title: n.title, loreType: n.loreType }];
+    }),
+  );
+  return { parts: homePage(root.note, groups, root.noIndex, site), etag: root.etag };
+}
+
+/**
+ * A note's page with its surroundings, image sizes and preview metadata.
+ *
+ * @example
+ * ```ts
+ * import type { VisitorView } from "../share/public_api.ts";
+ * async function noteTitle(view: VisitorView, noteId: string) {
+ *   return (await buildNote(view, noteId, "https://lore.example.org")).parts.title;
+ * }
+ * ```
+ */
+export async function buildNote(
+  view: VisitorView,
+  noteId: string,
+  origin: string,
+): Promise<BuiltPage> {
+  const [site, place, result] = await Promise.all([
+    siteFrame(view, origin),
+    notePlace(view, noteId),
+    view.note(noteId),
+  ]);
+  const note = result.note;
+  const ids = [
+    ...new Set([
+      ...(note.portraitImageNoteId ? [note.portraitImageNoteId] : []),
+      ...contentImageIds(note.contentHtml),
+    ]),
+  ];
+  const sizes = new Map<string, PixelSize>();
+  await Promise.all(ids.map(async (id) => {
+    const size = await view.imageSize(id, noteId);
+    if (size) sizes.set(id, size);
+  }));
+  const summary = view.summary(noteId);
+  const hasMap = await publicMap(view, noteId) !== null;
+  const parts = notePage(note, result.noIndex, {
+    site,
+    place,
+    id: view.idFor(noteId),
+    sizes,
+    description: summary.description && shorten(summary.description, DESCRIPTION_MAX),
+    hasMap,
+  });
+  return { parts, etag: result.etag };
+}
+
+/**
+ * The search results page: hits with their path and matching passage.
+ *
+ * @example
+ * ```ts
+ * import type { VisitorView } from "../share/public_api.ts";
+ * async function hitCount(view: VisitorView) {
+ *   return (await buildSearch(view, "harbor", "https://lore.example.org")).parts.title;
+ * }
+ * ```
+ */
+export async function buildSearch(
+  view: VisitorView,
+  query: string,
+  origin: string,
+): Promise<BuiltPage> {
+  const [site, result] = await Promise.all([siteFrame(view, origin), view.search(query)]);
+  const byUrlId = new Map(view.visibleIds().map((id) => [view.idFor(id), id]));
+  const excerpts = new Map<string, Excerpt | null>();
+  await Promise.all(result.results.map(async (hit) => {
+    const noteId = byUrlId.get(hit.id);
+    if (noteId !== undefined) {
+      excerpts.set(hit.id, excerpt(tidyText(await view.text(noteId)), query));
+    }
+  }));
+  return { parts: searchPage(query, result, site, excerpts), etag: await shareEtag(view) };
+}
+
+/**
+ * The page of one lore type; 404 when the visitor sees no note of that type.
+ *
+ * @example
+ * ```ts
+ * import type { VisitorView } from "../share/public_api.ts";
+ * async function characters(view: VisitorView) {
+ *   return await buildType(view, "character", "https://lore.example.org");
+ * }
+ * ```
+ */
+export async function buildType(
+  view: VisitorView,
+  loreType: string,
+  origin: string,
+): Promise<BuiltPage> {
+  const group = groupByLoreType(
+    pageIds(view).flatMap((id) => {
+      const n = view.summary(id);
+      return n.isLore && n.loreType === loreType
+        ? [{ noteId: id, id: view.idFor(id), title: n.title, loreType }]
+        : [];
+    }),
+  )[0];
+  if (!group) throw publicNotFound();
+  const byUrlId = new Map(view.visibleIds().map((id) => [view.idFor(id), id]));
+  const notes: ListedNote[] = await Promise.all(group.notes.map(async (n) => ({
+    id: n.id,
+    title: displayTitle(n.title),
+    summary: await summaryOf(view, byUrlId.get(n.id)!),
+  })));
+  const site = await siteFrame(view, origin);
+  return {
+    parts: typePage(loreType, notes, site, await shareNoIndex(view)),
+    etag: await shareEtag(view),
+  };
+}
+
+/**
+ * The timeline: every visible note with an in-world date (`#inWorldDate`, promoted), in order.
+ *
+ * @example
+ * ```ts
+ * import type { VisitorView } from "../share/public_api.ts";
+ * async function timeline(view: VisitorView) {
+ *   return await buildTimeline(view, "https://lore.example.org");
+ * }
+ * ```
+ */
+export async function buildTimeline(view: VisitorView, origin: string): Promise<BuiltPage> {
+  const entries: TimelineEntry[] = pageIds(view).flatMap((id) => {
+    const n = view.summary(id);
+    const date = n.label("inWorldDate")?.trim();
+    return date
+      ? [{ id: view.idFor(id), title: displayTitle(n.title), date, loreType: n.loreType }]
+      : [];
+  }).sort((a, b) => naturalCompare(a.date, b.date) || naturalCompare(a.title, b.title));
+  const site = await siteFrame(view, origin);
+  return {
+    parts: timelinePage(entries, site, await shareNoIndex(view)),
+    etag: await shareEtag(view),
+  };
+}
+
+/**
+ * A note's public map: its `~mapImage` (a visible image note) with the pins of its visible
+ * children (`#geolocation="x, y"`, promoted, in the image's pixels); null without one.
+ */
+async function publicMap(view: VisitorView, noteId: string) {
+  const imageId = view.summary(noteId).relation("mapImage");
+  if (imageId === null || !view.summary(imageId).isImage) return null;
+  const size = await view.imageSize(imageId, noteId);
+  if (!size) return null;
+  const pins: MapPin[] = view.childrenOf(noteId).flatMap((id) => {
+    const n = view.summary(id);
+    const point = parseGeolocation(n.label("geolocation") ?? "");
+    return point && !n.isImage
+      ? [{ id: view.idFor(id), title: displayTitle(n.title), ...point }]
+      : [];
+  });
+  return { imageId, size, pins };
+}
+
+/**
+ * The map page of a note; 404 when the note has no public map.
+ *
+ * @example
+ * ```ts
+ * import type { VisitorView } from "../share/public_api.ts";
+ * async function chart(view: VisitorView, noteId: string) {
+ *   return await buildMap(view, noteId, "https://lore.example.org");
+ * }
+ * ```
+ */
+export async function buildMap(
+  view: VisitorView,
+  noteId: string,
+  origin: string,
+): Promise<BuiltPage> {
+  const map = await publicMap(view, noteId);
+  if (!map) throw publicNotFound();
+  const [site, place, result] = await Promise.all([
+    siteFrame(view, origin),
+    notePlace(view, noteId),
+    view.note(noteId),
+  ]);
+  const note = { id: view.idFor(noteId), title: displayTitle(result.note.title) };
+  return {
+    parts: mapPage({ note, ...map, trail: place.breadcrumbs }, site, result.noIndex),
+    etag: result.etag,
+  };
+}
+
+/**
+ * `sitemap.xml`: the home page, every visible page not opted out of indexing, lore types, maps
+ * and the timeline; 404 when the share opts out of indexing.
+ *
+ * @example
+ * ```ts
+ * import type { VisitorView } from "../share/public_api.ts";
+ * async function sitemap(view: VisitorView) {
+ *   return (await buildSitemap(view, "https://lore.example.org")).body;
+ * }
+ * ```
+ */
+export async function buildSitemap(view: VisitorView, origin: string): Promise<BuiltDocument> {
+  if (await shareNoIndex(view)) throw publicNotFound();
+  const site = await siteFrame(view, origin);
+  const notes = pageIds(view).filter((id) => id !== view.rootId && !view.summary(id).noIndex);
+  const body = sitemapXml(origin, [
+    { path: "/", lastModified: view.summary(view.rootId).dateModified },
+    ...notes.map((id) => ({
+      path: `/public/lore/${encodeURIComponent(view.idFor(id))}`,
+      lastModified: view.summary(id).dateModified,
+    })),
+    ...site.loreTypes.map((t) => ({ path: typeHref(t) })),
+    ...site.maps.map((m) => ({ path: mapHref(m.id) })),
+    ...(site.hasTimeline ? [{ path: TIMELINE_PATH }] : []),
+  ]);
+  return { body, etag: await shareEtag(view) };
+}
+
+/**
+ * The Atom feed of the most recently changed visible notes; 404 when the share opts out of
+ * indexing.
+ *
+ * @example
+ * ```ts
+ * import type { VisitorView } from "../share/public_api.ts";
+ * async function feed(view: VisitorView) {
+ *   return (await buildFeed(view, "https://lore.example.org")).body;
+ * }
+ * ```
+ */
+export async function buildFeed(view: VisitorView, origin: string): Promise<BuiltDocument> {
+  if (await shareNoIndex(view)) throw publicNotFound();
+  const site = await siteFrame(view, origin);
+  const recent = pageIds(view)
+    .map((id) => view.summary(id))
+    .filter((n) => n.dateModified !== null && !n.noIndex)
+    .sort((
+      a,
+      b,
+    ) => (a.dateModified! < b.dateModified! ? 1 : a.dateModified! > b.dateModified! ? -1 : 0))
+    .slice(0, FEED_SIZE);
+  const entries: FeedEntry[] = await Promise.all(recent.map(async (n) => ({
+    id: view.idFor(n.noteId),
+    title: displayTitle(n.title),
+    updated: n.dateModified!,
+    summary: await summaryOf(view, n.noteId),
+  })));
+  return { body: atomFeed(site, entries), etag: await shareEtag(view) };
+}

@@ -1,0 +1,17 @@
+/**
+ * The service's version. `deno.json`'s `version` is the one to change; this constant repeats it
+ * because a compiled binary cannot read `deno.json` at run time, and a test keeps the two equal.
+ *
+ * @module
+ */
+
+/**
+ * The version `--version`, `/healthz` and the start-up log report.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.match(VERSION, /^\d+\.\d+\.\d+/);
+ * ```
+ */
+export const VERSION = "1.0.0";

@@ -1,0 +1,186 @@
+/// <reference lib="dom" />
+/**
+ * The public site's quality bars in headless Chromium, at phone and desktop width, on the sample
+ * world dressed with real-size pictures: no horizontal overflow, images at their real size, every
+ * internal link of every public page resolves and none reaches a hidden note, preview metadata
+ * present, print hides the navigation, headings in order, landmarks, `lang`, and readable
+ * contrast in the default theme.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import { browserTestsRun, withBrowser } from "../helpers/browser.ts";
+import { withHarness } from "../helpers/harness.ts";
+import { W } from "../../sims/world.ts";
+import { LANDSCAPE_SIZE, MAP_SIZE, PORTRAIT_SIZE, seedShowcase } from "../../sims/showcase.ts";
+
+const SUITE = "public world in Chromium";
+
+/** Names and ids of notes that exist in Core but are never public. */
+const HIDDEN = [
+  "Rumours on the Docks",
+  "The Drowned Bell",
+  "Work in Progress",
+  "Unfinished Sea Charts",
+  "harbourmaster is in Brannoch",
+  "debt she cannot pay",
+  "The Lantern Vault",
+  W.guideDraft,
+  W.guideGmOnly,
+  W.guideWip,
+  W.guideWipChild,
+  W.guideVault,
+  W.guideProtected,
+];
+
+const VIEWPORTS = [
+  { name: "phone", width: 390, height: 844 },
+  { name: "desktop", width: 1280, height: 900 },
+];
+
+async function noOverflow(page: Page): Promise<boolean> {
+  return await page.evaluate(() => document.documentElement.scrollWidth <= globalThis.innerWidth);
+}
+
+/** Relative luminance contrast of two CSS colours `rgb(r, g, b)`. */
+function contrast(a: string, b: string): number {
+  const lum = (c: string) => {
+    const [r, g, bl] = (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number).map((v) => {
+      const s = v / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+Deno.test({
+  name: "public world in Chromium: every page reachable, tidy at both widths, nothing hidden",
+  ignore: !browserTestsRun(SUITE),
+  fn: () =>
+    withHarness((h) =>
+      withBrowser(async (browser) => {
+        seedShowcase(h.core.store);
+        for (const viewport of VIEWPORTS) {
+          const context = await browser.newContext({ viewport });
+          const page = await context.newPage();
+          // crawl every public page from the home page, following same-origin links
+          const queue = ["/"];
+          const seen = new Set(queue);
+          while (queue.length > 0) {
+            const path = queue.shift()!;
+            const res = await page.goto(h.url + path);
+            assert.equal(res?.status(), 200, `${viewport.name} ${path}`);
+            const type = res?.headers()["content-type"] ?? "";
+            if (!type.startsWith("text/html")) continue;
+            const markup = await page.content();
+            for (const text of HIDDEN) assert.ok(!markup.includes(text), `${path} shows ${text}`);
+            assert.ok(await noOverflow(page), `${viewport.name} ${path} scrolls sideways`);
+            const hrefs = await page.evaluate(() =>
+              [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")!)
+            );
+            for (const href of hrefs) {
+              const url = new URL(href, h.url + path);
+              if (url.origin !== h.url || seen.has(url.pathname + url.search)) continue;
+              if (url.pathname.startsWith("/api/public/images/")) {
+                const image = await page.request.get(url.href);
+                assert.equal(image.status(), 200, `${path} → ${href}`);
+                continue;
+              }
+              seen.add(url.pathname + url.search);
+              queue.push(url.pathname + url.search);
+            }
+          }
+          for (const path of ["/public/timeline", `/public/maps/${W.locChart}`]) {
+            assert.ok(seen.has(path), `${path} is linked`);
+          }
+
+          // images at their real size, with their size given up front
+          await page.goto(`${h.url}/public/lore/${W.charMira}`);
+          const portrait = page.locator("img.portrait");
+          await page.waitForFunction(() =>
+            document.querySelector<HTMLImageElement>("img.portrait")?.complete
+          );
+          assert.equal(
+            await portrait.evaluate((i: HTMLImageElement) => i.naturalWidth),
+            PORTRAIT_SIZE.width,
+          );
+          assert.equal(await portrait.getAttribute("width"), String(PORTRAIT_SIZE.width));
+          const og = await page.evaluate(() =>
+            Object.fromEntries(
+              [...document.querySelectorAll("meta[property^='og:'], meta[name^='twitter:']")]
+                .map((
+                  m,
+                ) => [
+                  m.getAttribute("property") ?? m.getAttribute("name"),
+                  m.getAttribute("content"),
+                ]),
+            )
+          );
+          assert.equal(og["og:title"], "Mira Tallowend");
+          assert.match(og["og:image"] ?? "", /\/api\/public\/images\/wImgPortrt01\/portrait$/);
+          for (const text of HIDDEN) assert.ok(!JSON.stringify(og).includes(text));
+
+          await page.goto(`${h.url}/public/lore/${W.guideWelcome}`);
+          const landscape = page.locator('img[alt="Greyfin Lighthouse at dusk"]');
+          await landscape.scrollIntoViewIfNeeded();
+          await page.waitForFunction(() =>
+            document.querySelector<HTMLImageElement>('img[alt="Greyfin Lighthouse at dusk"]')
+              ?.complete
+          );
+          const box = await landscape.evaluate((i: HTMLImageElement) => ({
+            natural: i.naturalWidth,
+            shown: i.getBoundingClientRect().width,
+            column: i.closest(".content")!.getBoundingClientRect().width,
+            lazy: i.loading,
+          }));
+          assert.equal(box.natural, LANDSCAPE_SIZE.width);
+          assert.equal(box.lazy, "lazy");
+          assert.ok(box.shown <= box.column + 0.5, "no wider than the column");
+          assert.equal(
+            Math.round(box.shown),
+            Math.round(Math.min(box.column, LANDSCAPE_SIZE.width)),
+          );
+
+          // the map is drawn at its proportions with pins as links
+          await page.goto(`${h.url}/public/maps/${W.locChart}`);
+          const svg = await page.locator(".map svg").boundingBox();
+          assert.ok(svg);
+          assert.ok(Math.abs(svg.width / svg.height - MAP_SIZE.width / MAP_SIZE.height) < 0.02);
+          assert.ok(await page.locator(".map a.pin").count() >= 2);
+
+          // accessibility basics: lang, landmarks, heading order, contrast
+          await page.goto(`${h.url}/public/lore/${W.charMira}`);
+          const a11y = await page.evaluate(() => ({
+            lang: document.documentElement.lang,
+            landmarks: ["header", "main", "nav", "footer"].map((t) =>
+              document.querySelectorAll(t).length
+            ),
+            levels: [...document.querySelectorAll("main h1, main h2, main h3, main h4")]
+              .map((e) => Number(e.tagName[1])),
+            text: [
+              getComputedStyle(document.body).color,
+              getComputedStyle(document.body).backgroundColor,
+            ],
+            link: getComputedStyle(document.querySelector("main a")!).color,
+            muted: getComputedStyle(document.querySelector(".meta")!).color,
+          }));
+          assert.equal(a11y.lang, "en");
+          assert.ok(a11y.landmarks.every((n) => n > 0), JSON.stringify(a11y.landmarks));
+          assert.equal(a11y.levels[0], 1);
+          a11y.levels.forEach((l, i) =>
+            assert.ok(i === 0 || l <= a11y.levels[i - 1] + 1, "no skipped level")
+          );
+          assert.ok(contrast(a11y.text[0], a11y.text[1]) >= 7);
+          assert.ok(contrast(a11y.link, a11y.text[1]) >= 4.5);
+          assert.ok(contrast(a11y.muted, a11y.text[1]) >= 4.5);
+
+          // print: the page, not the navigation
+          await page.emulateMedia({ media: "print" });
+          assert.equal(await page.locator(".site-nav").isVisible(), false);
+          assert.equal(await page.locator("main h1").isVisible(), true);
+          await context.close();
+        }
+      })
+    ),
+});
