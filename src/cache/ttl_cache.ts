@@ -60,8 +60,13 @@ export function createTtlCache<V>(opts: TtlCacheOptions<V>): TtlCache<V> {
   const sizeOf = opts.sizeOf ?? (() => 0);
   const maxBytes = opts.maxBytes ?? Infinity;
   const refreshAfter = opts.refreshAfterMs ?? Infinity;
-  const entries = new Map<string, { value: V; expires: number; stored: number; bytes: number }>();
+  const entries = new Map<
+    string,
+    { value: V; expires: number; stored: number; bytes: number; touched: number }
+  >();
   let bytes = 0;
+  /** Counts stores and moves to the back: an entry's `touched` is the count when it got there. */
+  let sequence = 0;
   // `live` turns false when the key is invalidated mid-load: that load's value may be stale
   const inflight = new Map<string, { promise: Promise<V>; live: boolean }>();
   const drop = (key: string) => {
@@ -84,8 +89,13 @@ export function createTtlCache<V>(opts: TtlCacheOptions<V>): TtlCache<V> {
       remove(key);
       return undefined;
     }
-    entries.delete(key); // refresh LRU position
-    entries.set(key, e);
+    // Move it to the back (LRU) only once it is in the older half: moving every hit would make
+    // V8 rebuild the map's table every few hits, garbage a hot cache cannot afford.
+    if (sequence - e.touched >= Math.max(1, entries.size >> 1)) {
+      entries.delete(key);
+      entries.set(key, e);
+      e.touched = ++sequence;
+    }
     return e;
   };
 
@@ -95,7 +105,13 @@ export function createTtlCache<V>(opts: TtlCacheOptions<V>): TtlCache<V> {
     const size = sizeOf(value);
     if (size > maxBytes) return;
     const t = now();
-    entries.set(key, { value, expires: t + opts.ttlMs, stored: t, bytes: size });
+    entries.set(key, {
+      value,
+      expires: t + opts.ttlMs,
+      stored: t,
+      bytes: size,
+      touched: ++sequence,
+    });
     bytes += size;
     while (entries.size > opts.maxEntries || bytes > maxBytes) {
       remove(entries.keys().next().value as string);

@@ -15,6 +15,7 @@ import {
   type PublicSearchOutcome,
   type PublicShare,
   publicShare,
+  type PublicShareDeps,
 } from "../share/public_api.ts";
 import { answerFor, type RenderedAnswer, renderedAnswer } from "../share/rendered_answer.ts";
 import { publicLoreNoteSchema, publicSearchResultSchema } from "../share/public_types.ts";
@@ -41,9 +42,28 @@ const idOrAliasSchema = z.string().min(1).max(256).regex(
  * ```
  */
 export function shareFor(ctx: PublicCtx): PublicShare {
-  // the context as prototype, not a spread: a spread would read (so make Deno build) the signal
-  return publicShare(Object.assign(Object.create(ctx), { caches: ctx.state.publicShare }));
+  const deps = Object.create(SHARE_SIGNAL) as PublicShareDeps & { ctx: PublicCtx };
+  deps.ctx = ctx;
+  deps.publicCore = ctx.publicCore;
+  deps.caches = ctx.state.publicShare;
+  deps.config = ctx.config;
+  deps.concurrency = ctx.concurrency;
+  deps.log = ctx.log;
+  deps.requestId = ctx.requestId;
+  deps.url = ctx.url;
+  return publicShare(deps);
 }
+
+/**
+ * The share's `signal`, read from the request only when an image streams. Named fields on a
+ * shared prototype: a spread of the context would read the signal (Deno builds it on first
+ * read), and the context itself as a per-request prototype costs V8 a new hidden class each time.
+ */
+const SHARE_SIGNAL = {
+  get signal(): AbortSignal {
+    return (this as unknown as { ctx: PublicCtx }).ctx.signal;
+  },
+};
 
 /** The answers every public route shares. */
 const COMMON_RESPONSES = {

@@ -20,7 +20,7 @@ import {
   coreNoteWithBranchSchema,
   type CoreRevision,
   coreRevisionSchema,
-  coreSearchSchema,
+  coreSearchAnswerSchema,
 } from "./core_schemas.ts";
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -294,7 +294,7 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
     opts: CoreSearchOptions = {},
     explain?: (status: number, text: string) => ApiError | undefined,
   ) =>
-    (await jsonCall(coreSearchSchema, {
+    (await jsonCall(coreSearchAnswerSchema, {
       path: "/etapi/notes",
       query: { search: query, ...opts },
     }, explain)).results;

@@ -158,3 +158,16 @@ Deno.test("compose.yaml: pinned images, proxy variables the service accepts, agr
   const example = envFile(await readDeployFile("compose.env.example"));
   assert.deepEqual(Object.keys(example).sort(), [...required].sort());
 });
+
+Deno.test("Dockerfile: CMD runs the service with `deno task start`'s flags; compile has its V8 flags", async () => {
+  const tasks = JSON.parse(await Deno.readTextFile(new URL("deno.json", REPO))).tasks;
+  const startFlags = String(tasks.start).split(/\s+/).slice(2, -1);
+  const cmd = execForm(only("CMD").at(-1)!);
+  assert.deepEqual(
+    cmd.filter((a) => a !== "--cached-only"),
+    ["deno", "run", ...startFlags, "main.ts"],
+  );
+  for (const flag of startFlags.filter((f) => f.startsWith("--v8-flags="))) {
+    assert.ok(String(tasks.compile).includes(flag), `compile lacks ${flag}`);
+  }
+});

@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { prng } from "../../tests/helpers/prng.ts";
+import {
+  coreSearchAnswerSchema,
+  coreSearchSchema,
+  wellFormedSearchAnswer,
+} from "./core_schemas.ts";
+
+const note = (i: number, protectedNote = false) => ({
+  noteId: `note${i}`,
+  isProtected: protectedNote,
+  title: `Title ${i}`,
+  type: "text",
+  mime: "text/html",
+  blobId: `blob${i}`,
+  dateCreated: "2026-03-01 09:04:00.000+0000",
+  utcDateModified: "2026-03-01 09:04:00.000Z",
+  parentNoteIds: ["root"],
+  childNoteIds: [],
+  parentBranchIds: [`root_note${i}`],
+  childBranchIds: [],
+  isFuture: "an unknown field Core may add",
+  attributes: [
+    { attributeId: `a${i}`, noteId: `note${i}`, type: "label", name: "lore", value: "" },
+    {
+      attributeId: `b${i}`,
+      noteId: `note${i}`,
+      type: "relation",
+      name: "ally",
+      value: "note0",
+      position: 20,
+      isInheritable: true,
+    },
+  ],
+});
+
+/** Ways an answer can be wrong (or merely unusual) at a random spot. */
+const MUTATIONS: ((n: Record<string, unknown>, attr: Record<string, unknown>) => void)[] = [
+  (n) => delete n.noteId,
+  (n) => n.title = 7,
+  (n) => n.isProtected = "yes",
+  (n) => n.blobId = null,
+  (n) => n.childNoteIds = ["x", 3],
+  (n) => n.attributes = "none",
+  (n) => n.isProtected = true,
+  (n) => delete n.dateCreated,
+  (_, a) => a.type = "link",
+  (_, a) => a.position = "1",
+  (_, a) => a.isInheritable = null,
+  (_, a) => delete a.value,
+  (_, a) => delete a.isInheritable,
+  (_, a) => a.extra = { nested: true },
+];
+
+Deno.test("core search answers: the fast path gives exactly zod's result, or leaves it to zod", () => {
+  const random = prng(7);
+  let fastUsed = 0;
+  for (let round = 0; round < 400; round++) {
+    const notes = Array.from({ length: 1 + Math.floor(random() * 4) }, (_, i) => note(i));
+    const answer: Record<string, unknown> = { results: notes };
+    for (let m = Math.floor(random() * 3); m > 0; m--) {
+      const n = notes[Math.floor(random() * notes.length)] as unknown as Record<string, unknown>;
+      const attr = (n.attributes as Record<string, unknown>[])[Math.floor(random() * 2)];
+      MUTATIONS[Math.floor(random() * MUTATIONS.length)](n, attr);
+    }
+    if (random() < 0.05) answer.results = "not a list";
+    const byZod = coreSearchSchema.safeParse(structuredClone(answer));
+    const fast = wellFormedSearchAnswer(structuredClone(answer));
+    if (fast) {
+      fastUsed++;
+      assert.ok(byZod.success, "the fast path accepted what zod refuses");
+      assert.deepEqual(fast, byZod.data);
+    }
+    const combined = coreSearchAnswerSchema.safeParse(structuredClone(answer));
+    assert.equal(combined.success, byZod.success);
+    if (combined.success && byZod.success) assert.deepEqual(combined.data, byZod.data);
+  }
+  assert.ok(fastUsed > 100, `the fast path took only ${fastUsed} of 400 answers`);
+});
+
+Deno.test("core search answers: a well-formed list takes the fast path, protected titles hidden", () => {
+  const answer = { results: [note(1), note(2, true)] };
+  const fast = wellFormedSearchAnswer(structuredClone(answer));
+  assert.ok(fast, "a plain list of notes takes the fast path");
+  assert.deepEqual(fast.results.map((n) => n.title), ["Title 1", "[protected]"]);
+  assert.deepEqual(fast.results[0].attributes.map((a) => a.isInheritable), [false, true]);
+});
