@@ -44,7 +44,7 @@ async function serve(): Promise<void> {
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   // after listening and never awaited: a slow backend delays only its own line
-  void logStartupReport(log, config, fetch);
+  void logStartupReport(log, config, server.app.fetch); // the client the app uses
 }
 
 if (import.meta.main) {

@@ -217,3 +217,46 @@ async function stop(child: Deno.ChildProcess): Promise<void> {
   }
   await child.status;
 }
+
+/** What {@linkcode processGroup} gives: `start` keeps what it starts, `stopAll` ends them. */
+export interface ProcessGroup {
+  /** Awaits a start; on failure stops everything started so far and rethrows. */
+  start<T extends { stop(): Promise<void> } | null>(starting: Promise<T>): Promise<T>;
+  /** Stops every process started, the last first. */
+  stopAll(): Promise<void>;
+}
+
+/**
+ * The processes of one benchmark run, stopped together (in reverse order) at the end or as soon
+ * as one of them fails to start.
+ *
+ * @example
+ * ```ts
+ * async function run() {
+ *   const group = processGroup();
+ *   try {
+ *     const bare = await group.start(spawnRole(["bare"]));
+ *     console.log(bare.info.url);
+ *   } finally {
+ *     await group.stopAll();
+ *   }
+ * }
+ * ```
+ */
+export function processGroup(): ProcessGroup {
+  const running: { stop(): Promise<void> }[] = [];
+  const stopAll = async () => {
+    for (const r of running.splice(0).reverse()) await r.stop();
+  };
+  return {
+    stopAll,
+    async start(starting) {
+      const started = await starting.catch(async (e) => {
+        await stopAll();
+        throw e;
+      });
+      if (started) running.push(started);
+      return started;
+    },
+  };
+}

@@ -8,7 +8,9 @@
  *
  * Rows (`BENCH_ONLY` takes their names), in groups whose rows alternate round by round:
  *
- *  - runtime: `bare`, `healthz`, `public-api`, `public-api-304`, `public-page`, `public-page-304`;
+ *  - runtime: `bare`, `floor` (a bare `Deno.serve` giving `/healthz`'s exact answer), `healthz`,
+ *    `healthz-quiet` (a second service with `LOG_LEVEL=warn`: what the request log costs),
+ *    `public-api`, `public-api-304`, `public-page`, `public-page-304`;
  *  - pass-through of `GET /api/lore/:id`: `direct` (Core double), `nginx`, `service`;
  *  - list: `list-direct` (Core search `#lore`), `list` (`GET /api/lore`);
  *  - relations: `relations-direct` (one Core call), `relations` (`GET /api/lore/:id`, 4 relations);
@@ -40,7 +42,7 @@ import { loadGenerator } from "./load.ts";
 import { mib, peakBytes, readMemory, sampleMemory } from "./memory.ts";
 import { startNginx } from "./nginx.ts";
 import { count, markdownTable, ms, rate, ratio, signedMs } from "./report.ts";
-import { spawnRole, spawnService } from "./roles.ts";
+import { processGroup, spawnRole, spawnService } from "./roles.ts";
 import { alternateStreams, brainDumpTargets } from "./sse_stream.ts";
 import { median, percentile } from "./stats.ts";
 
@@ -58,7 +60,9 @@ const logLevel = Deno.env.get("BENCH_LOG_LEVEL") ?? "info";
 
 const ROW_NAMES = [
   "bare",
+  "floor",
   "healthz",
+  "healthz-quiet",
   "public-api",
   "public-api-304",
   "public-page",
@@ -87,29 +91,24 @@ const loadAverage = () => Deno.readTextFileSync("/proc/loadavg").split(" ")[0];
 const loadAtStart = loadAverage();
 const load = await loadGenerator();
 /** Everything started so far, stopped in reverse order at the end or when a start fails. */
-const running: { stop(): Promise<void> }[] = [];
-const stopAll = async () => {
-  for (const r of running.splice(0).reverse()) await r.stop();
-};
-async function start<T extends { stop(): Promise<void> } | null>(starting: Promise<T>) {
-  const started = await starting.catch(async (e) => {
-    await stopAll();
-    throw e;
-  });
-  if (started) running.push(started);
-  return started;
-}
+const { start, stopAll } = processGroup();
 const core = await start(spawnRole(["core", String(extraNotes)]));
 const parser = await start(spawnRole(["parser", core.info.url, core.info.token]));
 const bare = await start(spawnRole(["bare"]));
-const service = await start(spawnService({
+const floor = wanted("floor") ? await start(spawnRole(["floor"])) : null;
+const serviceEnv = {
   CORE_URL: core.info.url,
   CORE_TOKEN: core.info.token,
   PARSER_URL: parser.info.url,
   PARSER_TOKEN: parser.info.token,
   MAX_UPLOAD_BYTES: String(Math.max(20 * 1024 * 1024, uploadBytes + 1024 * 1024)),
   LOG_LEVEL: logLevel,
-}, Deno.env.get("BENCH_SERVICE_FLAGS")?.split(" ").filter(Boolean)));
+};
+const serviceFlags = Deno.env.get("BENCH_SERVICE_FLAGS")?.split(" ").filter(Boolean);
+const service = await start(spawnService(serviceEnv, serviceFlags));
+const quiet = wanted("healthz-quiet")
+  ? await start(spawnService({ ...serviceEnv, LOG_LEVEL: "warn" }, serviceFlags))
+  : null;
 const nginx = wanted("nginx") ? await start(startNginx(core.info.url, core.info.token)) : null;
 const svcPid = service.child.pid;
 const coreAuth = { authorization: core.info.token };
@@ -171,6 +170,8 @@ async function quiesce(): Promise<void> {
     [`${parser.info.url}/health`, {}],
     [`${service.url}/healthz`, {}],
     [bare.info.url, {}],
+    ...(floor ? [[floor.info.url, {}] as [string, Record<string, string>]] : []),
+    ...(quiet ? [[`${quiet.url}/healthz`, {}] as [string, Record<string, string>]] : []),
   ];
   await Promise.all(pings.map(async ([url, headers]) => {
     await (await fetch(url, { headers })).body?.cancel();
@@ -215,7 +216,25 @@ async function httpGroups(): Promise<
           expect: 200,
           pid: bare.child.pid,
         },
+        ...(floor
+          ? [{
+            name: "floor",
+            what: "bare `Deno.serve`, `/healthz`'s answer and headers",
+            target: { url: floor.info.url },
+            expect: 200 as const,
+            pid: floor.child.pid,
+          }]
+          : []),
         svc("healthz", "`GET /healthz`", `${service.url}/healthz`),
+        ...(quiet
+          ? [{
+            name: "healthz-quiet",
+            what: "the same, `LOG_LEVEL=warn` (no request log)",
+            target: { url: `${quiet.url}/healthz` },
+            expect: 200 as const,
+            pid: quiet.child.pid,
+          }]
+          : []),
         svc("public-api", "`GET /api/public/lore/:id`", publicApi),
         svc(
           "public-api-304",
@@ -399,9 +418,11 @@ function ratioLines(): string[] {
       lines.push(`${a}/${b}: throughput ${ratio(x.rps, y.rps)}, p50 ${ratio(x.p50, y.p50)}`);
     }
   };
-  for (const name of ["healthz", "public-api", "public-api-304", "public-page"]) {
+  for (const name of ["floor", "healthz", "public-api", "public-api-304", "public-page"]) {
     versus(name, "bare");
   }
+  versus("healthz", "floor");
+  versus("healthz", "healthz-quiet");
   versus("public-page-304", "bare");
   versus("service", "direct");
   versus("service", "nginx");

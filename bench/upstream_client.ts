@@ -18,7 +18,7 @@ import { loadGenerator } from "./load.ts";
 import { mib } from "./memory.ts";
 import { startNginx } from "./nginx.ts";
 import { markdownTable, ms, rate, ratio } from "./report.ts";
-import { spawnRole, spawnService } from "./roles.ts";
+import { processGroup, spawnRole, spawnService } from "./roles.ts";
 
 const env = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
 const seconds = env("BENCH_SECONDS", 5);
@@ -29,18 +29,8 @@ const note = Deno.env.get("BENCH_NOTE") ?? W.locReef;
 const loadAverage = () => Deno.readTextFileSync("/proc/loadavg").split(" ")[0];
 const loadAtStart = loadAverage();
 const load = await loadGenerator();
-const running: { stop(): Promise<void> }[] = [];
-const stopAll = async () => {
-  for (const r of running.splice(0).reverse()) await r.stop();
-};
-async function start<T extends { stop(): Promise<void> } | null>(starting: Promise<T>) {
-  const started = await starting.catch(async (e) => {
-    await stopAll();
-    throw e;
-  });
-  if (started) running.push(started);
-  return started;
-}
+/** Everything started so far, stopped in reverse order at the end or when a start fails. */
+const { start, stopAll } = processGroup();
 
 const core = await start(spawnRole(["core"]));
 const coreEnv = { CORE_URL: core.info.url, CORE_TOKEN: core.info.token };

@@ -71,6 +71,8 @@ export interface App {
   routes: readonly Route[];
   state: AppState;
   log: Logger;
+  /** How the app calls its backends (`UPSTREAM_CLIENT`), for checks that must see them alike. */
+  fetch: typeof fetch;
 }
 
 /**
@@ -397,7 +399,7 @@ export function createApp(deps: AppDeps): App {
     );
   }
 
-  return { handle, routes, state, log };
+  return { handle, routes, state, log, fetch: fetchFn };
 }
 
 /**

@@ -267,7 +267,11 @@ export const envSchema = z.object({
         "`CLIENT_BODY_TIMEOUT_MS` applies either way.",
     ),
   TRUST_PROXY: bool(false)
-    .describe("Trust `X-Forwarded-Host` and `X-Forwarded-Proto` from a reverse proxy."),
+    .describe(
+      "Trust a reverse proxy's `X-Forwarded-Host` and `X-Forwarded-Proto` (the site's public " +
+        "origin) and the last `X-Forwarded-For` entry (the client address for rate limits and " +
+        "logs).",
+    ),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info")
     .describe("Least severe log level written."),
   LOG_FORMAT: z.enum(["json", "combined"]).default("json")

@@ -92,20 +92,14 @@ export function createPortalConfig(opts: PortalConfigOptions): PortalConfig {
       }
       return fallback;
     }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      raw = undefined;
-    }
-    const parsed = portalSettingsSchema.safeParse(raw);
-    if (!parsed.success) {
+    const stored = storedPortalSettings(text);
+    if (!stored) {
       opts.log.log("error", "the portal config file is corrupt; using LORE_ROOT_NOTE_ID", {
         file: path,
       });
       return fallback;
     }
-    return { loreRootNoteId: parsed.data.loreRootNoteId, source: "file" };
+    return stored;
   };
 
   return {
@@ -118,4 +112,31 @@ export function createPortalConfig(opts: PortalConfigOptions): PortalConfig {
       return settings;
     },
   };
+}
+
+/**
+ * Stored portal settings (a file's or a Core note's JSON text), or undefined when the text is not
+ * valid settings: a damaged store is reported by its reader, never half-used.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(storedPortalSettings('{"loreRootNoteId":"abc123"}'), {
+ *   loreRootNoteId: "abc123",
+ *   source: "file",
+ * });
+ * assert.equal(storedPortalSettings("{not json"), undefined);
+ * ```
+ */
+export function storedPortalSettings(text: string): PortalSettings | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = portalSettingsSchema.safeParse(raw);
+  return parsed.success
+    ? { loreRootNoteId: parsed.data.loreRootNoteId, source: "file" }
+    : undefined;
 }

@@ -10,7 +10,12 @@
 import { ApiError, nullOn404, upstreamCode } from "./http/errors.ts";
 import type { Logger } from "./http/log.ts";
 import { writeSteps } from "./lore/write_steps.ts";
-import { type PortalConfig, type PortalSettings, portalSettingsSchema } from "./portal_config.ts";
+import {
+  type PortalConfig,
+  type PortalSettings,
+  portalSettingsSchema,
+  storedPortalSettings,
+} from "./portal_config.ts";
 import type { CoreClient, CoreNote } from "./upstream/core.ts";
 
 /** The label that marks the config note (own, not inherited). */
@@ -94,14 +99,8 @@ export function createCorePortalConfig(opts: CorePortalConfigOptions): PortalCon
   };
 
   const parse = (text: string, id: string): PortalSettings => {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      raw = undefined;
-    }
-    const parsed = portalSettingsSchema.safeParse(raw);
-    if (parsed.success) return { loreRootNoteId: parsed.data.loreRootNoteId, source: "file" };
+    const stored = storedPortalSettings(text);
+    if (stored) return stored;
     log.log("error", "the portal config note in Core is damaged; using LORE_ROOT_NOTE_ID", {
       noteId: id,
     });

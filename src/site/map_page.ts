@@ -40,10 +40,15 @@ export interface PublicMap {
  *   note: { id: "chart", title: "Chart" },
  *   imageId: "img1",
  *   size: { width: 960, height: 640 },
- *   pins: [{ id: "harbor", title: "Harbor", x: 120, y: 300 }],
+ *   pins: [
+ *     { id: "harbor", title: "Harbor", x: 120, y: 300 },
+ *     { id: "light", title: "Lighthouse", x: 900, y: 100 },
+ *   ],
  *   trail: [],
  * });
  * assert.match(page.main.html, /<a href="\/public\/lore\/harbor"[^>]*>\s*<circle cx="120" cy="300"/);
+ * // near the right edge the label sits left of its pin, inside the map
+ * assert.match(page.main.html, /<text x="[\d.]+" y="[\d.]+" font-size="\d+"\s+text-anchor="end">Lighthouse</);
  * ```
  */
 export function mapPage(map: PublicMap, site?: SiteFrame, noIndex = false): PageParts {
@@ -64,7 +69,15 @@ export function mapPage(map: PublicMap, site?: SiteFrame, noIndex = false): Page
       html`
         <a href="${loreHref(p.id)}" class="pin">
           <circle cx="${p.x}" cy="${p.y}" r="${r}"></circle>
-          <text x="${p.x + r * 1.5}" y="${p.y + r * 0.7}" font-size="${font}">${p.title}</text>
+          ${// a pin in the right half is labelled on its left, so the label stays on the map
+          p.x > width / 2
+            ? html`
+              <text x="${p.x - r * 1.5}" y="${p.y + r * 0.7}" font-size="${font}"
+                text-anchor="end">${p.title}</text>
+            `
+            : html`<text x="${p.x + r * 1.5}" y="${
+              p.y + r * 0.7
+            }" font-size="${font}">${p.title}</text>`}
         </a>
       `
     )}

@@ -173,8 +173,22 @@ export function freePort(): number {
   return port;
 }
 
-/** nginx's main configuration around the snippet: everything under `dir`, no root paths. */
-function nginxMain(dir: string): string {
+/**
+ * nginx's main configuration around one site file: everything under `dir`, no root paths.
+ * `hostile` adds what the snippet test runs against (below); other tests leave it out.
+ */
+function nginxMain(dir: string, hostile: boolean): string {
+  const tests = hostile
+    ? `
+    # test only: the service's TCP peer is nginx at this address, never the client's
+    proxy_bind ${NGINX_SOURCE_ADDRESS};
+    # test only: compression of every type, as some servers have it, and the service's own
+    # X-Accel-Buffering ignored: the snippet alone must keep event streams flowing
+    gzip on;
+    gzip_types *;
+    gzip_min_length 0;
+    proxy_ignore_headers X-Accel-Buffering;`
+    : "";
   return `worker_processes 1;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log;
@@ -185,15 +199,7 @@ http {
     proxy_temp_path ${dir}/proxy;
     fastcgi_temp_path ${dir}/fastcgi;
     uwsgi_temp_path ${dir}/uwsgi;
-    scgi_temp_path ${dir}/scgi;
-    # test only: the service's TCP peer is nginx at this address, never the client's
-    proxy_bind ${NGINX_SOURCE_ADDRESS};
-    # test only: compression of every type, as some servers have it, and the service's own
-    # X-Accel-Buffering ignored: the snippet alone must keep event streams flowing
-    gzip on;
-    gzip_types *;
-    gzip_min_length 0;
-    proxy_ignore_headers X-Accel-Buffering;
+    scgi_temp_path ${dir}/scgi;${tests}
     include ${dir}/site.conf;
 }
 `;
@@ -285,9 +291,28 @@ async function startProxy(
  */
 export async function startNginx(serviceUrl: string): Promise<FrontProxy> {
   const snippet = await readDeployFile("nginx.conf");
+  return startNginxSite((_, port) => nginxForTest(snippet, port, new URL(serviceUrl).host), true);
+}
+
+/**
+ * A real nginx serving `site(dir, port)` (its `server`/`upstream` blocks) on a free port;
+ * `hostile` adds the snippet test's settings (see `nginxMain`).
+ *
+ * @example
+ * ```ts
+ * async function balancer(servers: string[]): Promise<FrontProxy> {
+ *   return await startNginxSite((_, port) => `upstream app { server ${servers[0]}; }
+ * server { listen 127.0.0.1:${port}; location / { proxy_pass http://app; } }`);
+ * }
+ * ```
+ */
+export function startNginxSite(
+  site: (dir: string, port: number) => string,
+  hostile = false,
+): Promise<FrontProxy> {
   return startProxy("nginx", NGINX_PATH, (dir, port) => ({
-    "site.conf": nginxForTest(snippet, port, new URL(serviceUrl).host),
-    "nginx.conf": nginxMain(dir),
+    "site.conf": site(dir, port),
+    "nginx.conf": nginxMain(dir, hostile),
   }), (dir) => [
     "-p",
     dir,

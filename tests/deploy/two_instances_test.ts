@@ -15,7 +15,7 @@ import { DEFAULT_OWNER, type ParserSim, startParserSim } from "../../sims/parser
 import { W } from "../../sims/world.ts";
 import { TEST_SESSION_SECRET } from "../helpers/harness.ts";
 import { cookieHeader } from "../helpers/session.ts";
-import { freePort, NGINX_PATH, nginxTestsRun } from "./front_proxy.ts";
+import { type FrontProxy, nginxTestsRun, startNginxSite } from "./front_proxy.ts";
 
 const RUNS = nginxTestsRun("two instances behind nginx");
 
@@ -56,74 +56,31 @@ async function startInstance(env: Record<string, string>, problems: string[]): P
   };
 }
 
-/** nginx's whole configuration: both instances in one upstream, round-robin (its default). */
-function nginxConf(dir: string, port: number, servers: string[]): string {
-  return `worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log;
-events { worker_connections 64; }
-http {
-    access_log off;
-    client_body_temp_path ${dir}/client_body;
-    proxy_temp_path ${dir}/proxy;
-    fastcgi_temp_path ${dir}/fastcgi;
-    uwsgi_temp_path ${dir}/uwsgi;
-    scgi_temp_path ${dir}/scgi;
-    upstream lore_portal_proxy {
-${servers.map((s) => `        server ${s};`).join("\n")}
-    }
-    server {
-        listen 127.0.0.1:${port};
-        location / {
-            proxy_pass http://lore_portal_proxy;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            proxy_set_header Host $host;
-            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-            proxy_set_header X-Forwarded-Host $http_host;
-            proxy_set_header X-Forwarded-Proto $scheme;
-            # test only: which instance answered
-            add_header X-Upstream $upstream_addr always;
-        }
+/** The balancer's site: both instances in one upstream, round-robin (nginx's default). */
+function balancerSite(port: number, servers: string[]): string {
+  return `upstream lore_portal_proxy {
+${servers.map((s) => `    server ${s};`).join("\n")}
+}
+server {
+    listen 127.0.0.1:${port};
+    location / {
+        proxy_pass http://lore_portal_proxy;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_set_header Host $host;
+        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        proxy_set_header X-Forwarded-Host $http_host;
+        proxy_set_header X-Forwarded-Proto $scheme;
+        # test only: which instance answered
+        add_header X-Upstream $upstream_addr always;
     }
 }
 `;
 }
 
 /** Starts nginx in front of `servers`; resolves once it accepts connections. */
-async function startNginx(servers: string[]): Promise<{ url: string; close(): Promise<void> }> {
-  // reached without nginx only under CI, which must install it
-  if (!(await Deno.stat(NGINX_PATH).then((s) => s.isFile, () => false))) {
-    throw new Error(`${NGINX_PATH} is missing; CI needs it (apt-get install nginx)`);
-  }
-  const dir = await Deno.makeTempDir({ prefix: "lpp-balancer-" });
-  await Deno.chmod(dir, 0o755); // nginx's workers drop root and must reach their temp paths
-  const port = freePort();
-  await Deno.writeTextFile(`${dir}/nginx.conf`, nginxConf(dir, port, servers));
-  const child = new Deno.Command(NGINX_PATH, {
-    args: ["-p", dir, "-e", `${dir}/error.log`, "-c", `${dir}/nginx.conf`, "-g", "daemon off;"],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  let exited = false;
-  child.status.then(() => exited = true);
-  const close = async () => {
-    if (!exited) child.kill("SIGTERM");
-    await child.status;
-    await Deno.remove(dir, { recursive: true });
-  };
-  for (let i = 0; !exited && i < 200; i++) {
-    try {
-      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-      return { url: `http://127.0.0.1:${port}`, close };
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  const log = await Deno.readTextFile(`${dir}/error.log`).catch(() => "");
-  await close();
-  throw new Error(`nginx did not start:\n${log}`);
+function startNginx(servers: string[]): Promise<FrontProxy> {
+  return startNginxSite((_, port) => balancerSite(port, servers));
 }
 
 /** Runs `fn` with the doubles, two instances and nginx, and always tears them down. */
