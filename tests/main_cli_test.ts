@@ -7,26 +7,16 @@ import { envSchema } from "../src/config.ts";
 import { NOTHING_CONFIGURED } from "../src/readiness.ts";
 import { VERSION } from "../src/version.ts";
 import { startCoreSim } from "../sims/core.ts";
+import { cleanEnv, MAIN_PERMISSIONS, spawnMain } from "./helpers/main_process.ts";
 
 const REPO = new URL("..", import.meta.url);
-const PERMISSIONS = ["--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys"];
-
-/** A clean environment: what Deno needs to run, plus `extra`. */
-function envWith(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = { ...extra };
-  for (const k of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
-    const v = Deno.env.get(k);
-    if (v !== undefined) env[k] = v;
-  }
-  return env;
-}
 
 /** Runs `main.ts args` to completion. */
 async function run(...args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, "main.ts", ...args],
+    args: ["run", ...MAIN_PERMISSIONS, "main.ts", ...args],
     cwd: REPO,
-    env: envWith({ PORT: "0" }),
+    env: cleanEnv({ PORT: "0" }),
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",
@@ -70,32 +60,12 @@ async function startUpLines(
   env: Record<string, string>,
   done: (lines: Record<string, unknown>[]) => boolean,
 ): Promise<Record<string, unknown>[]> {
-  const dataDir = await Deno.makeTempDir({ prefix: "lpp-main-cli-" });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, "main.ts"],
-    cwd: REPO,
-    env: envWith({ HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir, ...env }),
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const lines: Record<string, unknown>[] = [];
-  const reading = (async () => {
-    let rest = "";
-    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-      const parts = (rest + chunk).split("\n");
-      rest = parts.pop()!;
-      lines.push(...parts.map((l) => JSON.parse(l)));
-    }
-  })();
+  const main = await spawnMain(env);
   try {
-    for (let i = 0; i < 600 && !done(lines); i++) await new Promise((r) => setTimeout(r, 50));
-    return [...lines];
+    await main.until(done);
+    return [...main.lines];
   } finally {
-    child.kill("SIGTERM");
-    await child.status;
-    await reading.catch(() => {});
-    await Deno.remove(dataDir, { recursive: true });
+    await main.close();
   }
 }
 

@@ -7,10 +7,9 @@
  */
 import { z } from "zod";
 import { ApiError, invalidRequest } from "../http/errors.ts";
-import { etagMatches } from "../lore/preview.ts";
 import { defineRoute, type PublicCtx, type Route } from "../router.ts";
 import { errorPageResponse } from "../site/error_page.ts";
-import { siteHeaders } from "../site/headers.ts";
+import { assetResponse, siteHeaders } from "../site/headers.ts";
 import { publicOrigin } from "../http/csrf.ts";
 import { SEARCH_MAX_LENGTH } from "../site/layout.ts";
 import { pageEtag, renderedPage } from "../site/respond.ts";
@@ -355,18 +354,12 @@ export const stylesheet = defineRoute({
     },
     304: { description: "`If-None-Match` matched (no body)" },
   },
-  handler: (ctx) => {
-    const headers = siteHeaders({
+  handler: (ctx) =>
+    assetResponse(ctx.req, SITE_CSS, {
       contentType: "text/css; charset=utf-8",
       cacheControl: "public, max-age=86400",
       etag: CSS_ETAG,
-    });
-    if (etagMatches(ctx.req.headers.get("if-none-match"), CSS_ETAG)) {
-      headers.delete("content-type");
-      return new Response(null, { status: 304, headers });
-    }
-    return new Response(SITE_CSS, { headers });
-  },
+    }),
 });
 
 /** This group's routes. */

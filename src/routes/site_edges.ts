@@ -6,11 +6,10 @@
  */
 import { createHash } from "node:crypto";
 import { ApiError } from "../http/errors.ts";
-import { etagMatches } from "../lore/preview.ts";
 import { defineRoute, type PublicCtx, type Route } from "../router.ts";
 import type { AnswerRenderer } from "../share/public_api.ts";
 import { answerFor, renderedAnswer } from "../share/rendered_answer.ts";
-import { siteHeaders } from "../site/headers.ts";
+import { assetResponse, siteHeaders } from "../site/headers.ts";
 import { pageEtag } from "../site/respond.ts";
 import { ClientAbortError } from "../upstream/fetch.ts";
 import { shareFor } from "./public.ts";
@@ -119,16 +118,11 @@ const FAVICON_ETAG = `"icon-${
 
 /** The favicon's answer: cached a week, revalidated by ETag after that. */
 function favicon(ctx: PublicCtx): Response {
-  const headers = siteHeaders({
+  return assetResponse(ctx.req, FAVICON_SVG, {
     contentType: "image/svg+xml",
     cacheControl: "public, max-age=604800",
     etag: FAVICON_ETAG,
   });
-  if (etagMatches(ctx.req.headers.get("if-none-match"), FAVICON_ETAG)) {
-    headers.delete("content-type");
-    return new Response(null, { status: 304, headers });
-  }
-  return new Response(FAVICON_SVG, { headers });
 }
 
 const FAVICON_RESPONSES = {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { etagMatches } from "../lore/preview.ts";
 
 /**
  * The site's CSP. There is no `script-src`, so `default-src 'none'` forbids every script, inline
@@ -66,4 +67,30 @@ export function siteHeaders(opts: SiteHeaderOptions): Headers {
   if (opts.etag) h.set("etag", opts.etag);
   if (opts.varyAuthorization) h.set("vary", "Authorization");
   return h;
+}
+
+/**
+ * A compiled-in asset of the site (stylesheet, favicon) with the site's headers, or a 304 when
+ * the request's `If-None-Match` names its ETag.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const css = { contentType: "text/css", cacheControl: "public, max-age=60", etag: 'W/"1"' };
+ * const again = new Request("http://x/site.css", { headers: { "if-none-match": 'W/"1"' } });
+ * assert.equal(assetResponse(new Request("http://x/site.css"), "p{}", css).status, 200);
+ * assert.equal(assetResponse(again, "p{}", css).status, 304);
+ * ```
+ */
+export function assetResponse(
+  req: Request,
+  body: string,
+  opts: { contentType: string; cacheControl: string; etag: string },
+): Response {
+  const headers = siteHeaders(opts);
+  if (etagMatches(req.headers.get("if-none-match"), opts.etag)) {
+    headers.delete("content-type");
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(body, { headers });
 }
