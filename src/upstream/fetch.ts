@@ -280,8 +280,10 @@ export async function readBodyText(
     });
   const declared = Number(up.res.headers.get("content-length") ?? NaN);
   // A declared length within the bound is read natively in one go (the HTTP client holds the
-  // body to that length), which costs a fraction of reading it chunk by chunk here.
-  const whole = declared <= maxBytes;
+  // body to that length), which costs a fraction of reading it chunk by chunk here. Not when the
+  // body is compressed: the length is then the compressed one, and only counting the decoded
+  // chunks bounds what a small body may inflate to.
+  const whole = declared <= maxBytes && !up.res.headers.has("content-encoding");
   const reader = whole ? undefined : up.res.body?.getReader();
   try {
     if (whole) return await up.res.text();

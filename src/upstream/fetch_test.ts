@@ -107,6 +107,28 @@ Deno.test("readBodyText: oversized upstream bodies are refused", async () => {
   });
 });
 
+Deno.test("readBodyText: a small compressed body that inflates past the bound is refused", async () => {
+  // 100 KiB of zeros compress to about 100 bytes: the declared length is far below the bound
+  const inflated = new TextEncoder().encode("0".repeat(100 * 1024));
+  const gzipped = new Uint8Array(
+    await new Response(new Blob([inflated]).stream().pipeThrough(new CompressionStream("gzip")))
+      .arrayBuffer(),
+  );
+  await withBackend(
+    () =>
+      new Response(gzipped, {
+        headers: { "content-encoding": "gzip", "content-length": String(gzipped.length) },
+      }),
+    async (url) => {
+      const up = await upstreamFetch({ fetch, timeoutMs: 1000 }, "Core", url, { path: "/" });
+      assert.ok(Number(up.res.headers.get("content-length")) < 1000, "declared small");
+      const err = await readBodyText(up, {}, "Core", 1000).catch((e) => e);
+      assert.equal(err.status, 502);
+      assert.equal(err.message, "Core sent an oversized response");
+    },
+  );
+});
+
 Deno.test("upstreamFetch: query values are encoded and timing is reported", async () => {
   let seen = "";
   await withBackend((req) => {
