@@ -23,6 +23,7 @@ const WORDING: Readonly<Record<number, Wording>> = {
     text: "This part of the lore is password-protected. Reload the page to enter the password.",
   },
   404: { title: "Not found", text: "This page does not exist or is not public." },
+  405: { title: "Not available", text: "This page can only be read, not sent to." },
   429: { title: "Too many requests", text: "Please wait a moment, then try again." },
   503: {
     title: "Temporarily unavailable",

@@ -123,6 +123,7 @@ Deno.test("unknown paths: HTML 404/405 on the site, JSON under /api/ and on the 
     assert.equal(post.status, 405);
     assert.equal(post.headers.get("allow"), "GET");
     assert.equal(post.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.match(post.body, /<h1>Not available<\/h1>/);
     for (
       const [path, method, status] of [
         ["/api/nope", "GET", 404],
