@@ -847,6 +847,7 @@ export function startCoreSim(opts: CoreSimOptions = {}): Promise<CoreSim> {
     hostname: opts.hostname,
     faultBody,
     handler: () => createCoreHandler(store, opts.password ?? DEFAULT_CORE_PASSWORD),
+    compress: true, // Core runs Express's compression() on every answer
   });
   return Promise.resolve({
     url: http.url,

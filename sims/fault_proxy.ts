@@ -357,7 +357,12 @@ async function forwardTo(target: string, req: RawRequest, signal: AbortSignal): 
 }
 
 function init(req: RawRequest, signal: AbortSignal): RequestInit {
-  const headers = req.headers.filter(([k]) => !HOP_HEADERS.has(k.toLowerCase()));
+  // The proxy relays bytes it frames itself: it asks the double for plain answers, so its own
+  // fetch never has an encoding to decode and the client gets the bytes the headers describe.
+  const headers = req.headers.filter(([k]) =>
+    !HOP_HEADERS.has(k.toLowerCase()) && k.toLowerCase() !== "accept-encoding"
+  );
+  headers.push(["accept-encoding", "identity"]);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   return {
     method: req.method,

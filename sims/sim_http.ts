@@ -67,6 +67,8 @@ export interface SimServerOptions {
   faultBody(status: number): string;
   /** Builds the handler; `closed` aborts when the server closes (ends deliberate hangs). */
   handler(closed: AbortSignal): SimHandler;
+  /** Compress answers as an Express server's `compression()` does ({@linkcode gzipLikeExpress}). */
+  compress?: boolean;
 }
 
 /** A running double's HTTP side. */
@@ -218,7 +220,8 @@ export function startSimServer(opts: SimServerOptions): SimServer {
       body: bytes && req.method !== "GET" && req.method !== "HEAD" ? bytes as BodyInit : null,
       signal: req.signal,
     });
-    return await handler(inner, info);
+    const res = await handler(inner, info);
+    return opts.compress ? await gzipLikeExpress(req, res) : res;
   };
 
   const hostname = opts.hostname ?? "127.0.0.1";
@@ -248,4 +251,52 @@ export function startSimServer(opts: SimServerOptions): SimServer {
       await server.shutdown();
     },
   };
+}
+
+/** Types Express's `compression()` compresses (its `compressible` list, as far as a double answers). */
+const COMPRESSIBLE = /^(?:text\/|application\/(?:json|javascript|xml)|image\/svg\+xml)/i;
+
+/**
+ * `res` gzipped the way Express's `compression()` middleware does it (the real Core runs it on
+ * every answer): when the client accepts gzip, the type is compressible, the answer is not already
+ * encoded or marked `no-transform`, and it is at least 1 KiB (Express sets every JSON answer's
+ * length, so the double measures its answers). The length header goes (the body is then chunked)
+ * and `Vary: Accept-Encoding` is added.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const req = new Request("http://core/etapi/notes/x", { headers: { "accept-encoding": "gzip" } });
+ * const json = { "content-type": "application/json" };
+ * const big = "x".repeat(2048);
+ * const res = await gzipLikeExpress(req, new Response(big, { headers: json }));
+ * assert.equal(res.headers.get("content-encoding"), "gzip");
+ * const plain = await new Response(res.body!.pipeThrough(new DecompressionStream("gzip"))).text();
+ * assert.equal(plain, big);
+ * const small = await gzipLikeExpress(req, new Response("{}", { headers: json }));
+ * assert.equal(small.headers.get("content-encoding"), null);
+ * assert.equal(await small.text(), "{}");
+ * ```
+ */
+export async function gzipLikeExpress(req: Request, res: Response): Promise<Response> {
+  const accepts = /\bgzip\b/i.test(req.headers.get("accept-encoding") ?? "");
+  const type = res.headers.get("content-type") ?? "";
+  if (
+    !accepts || !res.body || req.method === "HEAD" || res.headers.has("content-encoding") ||
+    !COMPRESSIBLE.test(type) || /\bno-transform\b/i.test(res.headers.get("cache-control") ?? "")
+  ) {
+    return res;
+  }
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const init = {
+    status: res.status,
+    statusText: res.statusText,
+    headers: new Headers(res.headers),
+  };
+  if (bytes.length < 1024) return new Response(bytes, init);
+  init.headers.delete("content-length");
+  init.headers.set("content-encoding", "gzip");
+  init.headers.append("vary", "Accept-Encoding");
+  const gzipped = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
+  return new Response(gzipped, init);
 }

@@ -120,13 +120,40 @@ Deno.test("readBodyText: a small compressed body that inflates past the bound is
         headers: { "content-encoding": "gzip", "content-length": String(gzipped.length) },
       }),
     async (url) => {
-      const up = await upstreamFetch({ fetch, timeoutMs: 1000 }, "Core", url, { path: "/" });
+      // a caller that asks for compression gets it decoded by fetch, and counted as it inflates
+      const up = await upstreamFetch({ fetch, timeoutMs: 1000 }, "Core", url, {
+        path: "/",
+        headers: { "accept-encoding": "gzip" },
+      });
       assert.ok(Number(up.res.headers.get("content-length")) < 1000, "declared small");
       const err = await readBodyText(up, {}, "Core", 1000).catch((e) => e);
       assert.equal(err.status, 502);
       assert.equal(err.message, "Core sent an oversized response");
     },
   );
+});
+
+Deno.test("upstreamFetch: backends are asked for uncompressed answers", async () => {
+  const seen: (string | null)[] = [];
+  await withBackend((req) => {
+    seen.push(req.headers.get("accept-encoding"));
+    return new Response("{}");
+  }, async (url) => {
+    const cases: (Record<string, string> | undefined)[] = [
+      undefined,
+      { authorization: "t" },
+      { "accept-encoding": "gzip" },
+    ];
+    for (const headers of cases) {
+      const up = await upstreamFetch({ fetch, timeoutMs: 1000 }, "Core", url, {
+        path: "/",
+        headers,
+      });
+      await up.res.body?.cancel();
+      up.release();
+    }
+  });
+  assert.deepEqual(seen, ["identity", "identity", "gzip"]);
 });
 
 Deno.test("upstreamFetch: query values are encoded and timing is reported", async () => {

@@ -56,6 +56,8 @@ export interface Http1Client {
   fetch: typeof fetch;
   /** Closes every idle connection (those in use finish and are closed, not pooled, if over). */
   closeIdle(): void;
+  /** How many connections wait in the pool for their next request. */
+  idleConnections(): number;
 }
 
 /** A pooled TCP connection and its read buffer. */
@@ -530,7 +532,7 @@ export function createHttp1Client(opts: Http1ClientOptions = {}): Http1Client {
     }
   }
 
-  return { fetch: http1Fetch, closeIdle };
+  return { fetch: http1Fetch, closeIdle, idleConnections: () => idleCount };
 }
 
 let shared: Http1Client | undefined;
