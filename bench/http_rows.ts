@@ -7,8 +7,8 @@
  * @module
  */
 import type { LoadRunner } from "./load.ts";
-import { peakBytes, readMemory, sampleMemory } from "./memory.ts";
-import { ms } from "./report.ts";
+import { mib, peakBytes, readMemory, sampleMemory } from "./memory.ts";
+import { markdownTable, ms, rate } from "./report.ts";
 import { median } from "./stats.ts";
 import type { LoadResult, LoadTarget } from "./wrk.ts";
 
@@ -124,4 +124,34 @@ export async function runHttpGroup(
       p50Single,
     };
   });
+}
+
+/**
+ * The rows as the Markdown table every benchmark prints: throughput, latency and the memory of
+ * the process under test ("—" where none was watched).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const table = resultsTable([{
+ *   name: "bare", what: "constant", rps: 1000, p50: 1, p99: 2,
+ *   rssAfter: null, rssPeak: null, notes: [],
+ * }]);
+ * assert.match(table, /\| bare +\| constant +\| 1 000 /);
+ * ```
+ */
+export function resultsTable(results: readonly RowResult[]): string {
+  return markdownTable(
+    ["row", "what", "req/s", "p50 ms", "p99 ms", "RSS after MiB", "RSS peak MiB", "notes"],
+    results.map((r) => [
+      r.name,
+      r.what,
+      rate(r.rps),
+      ms(r.p50),
+      ms(r.p99),
+      mib(r.rssAfter),
+      mib(r.rssPeak),
+      r.notes.join("; "),
+    ]),
+  );
 }

@@ -36,12 +36,12 @@
  */
 import { W } from "../sims/world.ts";
 import { RELATED_NOTE_ID } from "./bench_notes.ts";
-import { type HttpRow, type RowResult, runHttpGroup } from "./http_rows.ts";
+import { type HttpRow, resultsTable, type RowResult, runHttpGroup } from "./http_rows.ts";
 import { largePng } from "./large_png.ts";
 import { loadGenerator } from "./load.ts";
 import { mib, peakBytes, readMemory, sampleMemory } from "./memory.ts";
 import { startNginx } from "./nginx.ts";
-import { count, markdownTable, ms, rate, ratio, signedMs } from "./report.ts";
+import { count, ms, ratio, signedMs } from "./report.ts";
 import { processGroup, spawnRole, spawnService } from "./roles.ts";
 import { alternateStreams, brainDumpTargets } from "./sse_stream.ts";
 import { median, percentile } from "./stats.ts";
@@ -141,19 +141,7 @@ console.log(
     `${listConnections}), ${rounds} rounds × ${seconds} s, medians; ${extraNotes} extra lore ` +
     `notes; service LOG_LEVEL=${logLevel}\n`,
 );
-console.log(markdownTable(
-  ["row", "what", "req/s", "p50 ms", "p99 ms", "RSS after MiB", "RSS peak MiB", "notes"],
-  results.map((r) => [
-    r.name,
-    r.what,
-    rate(r.rps),
-    ms(r.p50),
-    ms(r.p99),
-    mib(r.rssAfter),
-    mib(r.rssPeak),
-    r.notes.join("; "),
-  ]),
-));
+console.log(resultsTable(results));
 console.log(`\n${ratioLines().map((l) => `- ${l}`).join("\n")}`);
 console.log(
   `\nService RSS idle after two requests: ${mib(idle.service)} MiB; bare Deno: ${

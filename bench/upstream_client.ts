@@ -13,11 +13,10 @@
  * @module
  */
 import { W } from "../sims/world.ts";
-import { type HttpRow, runHttpGroup } from "./http_rows.ts";
+import { type HttpRow, resultsTable, runHttpGroup } from "./http_rows.ts";
 import { loadGenerator } from "./load.ts";
-import { mib } from "./memory.ts";
 import { startNginx } from "./nginx.ts";
-import { markdownTable, ms, rate, ratio } from "./report.ts";
+import { ratio } from "./report.ts";
 import { processGroup, spawnRole, spawnService } from "./roles.ts";
 
 const env = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
@@ -95,18 +94,7 @@ console.log(
     `${loadAverage()} at end; load by ${load.name}, ${connections} connections, ${rounds} ` +
     `alternating rounds × ${seconds} s, medians\n`,
 );
-console.log(markdownTable(
-  ["row", "what", "req/s", "p50 ms", "p99 ms", "RSS peak MiB", "notes"],
-  results.map((r) => [
-    r.name,
-    r.what,
-    rate(r.rps),
-    ms(r.p50),
-    ms(r.p99),
-    mib(r.rssPeak),
-    r.notes.join("; "),
-  ]),
-));
+console.log(resultsTable(results));
 const row = (name: string) => results.find((r) => r.name === name);
 const lines: string[] = [];
 for (const [a, b] of [["fetch", "nginx"], ["pooled", "nginx"], ["pooled", "fetch"]]) {

@@ -94,6 +94,26 @@ function alias(s: SuiteState): string {
 }
 
 /** Titles of the notes visitors must never see. */
+/** A public document (sitemap, feed): 200, holding `expected`, naming no hidden note. */
+function publicDocumentStep(
+  path: string,
+  what: string,
+  expected: (s: SuiteState) => string,
+): Step {
+  return {
+    method: "GET",
+    path,
+    needs: "share",
+    check: `${what}, no hidden note`,
+    run: async (s) => {
+      const a = await s.api.call("GET", path);
+      expectStatus(a, 200, path);
+      check(a.text.includes(expected(s)), `${path} lacks the public note`);
+      expectNoHidden(s, a.text, path);
+    },
+  };
+}
+
 /** Fails when `text` names a hidden suite note by id or title. */
 function expectNoHidden(s: SuiteState, text: string, where: string): void {
   for (const role of ["draft", "secret", "B"]) {
@@ -455,30 +475,16 @@ export const shareSteps: Step[] = [
       }
     },
   },
-  {
-    method: "GET",
-    path: "/sitemap.xml",
-    needs: "share",
-    check: "the sitemap lists the public note's page, no hidden note",
-    run: async (s) => {
-      const a = await s.api.call("GET", "/sitemap.xml");
-      expectStatus(a, 200, "sitemap");
-      check(a.text.includes(`/public/lore/${alias(s)}<`), "the public note's page is not listed");
-      expectNoHidden(s, a.text, "the sitemap");
-    },
-  },
-  {
-    method: "GET",
-    path: "/public/feed.atom",
-    needs: "share",
-    check: "the feed has the public note, no hidden note",
-    run: async (s) => {
-      const a = await s.api.call("GET", "/public/feed.atom");
-      expectStatus(a, 200, "feed");
-      check(a.text.includes(noteOf(s, "pub").title), "the public note is not in the feed");
-      expectNoHidden(s, a.text, "the feed");
-    },
-  },
+  publicDocumentStep(
+    "/sitemap.xml",
+    "the sitemap lists the public note's page",
+    (s) => `/public/lore/${alias(s)}<`,
+  ),
+  publicDocumentStep(
+    "/public/feed.atom",
+    "the feed has the public note",
+    (s) => noteOf(s, "pub").title,
+  ),
   {
     method: "GET",
     path: "/robots.txt",
