@@ -10,8 +10,11 @@
  *
  *  - runtime: `bare`, `floor` (a bare `Deno.serve` giving `/healthz`'s exact answer), `healthz`,
  *    `healthz-quiet` (a second service with `LOG_LEVEL=warn`: what the request log costs),
- *    `public-api`, `public-api-304`, `public-page`, `public-page-304`;
- *  - pass-through of `GET /api/lore/:id`: `direct` (Core double), `nginx`, `service`;
+ *    `public-api`, `public-api-304`, `public-page`, `public-page-304`, and each of these four
+ *    with `-floor`: a bare `Deno.serve` replaying the service's exact answer (status, headers,
+ *    body), what those bytes cost the runtime;
+ *  - pass-through of `GET /api/lore/:id`: `direct` (Core double), `nginx`, `naive` (a bare
+ *    `Deno.serve` forwarding with `fetch`: the runtime's own pass-through), `service`;
  *  - list: `list-direct` (Core search `#lore`), `list` (`GET /api/lore`);
  *  - relations: `relations-direct` (one Core call), `relations` (`GET /api/lore/:id`, 4 relations);
  *  - streams: `sse-direct` (Parser double), `sse` (`POST /api/brain-dump/stream`), one at a time;
@@ -67,8 +70,13 @@ const ROW_NAMES = [
   "public-api-304",
   "public-page",
   "public-page-304",
+  "public-api-floor",
+  "public-api-304-floor",
+  "public-page-floor",
+  "public-page-304-floor",
   "direct",
   "nginx",
+  "naive",
   "service",
   "list-direct",
   "list",
@@ -110,6 +118,11 @@ const quiet = wanted("healthz-quiet")
   ? await start(spawnService({ ...serviceEnv, LOG_LEVEL: "warn" }, serviceFlags))
   : null;
 const nginx = wanted("nginx") ? await start(startNginx(core.info.url, core.info.token)) : null;
+const naive = wanted("naive")
+  ? await start(spawnRole(["naive", core.info.url, core.info.token]))
+  : null;
+/** Replays of the service's public answers (`*-floor` rows), started once the service is up. */
+const replays: string[] = [];
 const svcPid = service.child.pid;
 const coreAuth = { authorization: core.info.token };
 
@@ -160,6 +173,7 @@ async function quiesce(): Promise<void> {
     [bare.info.url, {}],
     ...(floor ? [[floor.info.url, {}] as [string, Record<string, string>]] : []),
     ...(quiet ? [[`${quiet.url}/healthz`, {}] as [string, Record<string, string>]] : []),
+    ...replays.map((url) => [url, {}] as [string, Record<string, string>]),
   ];
   await Promise.all(pings.map(async ([url, headers]) => {
     await (await fetch(url, { headers })).body?.cancel();
@@ -188,6 +202,22 @@ async function httpGroups(): Promise<
     expect: headers ? 304 as const : 200 as const,
     pid: svcPid,
   });
+  /** `name` with `-floor`: a bare `Deno.serve` replaying what the service answered there. */
+  const floorOf = async (name: string, url: string, headers?: Record<string, string>) => {
+    if (!wanted(`${name}-floor`)) return [];
+    const etag = headers?.["if-none-match"];
+    const role = await start(spawnRole(["replay", url, ...(etag ? [etag] : [])]));
+    replays.push(role.info.url);
+    return [{
+      name: `${name}-floor`,
+      what: "bare `Deno.serve` replaying that answer",
+      target: { url: role.info.url, headers },
+      expect: headers ? 304 as const : 200 as const,
+      pid: role.child.pid,
+    }];
+  };
+  const apiRevalidation = await revalidation(publicApi);
+  const pageRevalidation = await revalidation(publicPage);
   const coreCall = (name: string, what: string, path: string) => ({
     name,
     what,
@@ -224,19 +254,13 @@ async function httpGroups(): Promise<
           }]
           : []),
         svc("public-api", "`GET /api/public/lore/:id`", publicApi),
-        svc(
-          "public-api-304",
-          "the same, `If-None-Match`",
-          publicApi,
-          await revalidation(publicApi),
-        ),
+        ...await floorOf("public-api", publicApi),
+        svc("public-api-304", "the same, `If-None-Match`", publicApi, apiRevalidation),
+        ...await floorOf("public-api-304", publicApi, apiRevalidation),
         svc("public-page", "`GET /public/lore/:id`", publicPage),
-        svc(
-          "public-page-304",
-          "the same, `If-None-Match`",
-          publicPage,
-          await revalidation(publicPage),
-        ),
+        ...await floorOf("public-page", publicPage),
+        svc("public-page-304", "the same, `If-None-Match`", publicPage, pageRevalidation),
+        ...await floorOf("public-page-304", publicPage, pageRevalidation),
       ],
     },
     {
@@ -247,6 +271,14 @@ async function httpGroups(): Promise<
             name: "nginx",
             what: "nginx → Core double, the same",
             target: { url: `${nginx.url}/etapi/notes/${passNote}` },
+            expect: 200 as const,
+          }]
+          : []),
+        ...(naive
+          ? [{
+            name: "naive",
+            what: "bare `Deno.serve` + `fetch` → Core double, the same",
+            target: { url: `${naive.info.url}/api/lore/${passNote}` },
             expect: 200 as const,
           }]
           : []),
@@ -412,8 +444,14 @@ function ratioLines(): string[] {
   versus("healthz", "floor");
   versus("healthz", "healthz-quiet");
   versus("public-page-304", "bare");
+  for (const name of ["public-api", "public-api-304", "public-page", "public-page-304"]) {
+    versus(`${name}-floor`, "bare");
+    versus(name, `${name}-floor`);
+  }
   versus("service", "direct");
   versus("service", "nginx");
+  versus("naive", "nginx");
+  versus("service", "naive");
   const [list, listDirect] = [row("list"), row("list-direct")];
   if (list && listDirect) {
     lines.push(

@@ -9,7 +9,12 @@
  *  - `bare`: a bare `Deno.serve` answering a constant, the runtime's own limit;
  *  - `floor`: a bare `Deno.serve` answering exactly what `/healthz` answers (its body, built by
  *    the same helper, and the headers every answer gets): what the answer itself costs, without
- *    the service's routing, checks and log line.
+ *    the service's routing, checks and log line;
+ *  - `replay <url> [etag]`: a bare `Deno.serve` giving the answer `url` gave once (with
+ *    `If-None-Match: etag` when given): its status, headers and body, with a fresh request id each
+ *    time. The floor of a public answer: what sending those bytes costs the runtime;
+ *  - `naive <coreUrl> <token>`: a bare `Deno.serve` that forwards `GET /api/lore/:id` to Core's
+ *    `/etapi/notes/:id` with `fetch` and streams the answer back: the runtime's own pass-through.
  *
  * The service itself starts from main.ts (bench/roles.ts).
  *
@@ -20,6 +25,9 @@ import { startParserSim } from "../sims/parser.ts";
 import { seedBenchNotes } from "./bench_notes.ts";
 import { json } from "../src/http/response.ts";
 import { VERSION } from "../src/version.ts";
+
+/** Headers a replay does not copy: the server sets its own, the request id is made anew. */
+const REPLAY_SKIPS = new Set(["content-length", "date", "x-request-id"]);
 
 const [role, coreUrl, token] = Deno.args;
 if (role === "core") {
@@ -52,8 +60,39 @@ if (role === "core") {
     return res;
   });
   console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}` }));
+} else if (role === "replay") {
+  const etag = Deno.args[2];
+  const once = await fetch(Deno.args[1], { headers: etag ? { "if-none-match": etag } : {} });
+  const status = once.status;
+  const body = status === 304 ? null : await once.text();
+  const headers = [...once.headers].filter(([name]) => !REPLAY_SKIPS.has(name));
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    const res = new Response(body, { status });
+    for (const [name, value] of headers) res.headers.set(name, value);
+    res.headers.set("x-request-id", crypto.randomUUID());
+    return res;
+  });
+  console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}` }));
+} else if (role === "naive") {
+  const prefix = "/api/lore/";
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const path = new URL(req.url).pathname;
+    if (!path.startsWith(prefix)) return new Response(null, { status: 404 });
+    const up = await fetch(`${coreUrl}/etapi/notes/${path.slice(prefix.length)}`, {
+      headers: { authorization: token, "accept-encoding": "identity" },
+      signal: req.signal,
+    });
+    return new Response(up.body, {
+      status: up.status,
+      headers: { "content-type": up.headers.get("content-type") ?? "application/json" },
+    });
+  });
+  console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}` }));
 } else {
-  console.error("usage: stack.ts core [extraNotes] | parser <coreUrl> <token> | bare | floor");
+  console.error(
+    "usage: stack.ts core [extraNotes] | parser <coreUrl> <token> | bare | floor | " +
+      "replay <url> [etag] | naive <coreUrl> <token>",
+  );
   Deno.exit(2);
 }
 

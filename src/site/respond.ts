@@ -64,7 +64,7 @@ export function pageResponse(req: Request, page: PageParts, apiEtag: string): Re
  * import { html } from "./html.ts";
  * const page = { title: "Ashford", main: html`<h1>Ashford</h1>`, noIndex: false };
  * const answer = renderedPage(page, '"snap-1"', false);
- * assert.equal(answer.etag, pageEtag('"snap-1"', new TextDecoder().decode(answer.body)));
+ * assert.equal(answer.etag, pageEtag('"snap-1"', answer.body));
  * ```
  */
 export function renderedPage(

@@ -16,7 +16,7 @@ import {
   coreBranchSchema,
   coreErrorSchema,
   type CoreNote,
-  coreNoteSchema,
+  coreNoteAnswerSchema,
   coreNoteWithBranchSchema,
   type CoreRevision,
   coreRevisionSchema,
@@ -314,7 +314,7 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
     (await call({ ...req, stream: true }, allow304)).res;
 
   return {
-    getNote: (id) => jsonCall(coreNoteSchema, { path: p`/etapi/notes/${id}` }),
+    getNote: (id) => jsonCall(coreNoteAnswerSchema, { path: p`/etapi/notes/${id}` }),
     createNote: (input) =>
       jsonCall(coreNoteWithBranchSchema, {
         method: "POST",
@@ -322,7 +322,7 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
         ...jsonBody(input),
       }),
     patchNote: (id, patch) =>
-      jsonCall(coreNoteSchema, {
+      jsonCall(coreNoteAnswerSchema, {
         method: "PATCH",
         path: p`/etapi/notes/${id}`,
         ...jsonBody(patch),

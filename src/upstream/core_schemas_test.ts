@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { prng } from "../../tests/helpers/prng.ts";
 import {
+  coreNoteAnswerSchema,
+  coreNoteSchema,
   coreSearchAnswerSchema,
   coreSearchSchema,
+  wellFormedNote,
   wellFormedSearchAnswer,
 } from "./core_schemas.ts";
 
@@ -84,4 +87,28 @@ Deno.test("core search answers: a well-formed list takes the fast path, protecte
   assert.ok(fast, "a plain list of notes takes the fast path");
   assert.deepEqual(fast.results.map((n) => n.title), ["Title 1", "[protected]"]);
   assert.deepEqual(fast.results[0].attributes.map((a) => a.isInheritable), [false, true]);
+});
+
+Deno.test("core notes: the one-note fast path gives exactly zod's result, or leaves it to zod", () => {
+  const random = prng(11);
+  let fastUsed = 0;
+  for (let round = 0; round < 300; round++) {
+    const n = note(round) as unknown as Record<string, unknown>;
+    for (let m = Math.floor(random() * 3); m > 0; m--) {
+      const attrs = Array.isArray(n.attributes) ? n.attributes : [{}, {}]; // a mutation may drop them
+      MUTATIONS[Math.floor(random() * MUTATIONS.length)](n, attrs[Math.floor(random() * 2)]);
+    }
+    const answer: unknown = random() < 0.05 ? [n] : n;
+    const byZod = coreNoteSchema.safeParse(structuredClone(answer));
+    const fast = wellFormedNote(structuredClone(answer));
+    if (fast) {
+      fastUsed++;
+      assert.ok(byZod.success, "the fast path accepted what zod refuses");
+      assert.deepEqual(fast, byZod.data);
+    }
+    const combined = coreNoteAnswerSchema.safeParse(structuredClone(answer));
+    assert.equal(combined.success, byZod.success);
+    if (combined.success && byZod.success) assert.deepEqual(combined.data, byZod.data);
+  }
+  assert.ok(fastUsed > 80, `the fast path took only ${fastUsed} of 300 notes`);
 });

@@ -76,6 +76,11 @@ export type UpstreamFailure =
  */
 function plainAnswers(headers: HeadersInit | undefined): HeadersInit {
   if (headers === undefined) return { "accept-encoding": "identity" };
+  if (!Array.isArray(headers) && !(headers instanceof Headers)) {
+    // a plain record (what the backend clients pass): no Headers object to build
+    for (const name in headers) if (name.toLowerCase() === "accept-encoding") return headers;
+    return { ...headers, "accept-encoding": "identity" };
+  }
   const h = new Headers(headers);
   if (!h.has("accept-encoding")) h.set("accept-encoding", "identity");
   return h;
@@ -154,15 +159,18 @@ export async function upstreamFetch(
   for (const [k, v] of Object.entries(req.query ?? {})) {
     if (v !== undefined) url.searchParams.set(k, String(v));
   }
-  const deadline = new AbortController();
+  // One controller stops the call, for the deadline or for the client: it follows the client's
+  // signal through a listener, which costs far less than `AbortSignal.any` on every call.
+  const stop = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let released = false;
+  let expired = false;
   const arm = () => {
     clearTimeout(timer);
-    timer = setTimeout(
-      () => deadline.abort(new DOMException("timeout", "TimeoutError")),
-      deps.timeoutMs,
-    );
+    timer = setTimeout(() => {
+      expired = true;
+      stop.abort(new DOMException("timeout", "TimeoutError"));
+    }, deps.timeoutMs);
   };
   arm();
   // A streamed request body (an upload) may take longer than the deadline to send: while bytes
@@ -177,30 +185,35 @@ export async function upstreamFetch(
       }),
     )
     : req.body;
-  const signal = deps.signal ? AbortSignal.any([deps.signal, deadline.signal]) : deadline.signal;
+  const client = deps.signal;
+  const clientLeft = () => stop.abort(client?.reason);
+  if (client?.aborted) clientLeft();
+  else client?.addEventListener("abort", clientLeft, { once: true });
   const started = performance.now();
   const release = () => {
     if (released) return;
     released = true;
     clearTimeout(timer);
+    // a streamed answer's body still follows the client after its head arrived
+    if (!req.stream) client?.removeEventListener("abort", clientLeft);
   };
   try {
     const res = await deps.fetch(url, {
       method: req.method ?? "GET",
       headers: plainAnswers(req.headers),
       body: body ?? undefined,
-      signal,
+      signal: stop.signal,
       redirect: "manual",
     });
     deps.onTiming?.(performance.now() - started);
     if (req.stream) release();
-    return { res, release, timedOut: () => deadline.signal.aborted };
+    return { res, release, timedOut: () => expired };
   } catch (e) {
     release();
     deps.onTiming?.(performance.now() - started);
     if (deps.signal?.aborted) throw new ClientAbortError();
     const details = { service: service.toLowerCase() };
-    const timedOut = deadline.signal.aborted;
+    const timedOut = expired;
     const reason = timedOut ? "timeout" : networkFailure(e);
     deps.onFailure?.(service, reason);
     if (timedOut) {
