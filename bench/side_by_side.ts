@@ -8,7 +8,9 @@
  *
  * Rows (`BENCH_ONLY` takes their names), in groups whose rows alternate round by round:
  *
- *  - runtime: `bare`, `floor` (a bare `Deno.serve` giving `/healthz`'s exact answer), `healthz`,
+ *  - runtime: `bare`, `floor` (a bare `Deno.serve` giving `/healthz`'s exact answer), `lean`
+ *    (`floor` plus reading the request and one request line through the service's logger: the
+ *    least a logged request costs), `healthz`,
  *    `healthz-quiet` (a second service with `LOG_LEVEL=warn`: what the request log costs),
  *    `public-api`, `public-api-304`, `public-page`, `public-page-304`, and each of these four
  *    with `-floor`: a bare `Deno.serve` replaying the service's exact answer (status, headers,
@@ -64,6 +66,7 @@ const logLevel = Deno.env.get("BENCH_LOG_LEVEL") ?? "info";
 const ROW_NAMES = [
   "bare",
   "floor",
+  "lean",
   "healthz",
   "healthz-quiet",
   "public-api",
@@ -104,6 +107,7 @@ const core = await start(spawnRole(["core", String(extraNotes)]));
 const parser = await start(spawnRole(["parser", core.info.url, core.info.token]));
 const bare = await start(spawnRole(["bare"]));
 const floor = wanted("floor") ? await start(spawnRole(["floor"])) : null;
+const lean = wanted("lean") ? await start(spawnRole(["lean"])) : null;
 const serviceEnv = {
   CORE_URL: core.info.url,
   CORE_TOKEN: core.info.token,
@@ -172,6 +176,7 @@ async function quiesce(): Promise<void> {
     [`${service.url}/healthz`, {}],
     [bare.info.url, {}],
     ...(floor ? [[floor.info.url, {}] as [string, Record<string, string>]] : []),
+    ...(lean ? [[`${lean.info.url}/healthz`, {}] as [string, Record<string, string>]] : []),
     ...(quiet ? [[`${quiet.url}/healthz`, {}] as [string, Record<string, string>]] : []),
     ...replays.map((url) => [url, {}] as [string, Record<string, string>]),
   ];
@@ -241,6 +246,15 @@ async function httpGroups(): Promise<
             target: { url: floor.info.url },
             expect: 200 as const,
             pid: floor.child.pid,
+          }]
+          : []),
+        ...(lean
+          ? [{
+            name: "lean",
+            what: "`floor` + reading the request + one request log line",
+            target: { url: `${lean.info.url}/healthz` },
+            expect: 200 as const,
+            pid: lean.child.pid,
           }]
           : []),
         svc("healthz", "`GET /healthz`", `${service.url}/healthz`),
@@ -438,10 +452,11 @@ function ratioLines(): string[] {
       lines.push(`${a}/${b}: throughput ${ratio(x.rps, y.rps)}, p50 ${ratio(x.p50, y.p50)}`);
     }
   };
-  for (const name of ["floor", "healthz", "public-api", "public-api-304", "public-page"]) {
+  for (const name of ["floor", "lean", "healthz", "public-api", "public-api-304", "public-page"]) {
     versus(name, "bare");
   }
   versus("healthz", "floor");
+  versus("healthz", "lean");
   versus("healthz", "healthz-quiet");
   versus("public-page-304", "bare");
   for (const name of ["public-api", "public-api-304", "public-page", "public-page-304"]) {

@@ -10,6 +10,10 @@
  *  - `floor`: a bare `Deno.serve` answering exactly what `/healthz` answers (its body, built by
  *    the same helper, and the headers every answer gets): what the answer itself costs, without
  *    the service's routing, checks and log line;
+ *  - `lean`: `floor` plus what any service that logs its requests must do: read the request's
+ *    method, URL and request id, parse the URL, and write one request line through the service's
+ *    own logger (`LOG_LEVEL=info` to stdout). The least a logged request costs in this runtime,
+ *    without the service's routing, checks and contexts;
  *  - `replay <url> [etag]`: a bare `Deno.serve` giving the answer `url` gave once (with
  *    `If-None-Match: etag` when given): its status, headers and body, with a fresh request id each
  *    time. The floor of a public answer: what sending those bytes costs the runtime;
@@ -24,6 +28,8 @@ import { startCoreSim } from "../sims/core.ts";
 import { startParserSim } from "../sims/parser.ts";
 import { seedBenchNotes } from "./bench_notes.ts";
 import { json } from "../src/http/response.ts";
+import { createLogger } from "../src/http/access_log.ts";
+import { requestIdFor } from "../src/http/request_id.ts";
 import { VERSION } from "../src/version.ts";
 
 /** Headers a replay does not copy: the server sets its own, the request id is made anew. */
@@ -60,6 +66,29 @@ if (role === "core") {
     return res;
   });
   console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}` }));
+} else if (role === "lean") {
+  const log = createLogger({ level: "info", format: "json" }, []);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req, info) => {
+    const started = performance.now();
+    const requestId = requestIdFor(req);
+    const url = new URL(req.url);
+    const res = json({ status: "ok", version: VERSION });
+    res.headers.set("x-request-id", requestId);
+    res.headers.set("x-content-type-options", "nosniff");
+    res.headers.set("referrer-policy", "no-referrer");
+    log.log("info", "request", {
+      requestId,
+      method: req.method,
+      route: url.pathname,
+      status: res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      upstreamMs: 0,
+      upstreamCalls: 0,
+      client: info.remoteAddr.hostname,
+    });
+    return res;
+  });
+  console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}` }));
 } else if (role === "replay") {
   const etag = Deno.args[2];
   const once = await fetch(Deno.args[1], { headers: etag ? { "if-none-match": etag } : {} });
@@ -90,7 +119,7 @@ if (role === "core") {
   console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}` }));
 } else {
   console.error(
-    "usage: stack.ts core [extraNotes] | parser <coreUrl> <token> | bare | floor | " +
+    "usage: stack.ts core [extraNotes] | parser <coreUrl> <token> | bare | floor | lean | " +
       "replay <url> [etag] | naive <coreUrl> <token>",
   );
   Deno.exit(2);

@@ -17,7 +17,22 @@
  * ```
  */
 export function json(data: unknown, status = 200, headers?: HeadersInit): Response {
-  const res = new Response(JSON.stringify(data), { status });
+  return jsonText(JSON.stringify(data), status, headers);
+}
+
+/**
+ * {@linkcode json} for a body that is JSON text already (a backend's list passed on as it came).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const res = jsonText('{"results":[],"count":0}');
+ * assert.equal(res.headers.get("cache-control"), "no-store");
+ * assert.deepEqual(await res.json(), { results: [], count: 0 });
+ * ```
+ */
+export function jsonText(text: string, status = 200, headers?: HeadersInit): Response {
+  const res = new Response(text, { status });
   const h = res.headers;
   h.set("content-type", "application/json; charset=utf-8");
   if (headers) addHeaders(h, headers);

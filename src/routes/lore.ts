@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { json, noContent } from "../http/response.ts";
+import { json, jsonText, noContent } from "../http/response.ts";
 import { idSchema } from "../lore/ids.ts";
 import { httpUrlOrNull, labelValue, relationTarget } from "../lore/note_view.ts";
 import { createLoreNote } from "../lore/new_lore_note.ts";
@@ -77,10 +77,12 @@ export const listLore = defineRoute({
   },
   handler: async (ctx) => {
     const core = await ctx.core();
-    const results = await core.searchCallerQuery(ctx.query.q, {
+    const { results, resultsJson } = await core.listCallerQuery(ctx.query.q, {
       ancestorNoteId: ctx.query.ancestorNoteId,
     });
-    return json({ results, count: results.length });
+    // a list Core sent exactly as validated goes on as Core's own text, not serialized again
+    const list = resultsJson ?? JSON.stringify(results);
+    return jsonText(`{"results":${list},"count":${results.length}}`);
   },
 });
 

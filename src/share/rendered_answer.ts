@@ -16,6 +16,8 @@ export interface RenderedAnswer {
   etag: string;
   /** Every header of the 200 answer, `etag` and `content-type` included. */
   headers: readonly (readonly [string, string])[];
+  /** The same without `content-type`: the 304's (kept, not filtered on every revalidation). */
+  notModified: readonly (readonly [string, string])[];
 }
 
 const isLowSurrogate = (c: number) => c >= 0xdc00 && c < 0xe000;
@@ -51,7 +53,9 @@ export function renderedAnswer(
   etag: string,
   headers: Iterable<readonly [string, string]>,
 ): RenderedAnswer {
-  return { body, bytes: utf8Length(body), etag, headers: [...headers, ["etag", etag]] };
+  const all: (readonly [string, string])[] = [...headers, ["etag", etag]];
+  const notModified = all.filter(([name]) => name.toLowerCase() !== "content-type");
+  return { body, bytes: utf8Length(body), etag, headers: all, notModified };
 }
 
 /**
@@ -66,7 +70,7 @@ export function renderedAnswer(
  */
 export function answerBytes(answer: RenderedAnswer): number {
   let size = answer.bytes + 64;
-  for (const [name, value] of answer.headers) size += name.length + value.length + 16;
+  for (const [name, value] of answer.headers) size += 2 * (name.length + value.length + 16);
   return size;
 }
 
@@ -85,8 +89,7 @@ export function answerBytes(answer: RenderedAnswer): number {
  */
 export function answerFor(req: Request, answer: RenderedAnswer): Response {
   if (etagMatches(req.headers.get("if-none-match"), answer.etag)) {
-    const headers = answer.headers.filter(([name]) => name !== "content-type");
-    return responseWith(null, 304, headers as [string, string][]);
+    return responseWith(null, 304, answer.notModified as [string, string][]);
   }
   return responseWith(answer.body, 200, answer.headers as [string, string][]);
 }

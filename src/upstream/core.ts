@@ -21,12 +21,14 @@ import {
   type CoreRevision,
   coreRevisionSchema,
   coreSearchAnswerSchema,
+  verbatimResults,
 } from "./core_schemas.ts";
 import {
   DEFAULT_MAX_BODY_BYTES,
   MAX_ERROR_BODY_BYTES,
   readBodyText,
   readJsonBody,
+  readJsonBodyAndText,
   type UpstreamDeps,
   upstreamFetch,
   type UpstreamRequest,
@@ -96,6 +98,15 @@ export interface CoreClient {
    * {@linkcode callerQueryError}).
    */
   searchCallerQuery(query: string, opts?: CoreSearchOptions): Promise<CoreNote[]>;
+  /**
+   * {@linkcode CoreClient.searchCallerQuery}, with the list's JSON text as Core sent it when the
+   * validated list is exactly that text (else `null`): a route passing the list on unchanged
+   * sends it without serializing hundreds of notes again.
+   */
+  listCallerQuery(
+    query: string,
+    opts?: CoreSearchOptions,
+  ): Promise<{ results: CoreNote[]; resultsJson: string | null }>;
   getAttribute(attributeId: string): Promise<CoreAttribute>;
   createAttribute(input: CreateAttributeInput): Promise<CoreAttribute>;
   deleteAttribute(attributeId: string): Promise<void>;
@@ -289,15 +300,16 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
     return readJsonBody(await call(req, false, explain), deps, "Core", schema, maxBody);
   };
 
+  const searchRequest = (query: string, opts: CoreSearchOptions): UpstreamRequest => ({
+    path: "/etapi/notes",
+    query: { search: query, ...opts },
+  });
+
   const searchCall = async (
     query: string,
     opts: CoreSearchOptions = {},
     explain?: (status: number, text: string) => ApiError | undefined,
-  ) =>
-    (await jsonCall(coreSearchAnswerSchema, {
-      path: "/etapi/notes",
-      query: { search: query, ...opts },
-    }, explain)).results;
+  ) => (await jsonCall(coreSearchAnswerSchema, searchRequest(query, opts), explain)).results;
 
   const jsonBody = (body: unknown) => ({
     headers: { "content-type": "application/json" },
@@ -346,6 +358,17 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
       }),
     search: (query, opts) => searchCall(query, opts),
     searchCallerQuery: (query, opts) => searchCall(query, opts, callerQueryError),
+    listCallerQuery: async (query, opts = {}) => {
+      const up = await call(searchRequest(query, opts), false, callerQueryError);
+      const { value, text } = await readJsonBodyAndText(
+        up,
+        deps,
+        "Core",
+        coreSearchAnswerSchema,
+        maxBody,
+      );
+      return { results: value.results, resultsJson: verbatimResults(text, value.results) };
+    },
     getAttribute: (id) => jsonCall(coreAttributeSchema, { path: p`/etapi/attributes/${id}` }),
     createAttribute: (input) =>
       jsonCall(coreAttributeSchema, {

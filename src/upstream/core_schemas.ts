@@ -189,8 +189,40 @@ export function wellFormedSearchAnswer(
   if (!isRecord(raw) || !Array.isArray(raw.results)) return undefined;
   const notes: unknown[] = raw.results;
   if (!notes.every(isWellFormedNote)) return undefined;
-  for (const note of notes as CoreNote[]) complete(note);
-  return { results: notes as CoreNote[] };
+  let changed = false;
+  for (const note of notes as CoreNote[]) changed = complete(note) || changed;
+  const results = notes as CoreNote[];
+  if (!changed && Object.keys(raw).length === 1) untouched.add(results);
+  return { results };
+}
+
+/** Result lists the fast path took as Core sent them: nothing added, nothing hidden, no extra key. */
+const untouched = new WeakSet<readonly CoreNote[]>();
+
+/**
+ * The JSON text of `results` as Core sent it, when `results` is exactly what `text` holds: the
+ * fast path of {@linkcode coreSearchAnswerSchema} validated it and changed nothing, and `text`
+ * is `{"results":[…]}` with no other `"results"` key anywhere (so no duplicate key could hide an
+ * unvalidated list). A route can then pass the list on without serializing it again.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const text = '{"results":[{"noteId":"n1","isProtected":false,"title":"Harbor","type":"text",' +
+ *   '"mime":"text/html","parentNoteIds":[],"childNoteIds":[],"parentBranchIds":[],' +
+ *   '"childBranchIds":[],"attributes":[]}]}';
+ * const { results } = coreSearchAnswerSchema.parse(JSON.parse(text));
+ * assert.equal(verbatimResults(text, results), text.slice(11, -1));
+ * assert.equal(verbatimResults(text, structuredClone(results)), null); // not the validated list
+ * ```
+ */
+export function verbatimResults(text: string, results: readonly CoreNote[]): string | null {
+  if (!untouched.has(results)) return null;
+  const head = '{"results":';
+  if (!text.startsWith(head) || !text.endsWith("]}") || text.indexOf('"results":', 2) !== -1) {
+    return null;
+  }
+  return text.slice(head.length, -1);
 }
 
 /** The fast path of {@linkcode coreNoteAnswerSchema}: the completed note, or undefined. */
@@ -200,10 +232,23 @@ export function wellFormedNote(raw: unknown): CoreNote | undefined {
   return raw as CoreNote;
 }
 
-/** What zod's defaults and transform would add: `isInheritable`, the hidden protected title. */
-function complete(note: CoreNote): void {
-  for (const a of note.attributes) a.isInheritable ??= false;
-  if (note.isProtected) note.title = PROTECTED_TITLE;
+/**
+ * What zod's defaults and transform would add: `isInheritable`, the hidden protected title.
+ * Whether it changed anything.
+ */
+function complete(note: CoreNote): boolean {
+  let changed = false;
+  for (const a of note.attributes) {
+    if (a.isInheritable === undefined) {
+      a.isInheritable = false;
+      changed = true;
+    }
+  }
+  if (note.isProtected) {
+    note.title = PROTECTED_TITLE;
+    changed = true;
+  }
+  return changed;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

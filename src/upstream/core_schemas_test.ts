@@ -5,6 +5,7 @@ import {
   coreNoteSchema,
   coreSearchAnswerSchema,
   coreSearchSchema,
+  verbatimResults,
   wellFormedNote,
   wellFormedSearchAnswer,
 } from "./core_schemas.ts";
@@ -111,4 +112,29 @@ Deno.test("core notes: the one-note fast path gives exactly zod's result, or lea
     if (combined.success && byZod.success) assert.deepEqual(combined.data, byZod.data);
   }
   assert.ok(fastUsed > 80, `the fast path took only ${fastUsed} of 300 notes`);
+});
+
+Deno.test("core lists: Core's own text is passed on only when it is exactly the validated list", () => {
+  const complete = (i: number, protectedNote = false) => {
+    const n = note(i, protectedNote);
+    for (const a of n.attributes) a.isInheritable ??= false;
+    return n;
+  };
+  const verbatim = (answer: unknown, text = JSON.stringify(answer)) => {
+    const { results } = coreSearchAnswerSchema.parse(JSON.parse(text));
+    return verbatimResults(text, results);
+  };
+  const plain = { results: [complete(1), complete(2)] };
+  assert.equal(verbatim(plain), JSON.stringify(plain.results));
+  // each of these needs the list rebuilt, or could carry a list nobody validated
+  assert.equal(verbatim({ results: [complete(1), complete(2, true)] }), null, "protected title");
+  assert.equal(verbatim({ results: [note(1)] }), null, "isInheritable added");
+  assert.equal(verbatim({ ...plain, debugInfo: {} }), null, "another key");
+  assert.equal(verbatim(plain, JSON.stringify(plain, null, 1)), null, "other formatting");
+  const duplicate = `{"results":[],"results":${JSON.stringify(plain.results)}}`;
+  assert.equal(verbatim(plain, duplicate), null, "a duplicate key");
+  const nested = { results: [{ ...complete(1), results: "an extra field" }] };
+  assert.equal(verbatim(nested), null, "a nested results key");
+  const broken = { results: [{ ...complete(1), title: 7 }] }; // zod refuses it: no fast path
+  assert.equal(coreSearchAnswerSchema.safeParse(broken).success, false);
 });

@@ -377,6 +377,35 @@ export async function readJsonBody<S extends z.ZodType>(
   schema: S,
   maxBytes: number,
 ): Promise<z.output<S>> {
+  return (await readJsonBodyAndText(up, deps, service, schema, maxBytes)).value;
+}
+
+/**
+ * {@linkcode readJsonBody}, also giving the text the value was parsed from (for a route that
+ * passes the backend's own JSON on, see `verbatimResults` in core_schemas.ts).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { z } from "zod";
+ * const answer = {
+ *   res: new Response('{"appVersion":"0.99.3"}'),
+ *   release() {},
+ *   timedOut: () => false,
+ * };
+ * const appInfo = z.object({ appVersion: z.string() });
+ * const { value, text } = await readJsonBodyAndText(answer, {}, "Core", appInfo, 1 << 20);
+ * assert.equal(value.appVersion, "0.99.3");
+ * assert.equal(text, '{"appVersion":"0.99.3"}');
+ * ```
+ */
+export async function readJsonBodyAndText<S extends z.ZodType>(
+  up: UpstreamResponse,
+  deps: Pick<UpstreamDeps, "signal" | "onFailure">,
+  service: string,
+  schema: S,
+  maxBytes: number,
+): Promise<{ value: z.output<S>; text: string }> {
   const text = await readBodyText(up, deps, service, maxBytes);
   const badResponse = (what: string) => {
     deps.onFailure?.(service, "bad_response");
@@ -392,5 +421,5 @@ export async function readJsonBody<S extends z.ZodType>(
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw badResponse("an unexpected");
-  return parsed.data;
+  return { value: parsed.data, text };
 }

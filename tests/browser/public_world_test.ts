@@ -61,39 +61,47 @@ Deno.test({
     withHarness((h) =>
       withBrowser(async (browser) => {
         seedShowcase(h.core.store);
-        for (const viewport of VIEWPORTS) {
-          const context = await browser.newContext({ viewport });
-          const page = await context.newPage();
-          // crawl every public page from the home page, following same-origin links
-          const queue = ["/"];
-          const seen = new Set(queue);
-          while (queue.length > 0) {
-            const path = queue.shift()!;
-            const res = await page.goto(h.url + path);
-            assert.equal(res?.status(), 200, `${viewport.name} ${path}`);
-            const type = res?.headers()["content-type"] ?? "";
-            if (!type.startsWith("text/html")) continue;
-            const markup = await page.content();
-            for (const text of HIDDEN) assert.ok(!markup.includes(text), `${path} shows ${text}`);
+        // One page throughout, resized between the widths (a fresh one would load everything
+        // anew). Crawl every public page from the home page, following same-origin links; the
+        // markup does not depend on the width, so each page loads once and is laid out at both.
+        const context = await browser.newContext({ viewport: VIEWPORTS[0] });
+        const page = await context.newPage();
+        const queue = ["/"];
+        const seen = new Set(queue);
+        while (queue.length > 0) {
+          const path = queue.shift()!;
+          const res = await page.goto(h.url + path);
+          assert.equal(res?.status(), 200, path);
+          const type = res?.headers()["content-type"] ?? "";
+          if (!type.startsWith("text/html")) continue;
+          const markup = await page.content();
+          for (const text of HIDDEN) assert.ok(!markup.includes(text), `${path} shows ${text}`);
+          for (const viewport of VIEWPORTS) {
+            await page.setViewportSize(viewport);
             assert.ok(await noOverflow(page), `${viewport.name} ${path} scrolls sideways`);
-            const hrefs = await page.evaluate(() =>
-              [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")!)
-            );
-            for (const href of hrefs) {
-              const url = new URL(href, h.url + path);
-              if (url.origin !== h.url || seen.has(url.pathname + url.search)) continue;
-              if (url.pathname.startsWith("/api/public/images/")) {
-                const image = await page.request.get(url.href);
-                assert.equal(image.status(), 200, `${path} → ${href}`);
-                continue;
-              }
-              seen.add(url.pathname + url.search);
-              queue.push(url.pathname + url.search);
+          }
+          const hrefs = await page.evaluate(() =>
+            [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")!)
+          );
+          for (const href of hrefs) {
+            const url = new URL(href, h.url + path);
+            if (url.origin !== h.url || seen.has(url.pathname + url.search)) continue;
+            if (url.pathname.startsWith("/api/public/images/")) {
+              const image = await page.request.get(url.href);
+              assert.equal(image.status(), 200, `${path} → ${href}`);
+              continue;
             }
+            seen.add(url.pathname + url.search);
+            queue.push(url.pathname + url.search);
           }
-          for (const path of ["/public/timeline", `/public/maps/${W.locChart}`]) {
-            assert.ok(seen.has(path), `${path} is linked`);
-          }
+        }
+        assert.ok(seen.size > 10, `only ${seen.size} pages crawled`);
+        for (const path of ["/public/timeline", `/public/maps/${W.locChart}`]) {
+          assert.ok(seen.has(path), `${path} is linked`);
+        }
+
+        for (const viewport of VIEWPORTS) {
+          await page.setViewportSize(viewport);
 
           // images at their real size, with their size given up front
           await page.goto(`${h.url}/public/lore/${W.charMira}`);
@@ -179,8 +187,9 @@ Deno.test({
           await page.emulateMedia({ media: "print" });
           assert.equal(await page.locator(".site-nav").isVisible(), false);
           assert.equal(await page.locator("main h1").isVisible(), true);
-          await context.close();
+          await page.emulateMedia({ media: null });
         }
+        await context.close();
       })
     ),
 });

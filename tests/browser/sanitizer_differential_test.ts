@@ -9,7 +9,7 @@
  *   `javascript:` URL or embedding element survives, and nothing runs.
  */
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { sanitizeLoreHtml, sanitizePlayerHtml } from "../../src/sanitize/html.ts";
 import { loadHtmlEngine } from "../../src/sanitize/html_engine.ts";
 import { browserTestsRun, withBrowser } from "../helpers/browser.ts";
@@ -164,33 +164,30 @@ async function chromiumVerdicts(
   }, cases);
 }
 
-Deno.test({
-  name: "player view: no text Chromium places in a gm-only element survives our output",
-  ignore: !browserTestsRun(SUITE),
-  fn: () =>
-    withBrowser(async (browser) => {
-      const page = await browser.newPage();
-      // The raw inputs are parsed in this page: their handlers may fire (that is not our output)
-      page.on("dialog", (d) => d.dismiss().catch(() => {}));
-      await page.setContent("<!DOCTYPE html><title>t</title><body></body>");
-      const seed = propertySeed(20261123);
-      const rng = prng(seed);
-      const inputs = [...SHAPES, ...Array.from({ length: 600 }, () => randomTree(rng))]
-        .map((html, i) => mark(html, i));
-      const cases = inputs.map((input) => ({ input, player: sanitizePlayerHtml(input) }));
-      const verdicts = await chromiumVerdicts(page, cases);
-      let secretsChecked = 0;
-      for (const [i, { hidden, shown }] of verdicts.entries()) {
-        secretsChecked += hidden.length;
-        const leaked = shown.filter((s) => hidden.includes(s));
-        assert.deepEqual(leaked, [], `seed ${seed} case ${i}: ${inputs[i]}\n→ ${cases[i].player}`);
-      }
-      // the hand-made shapes really put text in gm-only elements (the check is not vacuous)
-      assert.ok(secretsChecked > SHAPES.length, `only ${secretsChecked} secrets checked`);
-      // and the player view is not empty for everything: public text survives
-      assert.ok(cases.filter((c) => c.player.includes("pub")).length > 100);
-    }),
-});
+/** Player view: no text Chromium places in a gm-only element survives our output. */
+async function playerView(browser: Browser): Promise<void> {
+  const page = await browser.newPage();
+  // The raw inputs are parsed in this page: their handlers may fire (that is not our output)
+  page.on("dialog", (d) => d.dismiss().catch(() => {}));
+  await page.setContent("<!DOCTYPE html><title>t</title><body></body>");
+  const seed = propertySeed(20261123);
+  const rng = prng(seed);
+  const inputs = [...SHAPES, ...Array.from({ length: 600 }, () => randomTree(rng))]
+    .map((html, i) => mark(html, i));
+  const cases = inputs.map((input) => ({ input, player: sanitizePlayerHtml(input) }));
+  const verdicts = await chromiumVerdicts(page, cases);
+  let secretsChecked = 0;
+  for (const [i, { hidden, shown }] of verdicts.entries()) {
+    secretsChecked += hidden.length;
+    const leaked = shown.filter((s) => hidden.includes(s));
+    assert.deepEqual(leaked, [], `seed ${seed} case ${i}: ${inputs[i]}\n→ ${cases[i].player}`);
+  }
+  // the hand-made shapes really put text in gm-only elements (the check is not vacuous)
+  assert.ok(secretsChecked > SHAPES.length, `only ${secretsChecked} secrets checked`);
+  // and the player view is not empty for everything: public text survives
+  assert.ok(cases.filter((c) => c.player.includes("pub")).length > 100);
+  await page.close();
+}
 
 /** Script vectors mixed into malformed shapes; each would call `__pwned()` or open a dialog. */
 const VECTORS = [
@@ -219,72 +216,86 @@ const VECTORS = [
   "<div id=__pwned name=__pwned>clobber</div>",
 ];
 
-Deno.test({
-  name: "lore view: nothing executable survives Chromium's parse of our output, nothing runs",
-  ignore: !browserTestsRun(SUITE),
-  fn: () =>
-    withBrowser(async (browser) => {
-      const page = await browser.newPage();
-      const dialogs: string[] = [];
-      page.on("dialog", (d) => {
-        dialogs.push(d.message());
-        d.dismiss().catch(() => {}); // the page may already be gone
-      });
-      // document.write keeps the window, so this outlives every setContent below
-      await page.evaluate(() => {
-        const calls: string[] = [];
-        Object.defineProperty(globalThis, "__calls", { value: calls });
-        Object.defineProperty(globalThis, "__pwned", {
-          value: (what: string) => calls.push(String(what)),
-        });
-      });
-      const seed = propertySeed(20261123);
-      const rng = prng(seed + 1);
-      const pick = <T>(items: readonly T[]) => items[Math.floor(rng() * items.length)];
-      const inputs = [
-        ...VECTORS,
-        ...SHAPES.map((shape) => shape.replace("S", pick(VECTORS))),
-        ...Array.from(
-          { length: 300 },
-          () => randomTree(rng).replace(/S|pub/g, () => pick(VECTORS)),
-        ),
-      ];
-      for (const sanitize of [sanitizeLoreHtml, sanitizePlayerHtml]) {
-        const outputs = inputs.map((html) => sanitize(html));
-        // One page per batch, parsed and rendered as a page would be (handlers fire, scripts run).
-        await page.setContent(
-          "<!DOCTYPE html><title>t</title><body>" +
-            outputs.map((out, i) => `<div data-case="${i}">${out}</div>`).join("") +
-            "</body>",
-        );
-        await page.waitForTimeout(50); // let image errors and toggles fire
-        const found = await page.evaluate(() => {
-          const bad: string[] = [];
-          for (const el of document.body.querySelectorAll("*")) {
-            const tag = el.tagName.toLowerCase();
-            if (
-              ["script", "iframe", "object", "embed", "style", "svg", "math", "form", "button"]
-                .includes(tag)
-            ) bad.push(`<${tag}>`);
-            for (const attr of el.attributes) {
-              if (/^on/i.test(attr.name)) bad.push(`${tag}[${attr.name}]`);
-              if (/^(?:id|name|srcdoc|formaction)$/i.test(attr.name)) {
-                bad.push(`${tag}[${attr.name}]`);
-              }
-              if (/^\s*(?:javascript|vbscript|data):/i.test(attr.value)) {
-                bad.push(`${tag}[${attr.name}=${attr.value.slice(0, 20)}]`);
-              }
-            }
+/** Lore view: nothing executable survives Chromium's parse of our output, nothing runs. */
+async function loreView(browser: Browser): Promise<void> {
+  const page = await browser.newPage();
+  const dialogs: string[] = [];
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    d.dismiss().catch(() => {}); // the page may already be gone
+  });
+  // document.write keeps the window, so this outlives every setContent below
+  await page.evaluate(() => {
+    const calls: string[] = [];
+    Object.defineProperty(globalThis, "__calls", { value: calls });
+    Object.defineProperty(globalThis, "__pwned", {
+      value: (what: string) => calls.push(String(what)),
+    });
+  });
+  const seed = propertySeed(20261123);
+  const rng = prng(seed + 1);
+  const pick = <T>(items: readonly T[]) => items[Math.floor(rng() * items.length)];
+  const inputs = [
+    ...VECTORS,
+    ...SHAPES.map((shape) => shape.replace("S", pick(VECTORS))),
+    ...Array.from(
+      { length: 300 },
+      () => randomTree(rng).replace(/S|pub/g, () => pick(VECTORS)),
+    ),
+  ];
+  for (const sanitize of [sanitizeLoreHtml, sanitizePlayerHtml]) {
+    const outputs = inputs.map((html) => sanitize(html));
+    // One page per batch, parsed and rendered as a page would be (handlers fire, scripts run).
+    await page.setContent(
+      "<!DOCTYPE html><title>t</title><body>" +
+        outputs.map((out, i) => `<div data-case="${i}">${out}</div>`).join("") +
+        "</body>",
+    );
+    await page.waitForTimeout(50); // let image errors and toggles fire
+    const found = await page.evaluate(() => {
+      const bad: string[] = [];
+      for (const el of document.body.querySelectorAll("*")) {
+        const tag = el.tagName.toLowerCase();
+        if (
+          ["script", "iframe", "object", "embed", "style", "svg", "math", "form", "button"]
+            .includes(tag)
+        ) bad.push(`<${tag}>`);
+        for (const attr of el.attributes) {
+          if (/^on/i.test(attr.name)) bad.push(`${tag}[${attr.name}]`);
+          if (/^(?:id|name|srcdoc|formaction)$/i.test(attr.name)) {
+            bad.push(`${tag}[${attr.name}]`);
           }
-          return { bad, calls: (globalThis as unknown as { __calls: string[] }).__calls };
-        });
-        assert.deepEqual(
-          found.bad,
-          [],
-          `seed ${seed} ${sanitize.name}: executable markup in Chromium's tree`,
-        );
-        assert.deepEqual(found.calls, [], `seed ${seed} ${sanitize.name}: script ran`);
-        assert.deepEqual(dialogs, []);
+          if (/^\s*(?:javascript|vbscript|data):/i.test(attr.value)) {
+            bad.push(`${tag}[${attr.name}=${attr.value.slice(0, 20)}]`);
+          }
+        }
       }
+      return { bad, calls: (globalThis as unknown as { __calls: string[] }).__calls };
+    });
+    assert.deepEqual(
+      found.bad,
+      [],
+      `seed ${seed} ${sanitize.name}: executable markup in Chromium's tree`,
+    );
+    assert.deepEqual(found.calls, [], `seed ${seed} ${sanitize.name}: script ran`);
+    assert.deepEqual(dialogs, []);
+  }
+  await page.close();
+}
+
+// One browser for both views: starting Chromium costs more than either check.
+Deno.test({
+  name: "sanitizers against Chromium",
+  ignore: !browserTestsRun(SUITE),
+  fn: (t) =>
+    withBrowser(async (browser) => {
+      await t.step(
+        "player view: no text Chromium places in a gm-only element survives our output",
+        () => playerView(browser),
+      );
+      await t.step(
+        "lore view: nothing executable survives Chromium's parse of our output, nothing runs",
+        () => loreView(browser),
+      );
     }),
 });

@@ -74,11 +74,26 @@ const REGEX_AFTER_WORD = new Set([
   "await",
 ]);
 
+/** Where a block comment starts (at its opening slash) and ends (after its closing one). */
+export interface CommentSpan {
+  start: number;
+  end: number;
+}
+
 /**
  * The source with the inside of every comment, string, template literal and regular expression
- * blanked out (string quotes stay, so a match can find its literal at the same offset).
+ * blanked out (string quotes stay, so a match can find its literal at the same offset). Each
+ * block comment's span is pushed to `blockComments` when given.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const spans: CommentSpan[] = [];
+ * assert.equal(codeOnly('/** a *\/ f("x/y");', spans), '         f("   ");');
+ * assert.deepEqual(spans, [{ start: 0, end: 8 }]);
+ * ```
  */
-function codeOnly(source: string): string {
+export function codeOnly(source: string, blockComments?: CommentSpan[]): string {
   const out = source.split("");
   const blank = (from: number, to: number) => {
     for (let k = from; k < to; k++) if (out[k] !== "\n") out[k] = " ";
@@ -115,6 +130,7 @@ function codeOnly(source: string): string {
     } else if (c === "/" && source[i + 1] === "*") {
       const end = source.indexOf("*/", i + 2);
       const stop = end === -1 ? source.length : end + 2;
+      blockComments?.push({ start: i, end: stop });
       blank(i, stop);
       i = stop;
     } else if (c === '"' || c === "'") {
@@ -206,7 +222,7 @@ export async function readImportGraph(
   include: (path: string) => boolean = () => true,
 ): Promise<ImportGraph> {
   const paths = [...files];
-  for (const dir of dirs) paths.push(...await tsFilesUnder(root, dir));
+  for (const dir of dirs) paths.push(...await filesUnder(root, dir, [".ts"]));
   const graph = new Map<string, string[]>();
   for (const path of paths.filter(include).sort()) {
     const source = await Deno.readTextFile(new URL(path, root));
@@ -220,12 +236,29 @@ export async function readImportGraph(
   return graph;
 }
 
-async function tsFilesUnder(root: URL, dir: string): Promise<string[]> {
+/**
+ * The files under `dir` (relative to `root`) whose names end with one of `suffixes`, as repository
+ * paths; directories for which `skip` says so are not entered.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const paths = await filesUnder(new URL("../../", import.meta.url), "tests/helpers", [".ts"]);
+ * assert.ok(paths.includes("tests/helpers/import_graph.ts"));
+ * ```
+ */
+export async function filesUnder(
+  root: URL,
+  dir: string,
+  suffixes: readonly string[],
+  skip: (path: string) => boolean = () => false,
+): Promise<string[]> {
   const out: string[] = [];
   for await (const entry of Deno.readDir(new URL(`${dir}/`, root))) {
     const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory) out.push(...await tsFilesUnder(root, path));
-    else if (entry.isFile && entry.name.endsWith(".ts")) out.push(path);
+    if (entry.isDirectory) {
+      if (!skip(path)) out.push(...await filesUnder(root, path, suffixes, skip));
+    } else if (entry.isFile && suffixes.some((s) => entry.name.endsWith(s))) out.push(path);
   }
   return out;
 }

@@ -17,7 +17,7 @@ type Json = any;
 const TEXT = "Captain Ysolde Farrow charts the Amber Shoals with Tobin Reedwick at low tide.";
 /** The AI deadline of these tests, and a model far slower than it. */
 const AI_TIMEOUT_MS = 300;
-const SLOW_MS = 1_500;
+const SLOW_MS = 1_000;
 /** Longest any step may take before the test fails instead of hanging. */
 const HANG_GUARD_MS = 15_000;
 
