@@ -354,9 +354,13 @@ async function streamRows(): Promise<RowResult[]> {
 /**
  * Uploads of one large image, one at a time, alternating between Core directly (create the note,
  * then PUT its content: what the service does) and the service. Each new note is deleted from
- * Core afterwards, so the double's memory stays flat.
+ * Core afterwards, so the double's memory stays flat. The service here is a fresh one, started for
+ * this row: after the other rows its heap has already grown, and an upload's growth would hide in
+ * it.
  */
 async function uploadRows(): Promise<RowResult[]> {
+  const fresh = wanted("upload") ? await start(spawnService(serviceEnv, serviceFlags)) : null;
+  await (await fetch(`${fresh?.url ?? service.url}/healthz`)).body?.cancel();
   const body = largePng(uploadBytes);
   const size = `${mib(uploadBytes)} MiB`;
   const coreJson = async (path: string, init: RequestInit) => {
@@ -393,10 +397,10 @@ async function uploadRows(): Promise<RowResult[]> {
     },
     {
       name: "upload",
-      what: `\`POST /api/lore/upload-image\`, ${size}`,
-      pid: svcPid,
+      what: `\`POST /api/lore/upload-image\`, ${size}, a fresh service`,
+      pid: fresh?.child.pid,
       send: async () => {
-        const res = await fetch(`${service.url}/api/lore/upload-image?parentNoteId=${W.media}`, {
+        const res = await fetch(`${fresh!.url}/api/lore/upload-image?parentNoteId=${W.media}`, {
           method: "POST",
           headers: { "content-type": "image/png", "x-host-filename": "bench.png" },
           body,

@@ -15,6 +15,11 @@
  * - Errors are fetch's: a `TypeError` naming the class ("connection refused", "connection reset
  *   by peer", "invalid HTTP response: …"), never the URL; an abort rejects with the signal's
  *   reason, or errors the body stream with it.
+ * - A streamed request body's chunks are handed over: each is copied into one frame buffer
+ *   reused for the whole body, and a chunk that owns its whole buffer is then detached, which
+ *   frees its memory at once. The runtime frees a chunk's memory only when a garbage collection
+ *   finds it, and a stream of large chunks makes little garbage on the heap itself: a 100 MiB
+ *   upload otherwise held tens of MiB of finished chunks.
  *
  * @module
  */
@@ -337,6 +342,7 @@ export function createHttp1Client(opts: Http1ClientOptions = {}): Http1Client {
   async function pump(x: Exchange, c: Connection, stream: ReadableStream<Uint8Array>) {
     const reader = stream.getReader();
     x.bodyReader = reader;
+    let frame: Frame = { buffer: new Uint8Array(0), bytes: new Uint8Array(0) };
     try {
       for (;;) {
         let chunk: Uint8Array;
@@ -354,7 +360,11 @@ export function createHttp1Client(opts: Http1ClientOptions = {}): Http1Client {
           destroy(c);
           return;
         }
-        if (chunk.byteLength) await writeAll(c.tcp, chunkFrame(chunk));
+        if (chunk.byteLength) {
+          frame = framed(chunk, frame);
+          handOver(chunk);
+          await writeAll(c.tcp, frame.bytes);
+        }
       }
       await writeAll(c.tcp, LAST_CHUNK);
       x.sent = true;
@@ -625,11 +635,32 @@ async function writeAll(tcp: Deno.TcpConn, bytes: Uint8Array): Promise<void> {
   for (let at = 0; at < bytes.byteLength;) at += await tcp.write(bytes.subarray(at));
 }
 
-function chunkFrame(chunk: Uint8Array): Uint8Array {
+/** A chunk of a chunked body, in a buffer kept for the next one. */
+interface Frame {
+  buffer: Uint8Array;
+  /** The frame itself: size line, chunk, CRLF. */
+  bytes: Uint8Array;
+}
+
+/** `chunk` framed for chunked encoding, in `previous`'s buffer when it is large enough. */
+function framed(chunk: Uint8Array, previous: Frame): Frame {
   const size = encoder.encode(`${chunk.byteLength.toString(16)}\r\n`);
-  const frame = new Uint8Array(size.byteLength + chunk.byteLength + 2);
-  frame.set(size);
-  frame.set(chunk, size.byteLength);
-  frame.set([13, 10], size.byteLength + chunk.byteLength);
-  return frame;
+  const length = size.byteLength + chunk.byteLength + 2;
+  const buffer = previous.buffer.byteLength >= length ? previous.buffer : new Uint8Array(length);
+  buffer.set(size);
+  buffer.set(chunk, size.byteLength);
+  buffer[length - 2] = 13;
+  buffer[length - 1] = 10;
+  return { buffer, bytes: buffer.subarray(0, length) };
+}
+
+/** Frees a sent chunk's memory now, when the chunk is all of its buffer (never a shared one). */
+function handOver(chunk: Uint8Array): void {
+  const buffer = chunk.buffer;
+  if (
+    buffer instanceof ArrayBuffer && !buffer.detached && chunk.byteOffset === 0 &&
+    chunk.byteLength === buffer.byteLength
+  ) {
+    buffer.transfer(0);
+  }
 }

@@ -637,6 +637,38 @@ Deno.test("http1Fetch: the Core double answers through it as through fetch; a st
   }
 });
 
+Deno.test("http1Fetch: a streamed body's chunks are sent whole, then freed; a shared buffer is left alone", async () => {
+  const core = await startCoreSim();
+  const client = createHttp1Client();
+  try {
+    const pooled = createCoreClient({ baseUrl: core.url, token: core.token }, {
+      fetch: client.fetch,
+      timeoutMs: 5000,
+    });
+    // chunks of falling sizes share the frame buffer; the last two are views of one buffer
+    const owned = [300_000, 70_000, 5].map((n, i) => new Uint8Array(n).fill(97 + i));
+    const shared = enc.encode("xxyy");
+    const views = [shared.subarray(0, 2), shared.subarray(2)];
+    const chunks = [...owned, ...views];
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        const next = chunks.shift();
+        if (next) c.enqueue(next);
+        else c.close();
+      },
+    });
+    await pooled.putContent(W.locReef, body, "application/octet-stream");
+    const expected = "a".repeat(300_000) + "b".repeat(70_000) + "ccccc" + "xxyy";
+    assert.equal(await pooled.contentText(W.locReef), expected);
+    assert.deepEqual(owned.map((c) => c.byteLength), [0, 0, 0], "sent chunks are freed");
+    assert.equal(shared.byteLength, 4, "a buffer shared by several chunks is not touched");
+    assert.deepEqual(views.map((v) => v.byteLength), [2, 2]);
+  } finally {
+    client.closeIdle();
+    await core.close();
+  }
+});
+
 Deno.test("http1Fetch: the Parser double's event stream arrives event by event", async () => {
   const core = await startCoreSim();
   const sentAt: number[] = [];
