@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { z } from "zod";
 import { prng } from "../../tests/helpers/prng.ts";
 import {
   coreNoteAnswerSchema,
@@ -56,29 +57,51 @@ const MUTATIONS: ((n: Record<string, unknown>, attr: Record<string, unknown>) =>
   (_, a) => a.extra = { nested: true },
 ];
 
-Deno.test("core search answers: the fast path gives exactly zod's result, or leaves it to zod", () => {
-  const random = prng(7);
+/** Applies up to two random mutations to `n` (or to one of its attributes). */
+function mutate(random: () => number, n: Record<string, unknown>): void {
+  for (let m = Math.floor(random() * 3); m > 0; m--) {
+    const attrs = Array.isArray(n.attributes) ? n.attributes : [{}, {}]; // a mutation may drop them
+    MUTATIONS[Math.floor(random() * MUTATIONS.length)](n, attrs[Math.floor(random() * 2)]);
+  }
+}
+
+/**
+ * Holds a fast path equal to zod over `rounds` random answers: whatever it accepts, zod accepts
+ * with the same result, and the combined schema always agrees with zod. Returns how many answers
+ * took the fast path.
+ */
+function holdsEqualToZod(
+  rounds: number,
+  answerFor: (round: number) => unknown,
+  paths: { zod: z.ZodType; fast: (raw: unknown) => unknown; combined: z.ZodType },
+): number {
   let fastUsed = 0;
-  for (let round = 0; round < 400; round++) {
-    const notes = Array.from({ length: 1 + Math.floor(random() * 4) }, (_, i) => note(i));
-    const answer: Record<string, unknown> = { results: notes };
-    for (let m = Math.floor(random() * 3); m > 0; m--) {
-      const n = notes[Math.floor(random() * notes.length)] as unknown as Record<string, unknown>;
-      const attr = (n.attributes as Record<string, unknown>[])[Math.floor(random() * 2)];
-      MUTATIONS[Math.floor(random() * MUTATIONS.length)](n, attr);
-    }
-    if (random() < 0.05) answer.results = "not a list";
-    const byZod = coreSearchSchema.safeParse(structuredClone(answer));
-    const fast = wellFormedSearchAnswer(structuredClone(answer));
+  for (let round = 0; round < rounds; round++) {
+    const answer = answerFor(round);
+    const byZod = paths.zod.safeParse(structuredClone(answer));
+    const fast = paths.fast(structuredClone(answer));
     if (fast) {
       fastUsed++;
       assert.ok(byZod.success, "the fast path accepted what zod refuses");
       assert.deepEqual(fast, byZod.data);
     }
-    const combined = coreSearchAnswerSchema.safeParse(structuredClone(answer));
+    const combined = paths.combined.safeParse(structuredClone(answer));
     assert.equal(combined.success, byZod.success);
     if (combined.success && byZod.success) assert.deepEqual(combined.data, byZod.data);
   }
+  return fastUsed;
+}
+
+Deno.test("core search answers: the fast path gives exactly zod's result, or leaves it to zod", () => {
+  const random = prng(7);
+  const fastUsed = holdsEqualToZod(400, () => {
+    const notes = Array.from({ length: 1 + Math.floor(random() * 4) }, (_, i) => note(i));
+    mutate(
+      random,
+      notes[Math.floor(random() * notes.length)] as unknown as Record<string, unknown>,
+    );
+    return random() < 0.05 ? { results: "not a list" } : { results: notes };
+  }, { zod: coreSearchSchema, fast: wellFormedSearchAnswer, combined: coreSearchAnswerSchema });
   assert.ok(fastUsed > 100, `the fast path took only ${fastUsed} of 400 answers`);
 });
 
@@ -92,25 +115,11 @@ Deno.test("core search answers: a well-formed list takes the fast path, protecte
 
 Deno.test("core notes: the one-note fast path gives exactly zod's result, or leaves it to zod", () => {
   const random = prng(11);
-  let fastUsed = 0;
-  for (let round = 0; round < 300; round++) {
+  const fastUsed = holdsEqualToZod(300, (round) => {
     const n = note(round) as unknown as Record<string, unknown>;
-    for (let m = Math.floor(random() * 3); m > 0; m--) {
-      const attrs = Array.isArray(n.attributes) ? n.attributes : [{}, {}]; // a mutation may drop them
-      MUTATIONS[Math.floor(random() * MUTATIONS.length)](n, attrs[Math.floor(random() * 2)]);
-    }
-    const answer: unknown = random() < 0.05 ? [n] : n;
-    const byZod = coreNoteSchema.safeParse(structuredClone(answer));
-    const fast = wellFormedNote(structuredClone(answer));
-    if (fast) {
-      fastUsed++;
-      assert.ok(byZod.success, "the fast path accepted what zod refuses");
-      assert.deepEqual(fast, byZod.data);
-    }
-    const combined = coreNoteAnswerSchema.safeParse(structuredClone(answer));
-    assert.equal(combined.success, byZod.success);
-    if (combined.success && byZod.success) assert.deepEqual(combined.data, byZod.data);
-  }
+    mutate(random, n);
+    return random() < 0.05 ? [n] : n;
+  }, { zod: coreNoteSchema, fast: wellFormedNote, combined: coreNoteAnswerSchema });
   assert.ok(fastUsed > 80, `the fast path took only ${fastUsed} of 300 notes`);
 });
 
