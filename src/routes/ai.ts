@@ -28,6 +28,7 @@ import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import type { ParserClient } from "../upstream/parser.ts";
 import { upstreamPath } from "../upstream/path.ts";
 import { parserJson, parserRoute } from "./parser_proxy.ts";
+import { resolveRelations } from "./lore.ts";
 import { idParams } from "./schemas.ts";
 import { RAG_DEFAULT_TOP_K, RAG_TOP_K, ragAnswer, ragCall } from "./search.ts";
 
@@ -490,7 +491,9 @@ export const noteRelationships = defineRoute({
   access: "private",
   tag: "ai",
   params: idParams,
-  description: "`relations` are the note's own user relations whose target Core has. The " +
+  description: "`relations` are the note's own user relations whose target Core has, resolved " +
+    "as `GET /api/lore/:id` resolves them (archived targets and those only under Core's " +
+    "hidden notes included). The " +
     "Parser reads the note's title and plain text (gm-only parts included; a protected note " +
     "is never sent). Its suggestions are checked against Core in one search: the note " +
     "itself, relations it already has, repeats and notes that are not readable lore are " +
@@ -519,11 +522,15 @@ export const noteRelationships = defineRoute({
         return true;
       })
       : [];
-    const targets = await notesByIds(
-      core,
-      [...relations.map((r) => r.value), ...proposed.map((s) => s.targetNoteId)],
-      { lore: false, concurrency: ctx.concurrency },
-    );
+    // the relations' targets as a note read resolves them (archived and hidden ones included),
+    // the suggestions' as the lore search finds them, side by side
+    const [resolved, targets] = await Promise.all([
+      resolveRelations(core, note, ctx.concurrency),
+      notesByIds(core, proposed.map((s) => s.targetNoteId), {
+        lore: false,
+        concurrency: ctx.concurrency,
+      }),
+    ]);
     const view = (n: CoreNote) => ({
       targetNoteId: n.noteId,
       targetTitle: n.title,
@@ -531,17 +538,14 @@ export const noteRelationships = defineRoute({
     });
     const answer: z.output<typeof noteRelationsSchema> = {
       noteId: note.noteId,
-      relations: relations.flatMap((r) => {
-        const target = targets.get(r.value);
-        return target
-          ? [{
-            attributeId: r.attributeId,
-            name: r.name,
-            type: relationshipTypeOf(r.name) ?? null,
-            ...view(target),
-          }]
-          : [];
-      }),
+      relations: resolved.map((r) => ({
+        attributeId: r.attributeId,
+        name: r.name,
+        type: relationshipTypeOf(r.name) ?? null,
+        targetNoteId: r.targetNoteId,
+        targetTitle: r.targetTitle,
+        loreType: r.loreType,
+      })),
       suggestions: outcome.ok
         ? proposed.flatMap((s) => {
           const target = targets.get(s.targetNoteId);

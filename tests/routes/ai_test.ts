@@ -233,7 +233,7 @@ Deno.test("apply relationships: written to Core as rel<Type> (+ inverse, note la
     ]);
   }));
 
-Deno.test("a note's relationships: Core relations plus confirmed suggestions in one search", () =>
+Deno.test("a note's relationships: Core relations plus confirmed suggestions, one search each", () =>
   withParser(async (h) => {
     await reindexForOwner(h.parser!); // the real Parser suggests only from the owner's index
     h.core.clearRequests();
@@ -268,8 +268,16 @@ Deno.test("a note's relationships: Core relations plus confirmed suggestions in 
     const ours = h.core.requests.filter((x) =>
       x.path === "/etapi/notes" && new URLSearchParams(x.search).get("search") !== "#lore"
     );
-    assert.equal(ours.length, 1, "targets of relations and suggestions: one search");
-    assert.match(new URLSearchParams(ours[0].search).get("search")!, /^note\.noteId = "/);
+    // relation targets as a note read resolves them (archived included), suggestion targets as
+    // the lore search finds them: one search each, sent side by side
+    assert.equal(ours.length, 2, "one search for relation targets, one for suggestions");
+    for (const x of ours) {
+      assert.match(new URLSearchParams(x.search).get("search")!, /^note\.noteId = "/);
+    }
+    assert.deepEqual(
+      ours.map((x) => new URLSearchParams(x.search).get("includeArchivedNotes")).sort(),
+      ["true", null].sort(),
+    );
     assert.deepEqual(
       h.core.requests.map((x) => `${x.method} ${x.path}`).filter((x) => x !== "GET /etapi/notes"),
       [`GET /etapi/notes/${W.charMira}`, `GET /etapi/notes/${W.charMira}/content`],

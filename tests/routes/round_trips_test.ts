@@ -97,6 +97,27 @@ Deno.test("GET /api/lore/:id: archived, hidden and case-twin targets resolve as 
     assert.match(searches(h)[0], /includeArchivedNotes=true/);
   }, bare));
 
+Deno.test("a note's relationships: archived and hidden targets resolve as a note read would", () =>
+  withHarness(async (h) => {
+    const source = note(h, "Cartographer");
+    const archived = note(h, "Old Harbor Map");
+    label(h, archived, "archived");
+    const hidden = note(h, "Hidden Ledger", "_hidden");
+    relation(h, source, "relDepicts", archived);
+    relation(h, source, "relKeeps", hidden);
+
+    const r = await h.requestJson<{ relations: Resolved[]; suggestions: unknown }>(
+      `/api/lore/${source}/relationships`,
+      { method: "POST" },
+    );
+    assert.equal(r.status, 200);
+    assert.deepEqual(
+      r.body.relations.map((x) => `${x.name}>${x.targetNoteId}:${x.targetTitle}`),
+      [`relDepicts>${archived}:Old Harbor Map`, `relKeeps>${hidden}:Hidden Ledger`],
+    );
+    assert.equal(r.body.suggestions, null); // no Parser here: Core's part still answers
+  }, bare));
+
 Deno.test("copilot chat: the linked notes are read in one search, then only their contents", () =>
   withHarness(async (h) => {
     h.core.clearRequests();
