@@ -65,16 +65,22 @@ Deno.test("GET /api/lore/:id: no relations, no search", () =>
     assert.deepEqual(upstreamCalls(h), [`GET /etapi/notes/${source}`]);
   }, bare));
 
+/** A note related to an archived note and to one only under Core's hidden notes. */
+function withArchivedAndHiddenTargets(h: Harness) {
+  const source = note(h, "Cartographer");
+  const archived = note(h, "Old Harbor Map");
+  label(h, archived, "archived");
+  const hidden = note(h, "Hidden Ledger", "_hidden");
+  relation(h, source, "relDepicts", archived);
+  relation(h, source, "relKeeps", hidden);
+  return { source, archived, hidden };
+}
+
 Deno.test("GET /api/lore/:id: archived, hidden and case-twin targets resolve as a note read would", () =>
   withHarness(async (h) => {
-    const source = note(h, "Cartographer");
-    const archived = note(h, "Old Harbor Map");
-    label(h, archived, "archived");
-    const hidden = note(h, "Hidden Ledger", "_hidden");
+    const { source, archived, hidden } = withArchivedAndHiddenTargets(h);
     const exact = note(h, "The Right One", "root", "caseTwin0001");
     note(h, "The Other Case", "root", "CASETWIN0001"); // Core's search matches ids in any case
-    relation(h, source, "relDepicts", archived);
-    relation(h, source, "relKeeps", hidden);
     relation(h, source, "relAlly", exact);
 
     h.core.clearRequests();
@@ -99,12 +105,7 @@ Deno.test("GET /api/lore/:id: archived, hidden and case-twin targets resolve as 
 
 Deno.test("a note's relationships: archived and hidden targets resolve as a note read would", () =>
   withHarness(async (h) => {
-    const source = note(h, "Cartographer");
-    const archived = note(h, "Old Harbor Map");
-    label(h, archived, "archived");
-    const hidden = note(h, "Hidden Ledger", "_hidden");
-    relation(h, source, "relDepicts", archived);
-    relation(h, source, "relKeeps", hidden);
+    const { source, archived, hidden } = withArchivedAndHiddenTargets(h);
 
     const r = await h.requestJson<{ relations: Resolved[]; suggestions: unknown }>(
       `/api/lore/${source}/relationships`,
