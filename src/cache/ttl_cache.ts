@@ -9,6 +9,11 @@
 /** A bounded TTL cache. */
 export interface TtlCache<V> {
   get(key: string): V | undefined;
+  /**
+   * The value while it is fresh and not yet due for a reload (`refreshAfterMs`), else undefined;
+   * never starts a load. For a caller that must fall back to `getOrLoad` once a reload is due.
+   */
+  settled(key: string): V | undefined;
   set(key: string, value: V): void;
   /** Returns the cached value or runs `load` once for all concurrent callers of this key. */
   getOrLoad(key: string, load: () => Promise<V>): Promise<V>;
@@ -132,6 +137,10 @@ export function createTtlCache<V>(opts: TtlCacheOptions<V>): TtlCache<V> {
 
   return {
     get: (key) => fresh(key)?.value,
+    settled(key) {
+      const hit = fresh(key);
+      return hit !== undefined && now() - hit.stored < refreshAfter ? hit.value : undefined;
+    },
     set,
     getOrLoad(key, load) {
       const hit = fresh(key);

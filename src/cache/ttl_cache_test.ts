@@ -100,3 +100,29 @@ Deno.test("ttl cache: past refreshAfterMs the entry answers at once while one re
   t = 161;
   assert.equal(c.get("k"), undefined);
 });
+
+Deno.test("ttl cache: settled answers only until a reload is due, and never starts one", () => {
+  let t = 0;
+  const c = createTtlCache<string>({
+    ttlMs: 100,
+    maxEntries: 10,
+    refreshAfterMs: 50,
+    now: () => t,
+  });
+  c.set("k", "v0");
+  assert.equal(c.settled("k"), "v0");
+  t = 49;
+  assert.equal(c.settled("k"), "v0");
+  t = 50;
+  assert.equal(c.settled("k"), undefined); // due for a reload: the caller goes to getOrLoad
+  assert.equal(c.get("k"), "v0"); // still served from there until it expires
+  c.set("k", "v1");
+  assert.equal(c.settled("k"), "v1");
+  assert.equal(c.settled("other"), undefined);
+  const plain = createTtlCache<string>({ ttlMs: 100, maxEntries: 10, now: () => t });
+  plain.set("k", "v");
+  t += 99;
+  assert.equal(plain.settled("k"), "v"); // without refreshAfterMs, settled until it expires
+  t += 1;
+  assert.equal(plain.settled("k"), undefined);
+});

@@ -11,6 +11,7 @@ import { RASTER_MIMES } from "../media/image_info.ts";
 import { defineRoute, type PublicCtx, type Route } from "../router.ts";
 import {
   type AnswerRenderer,
+  keptNoteAnswer,
   type PublicNoteResult,
   type PublicSearchOutcome,
   type PublicShare,
@@ -140,9 +141,15 @@ export const publicLore = defineRoute({
   },
   handler: async (ctx) => {
     const authorization = ctx.req.headers.get("authorization");
+    const kept = keptNoteAnswer(
+      ctx.state.publicShare,
+      NOTE_JSON.view,
+      ctx.params.id,
+      authorization,
+    );
     return answerFor(
       ctx.req,
-      await shareFor(ctx).noteAnswer(ctx.params.id, authorization, NOTE_JSON),
+      kept ?? await shareFor(ctx).noteAnswer(ctx.params.id, authorization, NOTE_JSON),
     );
   },
 });

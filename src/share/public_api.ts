@@ -39,6 +39,8 @@ import {
 } from "./public_content.ts";
 import {
   digest,
+  keepAnswer,
+  keptAnswer,
   type PublicCaches,
   type PublicCoreReader,
   type PublicSnapshot,
@@ -432,6 +434,33 @@ export interface PublicShareDeps extends StreamContext {
 }
 
 /**
+ * The answer an earlier anonymous visit to the note `idOrAlias` got in the view `view`, while it
+ * is certain to be the answer now ({@linkcode keptAnswer}): a repeat visit skips resolving the
+ * note. Undefined otherwise; the caller then asks {@linkcode PublicShare.noteAnswer}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createPublicCaches } from "./public_snapshot.ts";
+ * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 5_000 });
+ * assert.equal(keptNoteAnswer(caches, "api", "harbor-town", null), undefined); // not visited yet
+ * ```
+ */
+export function keptNoteAnswer(
+  caches: PublicCaches,
+  view: string,
+  idOrAlias: string,
+  authorization: string | null,
+): RenderedAnswer | undefined {
+  return keptAnswer(caches, keptRequest(view, `note:${idOrAlias}`), authorization);
+}
+
+/** The key of a request in {@linkcode PublicCaches.kept}. */
+function keptRequest(view: string, requested: string): string {
+  return `${view}\n${requested}`;
+}
+
+/**
  * The public share bound to one request: server-side Core credentials, the app's cached
  * snapshot, and the request's signal and log for streamed images.
  *
@@ -615,6 +644,7 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
     subject: string,
     renderer: AnswerRenderer<T>,
     make: () => Promise<T>,
+    requested?: string,
   ): Promise<RenderedAnswer> => {
     const authorized = authorization !== null;
     const key = [
@@ -628,10 +658,19 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
     ].join("\n");
     // A page reads note HTML in several places (descriptions, excerpts), each of which needs the
     // HTML engine: it is loaded before the page is made.
-    return caches.rendered.getOrLoad(key, async () => {
+    const answer = caches.rendered.getOrLoad(key, async () => {
       await loadHtmlEngine();
       return renderer.render(await make(), authorized);
     });
+    if (requested !== undefined && !authorized) {
+      // the request as asked (alias or id) finds this answer again without resolving the note
+      const ref = { renderedKey: key, identity: src.identity, version: src.snap.version };
+      return answer.then((a) => {
+        keepAnswer(caches, keptRequest(renderer.view, requested), ref);
+        return a;
+      });
+    }
+    return answer;
   };
 
   const visitorView = (
@@ -762,6 +801,7 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
           `note:${note.noteId}`,
           renderer,
           () => noteResult(src, note, access),
+          `note:${idOrAlias}`,
         );
       }),
 

@@ -72,7 +72,23 @@ export interface PublicCaches {
    * sanitizer version and what the visitor may see.
    */
   backlinks: TtlCache<ReadonlyMap<string, readonly string[]>>;
+  /**
+   * Where each anonymous request's answer is kept, by the request as it was asked (view and
+   * subject): lets a repeat visit skip resolving the note. Only keys, never answers, so the
+   * rendered answers' byte bound stays true; see {@linkcode keptAnswer}.
+   */
+  kept: Map<string, KeptAnswerRef>;
 }
+
+/** An anonymous request's answer: its rendered-cache key and the snapshot it was made from. */
+export interface KeptAnswerRef {
+  renderedKey: string;
+  identity: string;
+  version: string;
+}
+
+/** Most requests {@linkcode PublicCaches.kept} remembers before it starts over. */
+export const MAX_KEPT_ANSWERS = 4096;
 
 /** Default byte bound of the rendered answers: hot pages fit, a flood of searches cannot grow it. */
 export const RENDERED_MAX_BYTES = 8 * 1024 * 1024;
@@ -103,6 +119,7 @@ export function createPublicCaches(
     texts: createTtlCache({ ttlMs: 3600_000, maxEntries: 20_000 }),
     imageSizes: createTtlCache({ ttlMs: 3600_000, maxEntries: 5_000 }),
     backlinks: createTtlCache({ ttlMs, maxEntries: 64 }),
+    kept: new Map(),
     rendered: createTtlCache({
       ttlMs,
       refreshAfterMs,
@@ -137,6 +154,61 @@ export function invalidatePublicShare(caches: PublicCaches): void {
   caches.snapshots.clear();
   caches.rendered.clear();
   caches.backlinks.clear();
+  caches.kept.clear();
+}
+
+/**
+ * Remembers where an anonymous request's answer is kept (see {@linkcode keptAnswer}); starts over
+ * when {@linkcode MAX_KEPT_ANSWERS} requests are remembered.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 5_000 });
+ * keepAnswer(caches, "api\nnote:harbor", { renderedKey: "k", identity: "i", version: "v" });
+ * assert.equal(caches.kept.size, 1);
+ * ```
+ */
+export function keepAnswer(caches: PublicCaches, request: string, ref: KeptAnswerRef): void {
+  if (caches.kept.size >= MAX_KEPT_ANSWERS) caches.kept.clear();
+  caches.kept.set(request, ref);
+}
+
+/**
+ * The answer an earlier anonymous visit to the same request got, while it is certain to be the
+ * answer now: the request carries no credentials, the snapshot it came from is still the cached
+ * one and needs no reload yet, and its rendered answer is still kept and needs no reload yet.
+ * Anything else (a write through the service clears the share's caches, a changed snapshot, a
+ * reload due) is undefined, and the caller takes the full path, which also starts any reload.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { renderedAnswer } from "./rendered_answer.ts";
+ * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 5_000 });
+ * const answer = renderedAnswer("{}", 'W/"v1"', []);
+ * caches.snapshots.set("i", { version: "v1" } as PublicSnapshot);
+ * caches.rendered.set("key", answer);
+ * keepAnswer(caches, "api\nnote:harbor", { renderedKey: "key", identity: "i", version: "v1" });
+ * assert.equal(keptAnswer(caches, "api\nnote:harbor", null), answer);
+ * assert.equal(keptAnswer(caches, "api\nnote:harbor", "Basic Zm9vOmJhcg=="), undefined);
+ * invalidatePublicShare(caches);
+ * assert.equal(keptAnswer(caches, "api\nnote:harbor", null), undefined);
+ * ```
+ */
+export function keptAnswer(
+  caches: PublicCaches,
+  request: string,
+  authorization: string | null,
+): RenderedAnswer | undefined {
+  if (authorization !== null) return undefined;
+  const ref = caches.kept.get(request);
+  if (ref === undefined) return undefined;
+  const answer = caches.snapshots.settled(ref.identity)?.version === ref.version
+    ? caches.rendered.settled(ref.renderedKey)
+    : undefined;
+  if (answer === undefined) caches.kept.delete(request);
+  return answer;
 }
 
 /**

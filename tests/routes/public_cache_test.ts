@@ -101,6 +101,20 @@ Deno.test("public cache: answers kept for credentialed visitors never reach othe
     assert.equal((await get(h, "/", good)).headers.get("cache-control"), "private, no-cache");
   }, CACHED));
 
+Deno.test("public cache: an anonymous visit's kept answer never answers a credentialed one", () =>
+  withHarness(async (h) => {
+    const good = { authorization: basic(SHARE_CREDENTIALS.user, SHARE_CREDENTIALS.password) };
+    for (let visit = 0; visit < 2; visit++) { // the second anonymous visit comes from memory
+      const anonymous = await get(h, lore(W.charMira));
+      assert.equal(anonymous.headers.get("cache-control"), "public, no-cache");
+    }
+    const credentialed = await get(h, lore(W.charMira), good);
+    assert.equal(credentialed.status, 200);
+    assert.equal(credentialed.headers.get("cache-control"), "private, no-cache");
+    assert.equal((await get(h, lore(W.guideVault), good)).status, 200);
+    assert.equal((await get(h, lore(W.guideVault))).status, 401); // nothing kept from the above
+  }, CACHED));
+
 Deno.test("public cache: a content write through the service is seen at once, API and page", () =>
   withHarness(async (h) => {
     const before = await get(h, lore(W.charMira));
