@@ -69,14 +69,14 @@ Deno.test("ttl cache: the byte bound evicts the least recently used, never keeps
   assert.equal(c.bytes, 0);
 });
 
+/** A cache of 100 ms entries reloaded from 50 ms on, on the clock `now`. */
+function refreshingCache(now: () => number) {
+  return createTtlCache<string>({ ttlMs: 100, maxEntries: 10, refreshAfterMs: 50, now });
+}
+
 Deno.test("ttl cache: past refreshAfterMs the entry answers at once while one reload runs", async () => {
   let t = 0;
-  const c = createTtlCache<string>({
-    ttlMs: 100,
-    maxEntries: 10,
-    refreshAfterMs: 50,
-    now: () => t,
-  });
+  const c = refreshingCache(() => t);
   let loads = 0;
   let release!: () => void;
   const slowLoad = () => {
@@ -103,12 +103,7 @@ Deno.test("ttl cache: past refreshAfterMs the entry answers at once while one re
 
 Deno.test("ttl cache: settled answers only until a reload is due, and never starts one", () => {
   let t = 0;
-  const c = createTtlCache<string>({
-    ttlMs: 100,
-    maxEntries: 10,
-    refreshAfterMs: 50,
-    now: () => t,
-  });
+  const c = refreshingCache(() => t);
   c.set("k", "v0");
   assert.equal(c.settled("k"), "v0");
   t = 49;
