@@ -11,7 +11,7 @@ import { RASTER_MIMES } from "../media/image_info.ts";
 import { defineRoute, type PublicCtx, type Route } from "../router.ts";
 import {
   type AnswerRenderer,
-  keptNoteAnswer,
+  keptPublicAnswer,
   type PublicNoteResult,
   type PublicSearchOutcome,
   type PublicShare,
@@ -141,7 +141,7 @@ export const publicLore = defineRoute({
   },
   handler: async (ctx) => {
     const authorization = ctx.req.headers.get("authorization");
-    const kept = keptNoteAnswer(
+    const kept = keptPublicAnswer(
       ctx.state.publicShare,
       NOTE_JSON.view,
       ctx.params.id,

@@ -13,7 +13,12 @@ import { assetResponse, siteHeaders } from "../site/headers.ts";
 import { publicOrigin } from "../http/csrf.ts";
 import { SEARCH_MAX_LENGTH } from "../site/layout.ts";
 import { pageEtag, renderedPage } from "../site/respond.ts";
-import type { AnswerRenderer, SitePage, VisitorView } from "../share/public_api.ts";
+import {
+  type AnswerRenderer,
+  keptPublicAnswer,
+  type SitePage,
+  type VisitorView,
+} from "../share/public_api.ts";
 import { answerFor, renderedAnswer } from "../share/rendered_answer.ts";
 import {
   buildFeed,
@@ -127,12 +132,14 @@ async function sitePage<T>(
 ): Promise<Response> {
   const origin = siteOrigin(ctx);
   const authorization = opts.anonymous ? null : ctx.req.headers.get("authorization");
-  const answer = await shareFor(ctx).siteAnswer(
-    authorization,
-    { ...page, subject: `${page.subject}\n${origin}` },
-    renderer,
-    (view, noteId) => build(view, noteId, origin),
-  );
+  const asked = { ...page, subject: `${page.subject}\n${origin}` };
+  const answer = keptPublicAnswer(ctx.state.publicShare, renderer.view, asked, authorization) ??
+    await shareFor(ctx).siteAnswer(
+      authorization,
+      asked,
+      renderer,
+      (view, noteId) => build(view, noteId, origin),
+    );
   return answerFor(ctx.req, answer);
 }
 

@@ -434,30 +434,45 @@ export interface PublicShareDeps extends StreamContext {
 }
 
 /**
- * The answer an earlier anonymous visit to the note `idOrAlias` got in the view `view`, while it
- * is certain to be the answer now ({@linkcode keptAnswer}): a repeat visit skips resolving the
- * note. Undefined otherwise; the caller then asks {@linkcode PublicShare.noteAnswer}.
+ * The answer an earlier anonymous visit to the same request got, while it is certain to be the
+ * answer now ({@linkcode keptAnswer}): a repeat visit skips resolving the note. The request is
+ * the note `idOrAlias` (the API's `view`), or a site page (`SitePage`, its subject naming the
+ * visitor's origin as the page's answer does). Undefined otherwise; the caller then asks
+ * {@linkcode PublicShare.noteAnswer} or {@linkcode PublicShare.siteAnswer}.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { createPublicCaches } from "./public_snapshot.ts";
  * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 5_000 });
- * assert.equal(keptNoteAnswer(caches, "api", "harbor-town", null), undefined); // not visited yet
+ * assert.equal(keptPublicAnswer(caches, "api", "harbor-town", null), undefined); // not visited
+ * const page = { subject: "note\nhttps://lore.example", noteIdOrAlias: "harbor-town" };
+ * assert.equal(keptPublicAnswer(caches, "page", page, null), undefined);
  * ```
  */
-export function keptNoteAnswer(
+export function keptPublicAnswer(
   caches: PublicCaches,
   view: string,
-  idOrAlias: string,
+  request: string | SitePage,
   authorization: string | null,
 ): RenderedAnswer | undefined {
-  return keptAnswer(caches, keptRequest(view, `note:${idOrAlias}`), authorization);
+  const requested = typeof request === "string" ? noteRequest(request) : siteRequest(request);
+  return keptAnswer(caches, keptRequest(view, requested), authorization);
 }
 
 /** The key of a request in {@linkcode PublicCaches.kept}. */
 function keptRequest(view: string, requested: string): string {
   return `${view}\n${requested}`;
+}
+
+/** A note's answer as asked for: by the id or alias in the request. */
+function noteRequest(idOrAlias: string): string {
+  return `note:${idOrAlias}`;
+}
+
+/** A site page as asked for: its subject and the note named in the request. */
+function siteRequest(page: SitePage): string {
+  return `site:${page.subject}:${page.noteIdOrAlias ?? ""}`;
 }
 
 /**
@@ -801,7 +816,7 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
           `note:${note.noteId}`,
           renderer,
           () => noteResult(src, note, access),
-          `note:${idOrAlias}`,
+          noteRequest(idOrAlias),
         );
       }),
 
@@ -853,6 +868,7 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
           `site:${page.subject}:${note.noteId}`,
           renderer,
           () => make(visitorView(src, access, authorization), note.noteId),
+          siteRequest(page),
         );
       }),
 

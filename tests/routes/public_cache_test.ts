@@ -104,15 +104,22 @@ Deno.test("public cache: answers kept for credentialed visitors never reach othe
 Deno.test("public cache: an anonymous visit's kept answer never answers a credentialed one", () =>
   withHarness(async (h) => {
     const good = { authorization: basic(SHARE_CREDENTIALS.user, SHARE_CREDENTIALS.password) };
-    for (let visit = 0; visit < 2; visit++) { // the second anonymous visit comes from memory
-      const anonymous = await get(h, lore(W.charMira));
-      assert.equal(anonymous.headers.get("cache-control"), "public, no-cache");
+    const anonymousPolicy = [[lore(W.charMira), "public, no-cache"], [
+      page(W.charMira),
+      "no-cache",
+    ]];
+    for (const [path, policy] of anonymousPolicy) {
+      for (let visit = 0; visit < 2; visit++) { // the second visit comes from memory
+        assert.equal((await get(h, path)).headers.get("cache-control"), policy, path);
+      }
+      const credentialed = await get(h, path, good);
+      assert.equal(credentialed.status, 200, path);
+      assert.equal(credentialed.headers.get("cache-control"), "private, no-cache", path);
     }
-    const credentialed = await get(h, lore(W.charMira), good);
-    assert.equal(credentialed.status, 200);
-    assert.equal(credentialed.headers.get("cache-control"), "private, no-cache");
-    assert.equal((await get(h, lore(W.guideVault), good)).status, 200);
-    assert.equal((await get(h, lore(W.guideVault))).status, 401); // nothing kept from the above
+    for (const path of [lore(W.guideVault), page(W.guideVault)]) {
+      assert.equal((await get(h, path, good)).status, 200, path);
+      assert.equal((await get(h, path)).status, 401, path); // nothing kept from the above
+    }
   }, CACHED));
 
 Deno.test("public cache: a content write through the service is seen at once, API and page", () =>
