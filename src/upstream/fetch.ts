@@ -9,6 +9,7 @@
 import type { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { concatBytes } from "../util/bytes.ts";
+import { type CancelDeadline, sharedDeadlines } from "../util/deadlines.ts";
 
 /** What the helper needs from its surroundings (injected so tests control it). */
 export interface UpstreamDeps {
@@ -162,15 +163,17 @@ export async function upstreamFetch(
   // One controller stops the call, for the deadline or for the client: it follows the client's
   // signal through a listener, which costs far less than `AbortSignal.any` on every call.
   const stop = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancelDeadline: CancelDeadline | undefined;
   let released = false;
   let expired = false;
+  const expire = () => {
+    expired = true;
+    stop.abort(new DOMException("timeout", "TimeoutError"));
+  };
+  // calls share a timer per duration (util/deadlines.ts): one of their own would cost more
   const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      expired = true;
-      stop.abort(new DOMException("timeout", "TimeoutError"));
-    }, deps.timeoutMs);
+    cancelDeadline?.();
+    cancelDeadline = sharedDeadlines.start(deps.timeoutMs, expire);
   };
   arm();
   // A streamed request body (an upload) may take longer than the deadline to send: while bytes
@@ -193,7 +196,7 @@ export async function upstreamFetch(
   const release = () => {
     if (released) return;
     released = true;
-    clearTimeout(timer);
+    cancelDeadline?.();
     // a streamed answer's body still follows the client after its head arrived
     if (!req.stream) client?.removeEventListener("abort", clientLeft);
   };

@@ -29,6 +29,8 @@ export async function mapLimit<T, R>(
   limit: number,
   fn: (item: T, index: number) => Promise<R>,
 ): Promise<R[]> {
+  // nothing to do takes no turn of the event loop (a note without relations, say)
+  if (items.length === 0) return [];
   const results = new Array<R>(items.length);
   let next = 0;
   let failed = false;

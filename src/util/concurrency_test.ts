@@ -25,3 +25,10 @@ Deno.test("mapLimit: the first failure rejects and stops starting new work", asy
   );
   assert.deepEqual(started, [1, 2]);
 });
+
+Deno.test("mapLimit: no items, no calls and an empty result", async () => {
+  let calls = 0;
+  const out = await mapLimit([], 4, () => Promise.resolve(calls++));
+  assert.deepEqual(out, []);
+  assert.equal(calls, 0);
+});
