@@ -49,7 +49,6 @@ export async function notesByIds(
   opts: NotesByIdsOptions,
 ): Promise<Map<string, CoreNote>> {
   const distinct = [...new Set(ids)];
-  if (distinct.length === 0) return new Map();
   const wanted = distinct.filter((id) => idSchema.safeParse(id).success);
   const chunks: string[][] = [];
   for (let i = 0; i < wanted.length; i += IDS_PER_SEARCH) {

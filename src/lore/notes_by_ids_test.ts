@@ -97,12 +97,3 @@ Deno.test("notesByIds: nothing asked, nothing sent", async () => {
   );
   assert.deepEqual(calls, []);
 });
-
-Deno.test("notesByIds: no ids, no Core call (a note without relations costs nothing)", async () => {
-  const { core, calls } = fakeCore([noteOf("n1")]);
-  for (const complete of [false, true]) {
-    const found = await notesByIds(core, [], { lore: false, concurrency: 4, complete });
-    assert.equal(found.size, 0);
-  }
-  assert.deepEqual(calls, []);
-});

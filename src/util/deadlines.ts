@@ -63,7 +63,6 @@ interface Queue {
  */
 export function createDeadlines(clock: DeadlineClock = RUNTIME_CLOCK): Deadlines {
   const queues = new Map<number, Queue>();
-  let count = 0;
 
   const arm = (ms: number, queue: Queue, wait: number) => {
     queue.timer = clock.setTimer(() => expire(ms, queue), Math.max(0, wait));
@@ -79,7 +78,6 @@ export function createDeadlines(clock: DeadlineClock = RUNTIME_CLOCK): Deadlines
       queue.entries.delete(entry);
       due.push(entry);
     }
-    count -= due.length;
     const next = queue.entries.values().next();
     if (next.done) queues.delete(ms);
     else arm(ms, queue, next.value.due - now);
@@ -92,13 +90,11 @@ export function createDeadlines(clock: DeadlineClock = RUNTIME_CLOCK): Deadlines
       if (!queue) queues.set(ms, queue = { entries: new Set(), timer: undefined });
       const entry: Entry = { due: clock.now() + ms, onExpire };
       queue.entries.add(entry);
-      count++;
       // every entry already queued falls due no later than this one: a running timer stays
       if (queue.timer === undefined) arm(ms, queue, ms);
       const q = queue;
       return () => {
         if (!q.entries.delete(entry)) return;
-        count--;
         if (q.entries.size === 0) {
           if (q.timer !== undefined) clock.clearTimer(q.timer);
           q.timer = undefined;
@@ -106,7 +102,11 @@ export function createDeadlines(clock: DeadlineClock = RUNTIME_CLOCK): Deadlines
         }
       };
     },
-    pending: () => count,
+    pending: () => {
+      let n = 0;
+      for (const q of queues.values()) n += q.entries.size;
+      return n;
+    },
   };
 }
 

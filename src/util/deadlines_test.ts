@@ -31,10 +31,14 @@ function manualClock() {
   return { clock, advance, timers: () => timers.size };
 }
 
-Deno.test("deadlines: fire in order, once each, and only those not cancelled", () => {
+/** A scheduler on a manual clock, and what its deadlines reported when they fired. */
+function scheduler() {
   const { clock, advance, timers } = manualClock();
-  const deadlines = createDeadlines(clock);
-  const fired: string[] = [];
+  return { deadlines: createDeadlines(clock), advance, timers, fired: [] as string[] };
+}
+
+Deno.test("deadlines: fire in order, once each, and only those not cancelled", () => {
+  const { deadlines, advance, timers, fired } = scheduler();
   deadlines.start(100, () => fired.push("a"));
   advance(10);
   const cancelB = deadlines.start(100, () => fired.push("b"));
@@ -56,28 +60,24 @@ Deno.test("deadlines: fire in order, once each, and only those not cancelled", (
 });
 
 Deno.test("deadlines: the last cancel clears the timer, and a later start arms a new one", () => {
-  const { clock, advance, timers } = manualClock();
-  const deadlines = createDeadlines(clock);
-  const fired: number[] = [];
-  const c1 = deadlines.start(50, () => fired.push(1));
-  const c2 = deadlines.start(50, () => fired.push(2));
+  const { deadlines, advance, timers, fired } = scheduler();
+  const c1 = deadlines.start(50, () => fired.push("1"));
+  const c2 = deadlines.start(50, () => fired.push("2"));
   c1();
   assert.equal(timers(), 1);
   c2();
   assert.equal(timers(), 0, "an empty queue keeps no timer (nothing holds the process open)");
   assert.equal(deadlines.pending(), 0);
   advance(30);
-  deadlines.start(50, () => fired.push(3));
+  deadlines.start(50, () => fired.push("3"));
   advance(79);
   assert.deepEqual(fired, []);
   advance(80);
-  assert.deepEqual(fired, [3]);
+  assert.deepEqual(fired, ["3"]);
 });
 
 Deno.test("deadlines: durations keep their own timers; a timer waking early still fires", () => {
-  const { clock, advance, timers } = manualClock();
-  const deadlines = createDeadlines(clock);
-  const fired: string[] = [];
+  const { deadlines, advance, timers, fired } = scheduler();
   deadlines.start(1_000, () => fired.push("long"));
   deadlines.start(10, () => fired.push("short"));
   assert.equal(timers(), 2);
@@ -91,9 +91,7 @@ Deno.test("deadlines: durations keep their own timers; a timer waking early stil
 });
 
 Deno.test("deadlines: a timer that wakes too early waits again for the rest", () => {
-  const { clock, advance, timers } = manualClock();
-  const deadlines = createDeadlines(clock);
-  const fired: string[] = [];
+  const { deadlines, advance, timers, fired } = scheduler();
   deadlines.start(100, () => fired.push("x"));
   advance(95, 5); // woken 5 ms early: not yet
   assert.deepEqual(fired, []);
@@ -103,9 +101,7 @@ Deno.test("deadlines: a timer that wakes too early waits again for the rest", ()
 });
 
 Deno.test("deadlines: a deadline set while others expire lands after them", () => {
-  const { clock, advance } = manualClock();
-  const deadlines = createDeadlines(clock);
-  const fired: string[] = [];
+  const { deadlines, advance, fired } = scheduler();
   deadlines.start(10, () => {
     fired.push("first");
     deadlines.start(10, () => fired.push("restarted"));
