@@ -24,6 +24,7 @@
  * @module
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { Deadlines } from "../src/util/deadlines.ts";
 import {
   type AttachmentRecord,
   type AttributeRecord,
@@ -86,6 +87,8 @@ export interface CoreSimOptions {
   hostname?: string;
   /** Injected clock for deterministic timestamps and the revision rule. */
   now?: () => Date;
+  /** The clock of fault delays (`delayMs`): a test's own; default the runtime's timers. */
+  deadlines?: Deadlines;
 }
 
 /** A running Core double. */
@@ -102,6 +105,8 @@ export interface CoreSim {
   /** Adds a fault; faults are checked in the order added, before normal handling. */
   fault(f: SimFault): void;
   clearFaults(): void;
+  /** Requests a `hang` fault holds right now. */
+  held(): number;
   /** Stops the server; hanging and delayed requests are ended first. */
   close(): Promise<void>;
 }
@@ -846,6 +851,7 @@ export function startCoreSim(opts: CoreSimOptions = {}): Promise<CoreSim> {
     port: opts.port,
     hostname: opts.hostname,
     faultBody,
+    deadlines: opts.deadlines,
     handler: () => createCoreHandler(store, opts.password ?? DEFAULT_CORE_PASSWORD),
     compress: true, // Core runs Express's compression() on every answer
   });
@@ -857,6 +863,7 @@ export function startCoreSim(opts: CoreSimOptions = {}): Promise<CoreSim> {
     clearRequests: http.clearRequests,
     fault: http.fault,
     clearFaults: http.clearFaults,
+    held: http.held,
     close: http.close,
   });
 }

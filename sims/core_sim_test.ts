@@ -10,7 +10,8 @@ import {
   DEFAULT_CORE_TOKEN,
   startCoreSim,
 } from "./core.ts";
-import { blobIdOf, type NotePojo } from "./core_store.ts";
+import { titleForCore, titleFromCore } from "../src/core/titles.ts";
+import { blobIdOf, type NotePojo, sanitizeLikeCore } from "./core_store.ts";
 import { crc32, makePng, W, WORLD_SUMMARY } from "./world.ts";
 
 interface Res {
@@ -287,6 +288,82 @@ Deno.test("create-note: Core's exact error bodies", async () => {
       code: "NOTE_NOT_FOUND",
       message: "Note 'nope1234' not found.",
     });
+  });
+});
+
+Deno.test("create-note sanitises titles with Core's options; PATCH stores them as sent", async () => {
+  // Each stored form is what Core's html_sanitizer (sanitize-html 2.17.0, Core's options) gives.
+  const cases: [typed: string, stored: string][] = [
+    ["Salt & Smoke <Tide>", "Salt &amp; Smoke "], // <tide> is no allowed tag
+    ["a < b > c", "a &lt; b &gt; c"],
+    ['say "hi", it\'s &copy;', `say "hi", it's ©`],
+    ["<b>bold</b> & co", "<b>bold</b> &amp; co"],
+    ["<h1>A</h1><h2>B</h2>", "<h2>A</h2><h3>B</h3>"], // headings demoted
+    ["<script>alert(1)</script>x", "alert(1)x"], // only <head> goes with its text
+    ["<style><img src=x onerror=y></style>T", "<img src=x onerror=y>T"], // 2.17.0 raw text
+    ['<a href="javascript:x">l</a>', "<a>l</a>"],
+    ['<span style="color:red;position:fixed">s</span>', "<span>s</span>"],
+    ['<span style="color:#a0B;position:fixed">s</span>', '<span style="color:#a0B">s</span>'],
+    ["Salt &amp; Smoke &lt;Tide&gt;", "Salt &amp; Smoke &lt;Tide&gt;"], // escaped text stays
+  ];
+  await withSim(async (sim) => {
+    for (const [typed, stored] of cases) {
+      const res = await call(sim, "/etapi/create-note", {
+        body: { parentNoteId: W.loreRoot, title: typed, type: "text", content: "" },
+      });
+      assert.equal(res.json.note.title, stored, typed);
+      const id = res.json.note.noteId;
+      assert.equal((await call(sim, `/etapi/notes/${id}`)).json.title, stored);
+      const patched = await call(sim, `/etapi/notes/${id}`, {
+        method: "PATCH",
+        body: { title: typed },
+      });
+      assert.equal(patched.json.title, typed, "PATCH stores the title as sent");
+    }
+    const seeded = sim.store.createNote(
+      { parentNoteId: W.loreRoot, title: "a < b", type: "text", content: "" },
+      { rawTitle: true },
+    );
+    assert.equal(seeded.note.title, "a < b", "rawTitle stores exactly what is given");
+  });
+});
+
+Deno.test("property: Core's create sanitizer keeps the service's title form; reading it gives the typed title", () => {
+  const pieces = ["&", "<", ">", '"', "'", ";", "#", "amp", "lt", "x", " ", "\u00a0", "é", "😀"]
+    .concat(["<b>", "</b>", "<h1>", "<script>", "<style>", "<Tide>", "&amp;", "&#39;", "<!--"]);
+  let seed = 22;
+  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
+  for (let i = 0; i < 3000; i++) {
+    let typed = "";
+    for (let n = Math.floor(next() * 10); n > 0; n--) {
+      typed += pieces[Math.floor(next() * pieces.length)];
+    }
+    const sent = titleForCore(typed);
+    assert.equal(sanitizeLikeCore(sent), sent, JSON.stringify(typed));
+    assert.equal(titleFromCore(sent), typed, JSON.stringify(typed));
+  }
+});
+
+Deno.test("title search compares the stored title: an escaped title is found by its escaped form", async () => {
+  await withSim(async (sim) => {
+    const created = await call(sim, "/etapi/create-note", {
+      body: { parentNoteId: W.loreRoot, title: "Salt & Smoke", type: "text", content: "" },
+    });
+    const id = created.json.note.noteId;
+    assert.deepEqual(await searchIds(sim, `note.title *=* "salt & smoke"`), []);
+    assert.deepEqual(await searchIds(sim, `note.title *=* "salt &amp; smoke"`), [id]);
+    assert.ok((await searchIds(sim, `note.title *=* "amp"`)).includes(id), "inside &amp;");
+    sim.store.createAttribute({ noteId: id, type: "label", name: "lore" });
+    const either = `note.title *=* "Salt &amp; Smoke" or note.title *=* "Salt & Smoke"`;
+    for (const query of [either, `#lore (${either})`]) {
+      assert.deepEqual(await searchIds(sim, query), [id], query);
+      await call(sim, `/etapi/notes/${id}`, { method: "PATCH", body: { title: "Salt & Smoke" } });
+      assert.deepEqual(await searchIds(sim, query), [id], `${query}: the raw title`);
+      await call(sim, `/etapi/notes/${id}`, {
+        method: "PATCH",
+        body: { title: "Salt &amp; Smoke" },
+      });
+    }
   });
 });
 
@@ -934,7 +1011,9 @@ Deno.test("faults: status, times, delay, hang (abort and close), recording", asy
 
     // close() ends a request that hangs without a client abort
     const pending = call(sim, "/etapi/notes/root");
-    await new Promise((r) => setTimeout(r, 50));
+    // until the double holds it (a guard, however slow the machine: the loop only looks)
+    for (let i = 0; i < 6_000 && sim.held() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(sim.held(), 1);
     await sim.close();
     assert.equal((await pending).status, 503);
   } finally {

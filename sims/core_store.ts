@@ -23,8 +23,9 @@
  */
 import { Buffer } from "node:buffer";
 import { createHash, randomBytes } from "node:crypto";
+// the version Core pins (2.17.0); later ones parse `<textarea>`, `<style>` and nested links apart
 // @ts-types="@types/sanitize-html"
-import sanitizeHtml from "sanitize-html";
+import sanitizeHtml from "core-sanitize-html";
 
 // ---------------------------------------------------------------------------------------------
 // Records and errors
@@ -284,6 +285,91 @@ function defaultMimeForType(type: string): string {
   }
 }
 
+/** The `allowedHtmlTags` option's default (`SANITIZER_DEFAULT_ALLOWED_TAGS` in Core's commons). */
+const CORE_ALLOWED_TAGS = [
+  ..."h1 h2 h3 h4 h5 h6 blockquote p a ul ol li b i strong em strike s del abbr code hr br div"
+    .split(" "),
+  ..."table thead caption tbody tfoot tr th td pre section img figure figcaption span label input"
+    .split(" "),
+  ..."details summary address aside footer header hgroup main nav dl dt menu bdi bdo dfn kbd mark"
+    .split(" "),
+  ..."q time var wbr area map track video audio picture ins en-media acronym article big button"
+    .split(" "),
+  ..."cite col colgroup data dd fieldset form legend meter noscript option progress rp samp small"
+    .split(" "),
+  ..."sub sup template textarea tt".split(" "),
+];
+
+/** The URL schemes Core's sanitizer lets through (`ALLOWED_PROTOCOLS`). */
+const CORE_ALLOWED_SCHEMES = (
+  "http https ftp ftps mailto data evernote file facetime gemini git gopher imap irc irc6 jabber " +
+  "jar lastfm ldap ldaps magnet message mumble nfs onenote pop rmi s3 sftp skype sms spotify " +
+  "steam svn udp view-source vlc vnc ws wss xmpp jdbc slack tel smb zotero geo logseq mid obsidian"
+).split(" ");
+
+const CSS_COLOR_SOURCES = [
+  String.raw`#(0x)?[0-9a-f]+`,
+  String.raw`rgb\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)`,
+  String.raw`hsl\(\s*(\d{1,3})\s*,\s*(\d{1,3})%\s*,\s*(\d{1,3})%\s*\)`,
+];
+// Core's hex colour pattern is case-insensitive only where it stands alone
+const CSS_COLOR = CSS_COLOR_SOURCES.map((src, i) => new RegExp(`^${src}$`, i === 0 ? "i" : ""));
+const CSS_SIZE = [/^\d+\.?\d*(?:px|em|%)$/];
+const BORDER_STYLES = "none|hidden|dotted|dashed|solid|double|groove|ridge|inset|outset";
+const TD_BORDER = new RegExp(
+  String.raw`^\s*\d+(?:px|em|%)\s*(${BORDER_STYLES})\s*(${
+    ["#(0x)?[0-9a-fA-F]+", ...CSS_COLOR_SOURCES.slice(1)].join("|")
+  })\s*$`,
+);
+
+/**
+ * Core's `html_sanitizer.sanitize` with its options as a fresh Core has them: the default
+ * `allowedHtmlTags`, its attribute, style and scheme allow-lists, only `<head>` dropped with its
+ * text (so a `<script>`'s text stays, as text), and headings demoted one level per level present
+ * (`<h1` → `h2`, and `h2` → `h3` when there is also an `<h2`, …). Core runs it over a title on
+ * create-note only: `Tom & Jerry` is stored as `Tom &amp; Jerry`, `Salt & Smoke <Tide>` as
+ * `Salt &amp; Smoke ` (`<tide>` is no allowed tag).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(sanitizeLikeCore("Salt & Smoke <Tide>"), "Salt &amp; Smoke ");
+ * assert.equal(sanitizeLikeCore("<h1>Big</h1><script>x</script>"), "<h2>Big</h2>x");
+ * ```
+ */
+export function sanitizeLikeCore(dirty: string): string {
+  if (!dirty) return dirty;
+  const lower = dirty.toLowerCase();
+  const transformTags: Record<string, string> = {};
+  for (let level = 1; level < 6 && lower.includes(`<h${level}`); level++) {
+    transformTags[`h${level}`] = `h${level + 1}`;
+  }
+  return sanitizeHtml(dirty, {
+    allowedTags: CORE_ALLOWED_TAGS,
+    allowedAttributes: {
+      "*": "class style title src href hash disabled align alt center data-*".split(" "),
+      input: ["type", "checked"],
+      img: ["width", "height"],
+      code: ["spellcheck"],
+    },
+    allowedStyles: {
+      "*": { color: CSS_COLOR, "background-color": CSS_COLOR },
+      figure: { float: [/^\s*(left|right|none)\s*$/], width: CSS_SIZE, height: CSS_SIZE },
+      img: { "aspect-ratio": [/^\d+\/\d+$/], width: CSS_SIZE, height: CSS_SIZE },
+      table: {
+        "border-color": CSS_COLOR,
+        "border-style": [new RegExp(String.raw`^\s*(${BORDER_STYLES})\s*$`)],
+      },
+      td: { border: [TD_BORDER] },
+      col: { width: CSS_SIZE },
+    },
+    selfClosing: ["img", "br", "hr", "area", "base", "basefont", "input", "link", "meta", "col"],
+    allowedSchemes: CORE_ALLOWED_SCHEMES,
+    nonTextTags: ["head"],
+    transformTags,
+  });
+}
+
 /** Core's attribute name sanitising: anything outside `[\p{L}\p{N}_:]` becomes `_`. */
 function sanitizeAttributeName(name: string): string {
   return name.replace(/[^\p{L}\p{N}_:]/gu, "_");
@@ -380,7 +466,7 @@ export interface CreateNoteParams {
 export interface CreateNoteOptions {
   /** Allow parents such as `_hidden` (Core does this for its own hidden subtree). */
   ignoreForbiddenParents?: boolean;
-  /** Skip title sanitising (system titles are trusted). */
+  /** Store the title exactly as given, not sanitised (seeding: system titles, legacy data). */
   rawTitle?: boolean;
 }
 
@@ -1014,7 +1100,7 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
       }
       title = template ?? "new note";
     }
-    if (!options.rawTitle) title = sanitizeHtml(title);
+    if (!options.rawTitle) title = sanitizeLikeCore(title);
     if (params.content === undefined || params.content === null) {
       throw new CoreError(500, "GENERIC", "Note content must be set");
     }

@@ -2,7 +2,9 @@
  * `deno task dev`: the service on embedded sample backends with zero configuration. Starts the
  * Core double with the sample world, the Parser double (its default owner connected to that
  * Core) and the service wired to the Parser the production way: zero-login on (turn it off with
- * `ZERO_LOGIN=false`), no `CORE_TOKEN` — Core credentials come from the Parser per user.
+ * `ZERO_LOGIN=false`), no `CORE_TOKEN` — Core credentials come from the Parser per user. It
+ * listens on the loopback address and prints a `localhost` URL, both of which the host rule
+ * accepts without settings; any other name needs `ALLOWED_HOSTS` (http/host_check.ts).
  *
  * @module
  */
@@ -38,6 +40,7 @@ const config = loadConfigOrExit({
   LORE_ROOT_NOTE_ID: env.LORE_ROOT_NOTE_ID ?? W.loreRoot,
 });
 const server = await startServer({ config });
+// a loopback name the host rule always accepts (an IP literal, e.g. with HOST=0.0.0.0, is too)
 const base = server.url.replace("127.0.0.1", "localhost");
 
 console.error(`
@@ -50,6 +53,9 @@ Lore Portal Proxy — development mode (embedded sample backends)
 Zero-login is ${config.ZERO_LOGIN ? "ON: a browser works at once" : "OFF: log in first"}${
   config.ZERO_LOGIN ? " (turn it off: ZERO_LOGIN=false deno task dev)" : ""
 }.
+Answers localhost and IP addresses${
+  config.ALLOWED_HOSTS.length ? `, and ${config.ALLOWED_HOSTS.join(", ")}` : ""
+}; another name: ALLOWED_HOSTS=<name> deno task dev.
 Sample account: ${DEFAULT_OWNER.email} / ${DEFAULT_OWNER.password}
   curl -c jar -H 'content-type: application/json' \\
     -d '{"email":"${DEFAULT_OWNER.email}","password":"${DEFAULT_OWNER.password}"}' ${base}/api/auth/login

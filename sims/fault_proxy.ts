@@ -98,10 +98,11 @@ export interface FaultProxy {
   /** Answers whose body the service stopped reading before the end (it cancelled it). */
   cutShort(): number;
   /**
-   * Requests the service gave up on (its deadline) before the double had answered (so before a
-   * fault could show, in any mode, `pass` included): a 504 there is the right answer.
+   * Connections whose answer the fault holds back right now (`hang`; `stall` after the head;
+   * `drip` while it drips): only the service giving up (its deadline) ends the first two, and
+   * a drip long before its end.
    */
-  abandoned(): number;
+  held(): number;
   /** Resolves true once no connection is open, false if some are still open after `timeoutMs`. */
   drained(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -154,7 +155,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
   const closing = new AbortController();
   let mode: FaultMode = "pass";
   let cutShort = 0;
-  let abandoned = 0;
+  let held = 0;
   let server: net.Server | null = null;
   let port = 0;
   let target = opts.target ?? "";
@@ -202,8 +203,15 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
   const untilGone = (signal: AbortSignal) =>
     new Promise<void>((resolve) => {
       if (signal.aborted || closing.signal.aborted) return resolve();
-      signal.addEventListener("abort", () => resolve(), { once: true });
-      closing.signal.addEventListener("abort", () => resolve(), { once: true });
+      held++;
+      const done = () => {
+        signal.removeEventListener("abort", done);
+        closing.signal.removeEventListener("abort", done);
+        held--;
+        resolve();
+      };
+      signal.addEventListener("abort", done);
+      closing.signal.addEventListener("abort", done);
     });
 
   async function respond(sock: net.Socket, req: RawRequest, m: FaultMode, gone: AbortSignal) {
@@ -232,7 +240,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       if (gone.aborted) return null;
       throw e;
     });
-    if (!a || gone.aborted) return void abandoned++;
+    if (!a || gone.aborted) return;
     const bodyless = a.body.byteLength === 0;
     const fixed = (body: Uint8Array) =>
       head(a.status, a.statusText, a.headers, ["content-length", String(body.byteLength)]);
@@ -261,9 +269,14 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       case "drip": {
         const bytes = bodyless ? fixed(a.body) : a.body;
         if (!bodyless) await write(sock, fixed(a.body));
-        for (let i = 0; i < bytes.byteLength && !gone.aborted && !closing.signal.aborted; i++) {
-          await write(sock, bytes.subarray(i, i + 1));
-          await pause(dripMs, gone);
+        held++;
+        try {
+          for (let i = 0; i < bytes.byteLength && !gone.aborted && !closing.signal.aborted; i++) {
+            await write(sock, bytes.subarray(i, i + 1));
+            await pause(dripMs, gone);
+          }
+        } finally {
+          held--;
         }
         if (gone.aborted) cutShort++;
         return void sock.end();
@@ -304,7 +317,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       if (gone.aborted) return null;
       throw e;
     });
-    if (!res) return void abandoned++;
+    if (!res) return;
     await write(
       sock,
       head(res.status, res.statusText, [...res.headers], ["transfer-encoding", "chunked"]),
@@ -331,7 +344,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     },
     openConnections: () => sockets.size,
     cutShort: () => cutShort,
-    abandoned: () => abandoned,
+    held: () => held,
     async drained(timeoutMs) {
       const until = Date.now() + timeoutMs;
       while (sockets.size > 0 && Date.now() < until) await pause(20);

@@ -4,6 +4,9 @@ import { FAULT_MARK, type FaultMode, startFaultProxy } from "./fault_proxy.ts";
 
 const JSON_BODY = JSON.stringify({ notes: Array.from({ length: 20 }, (_, i) => `note ${i}`) });
 
+/** Longer than any client here waits: a drip that never completes while the test looks. */
+const DRIP_MS = 60_000;
+
 async function withProxy(
   fn: (proxy: Awaited<ReturnType<typeof startFaultProxy>>) => Promise<void>,
 ) {
@@ -16,7 +19,7 @@ async function withProxy(
   );
   const proxy = await startFaultProxy({
     target: `http://127.0.0.1:${backend.addr.port}`,
-    dripMs: 5,
+    dripMs: DRIP_MS,
     padBytes: 256 * 1024,
   });
   try {
@@ -70,13 +73,16 @@ Deno.test("fault proxy: hang, stall and drip hold the connection until the clien
       const client = new AbortController();
       const res = fetch(`${proxy.url}/x`, { signal: client.signal })
         .then((r) => r.text().then(() => "complete", () => "body-error"), () => "aborted");
-      for (let i = 0; i < 500 && proxy.openConnections() === 0; i++) {
+      // hang holds at once, stall after the head, drip from the head on
+      for (let i = 0; i < 2_000 && proxy.held() === 0; i++) {
         await new Promise((r) => setTimeout(r, 10));
       }
       assert.equal(proxy.openConnections(), 1, mode);
+      assert.equal(proxy.held(), 1, mode);
       client.abort();
       assert.notEqual(await res, "complete", mode);
-      assert.ok(await proxy.drained(5_000), `${mode}: the proxy saw the client leave`);
+      assert.ok(await proxy.drained(20_000), `${mode}: the proxy saw the client leave`);
+      assert.equal(proxy.held(), 0, mode);
     }
     assert.ok(proxy.cutShort() >= 2, "stall and drip answers were cut short");
   }));

@@ -28,6 +28,7 @@
  */
 import { Buffer } from "node:buffer";
 import { createHmac, randomBytes } from "node:crypto";
+import type { Deadlines } from "../src/util/deadlines.ts";
 import {
   createParserStore,
   cuid,
@@ -142,6 +143,11 @@ export interface ParserSimOptions {
   models?: Record<string, { models: string[]; autoMode: boolean }>;
   /** Injected clock (sessions, rate limit, timestamps). */
   now?: () => Date;
+  /**
+   * The clock of the double's waits: model delays, paces, keepalives, fault delays (a test's
+   * own, so that "slower than the deadline" does not depend on how busy the machine is).
+   */
+  deadlines?: Deadlines;
   /** Brain-dump feature knobs (keepalive interval, batch worker, pacing). */
   brainDump?: BrainDumpSimOptions;
   /** RAG, consistency and suggest knobs. */
@@ -168,6 +174,8 @@ export interface ParserSim {
   /** Adds a fault; faults are checked in the order added, before normal handling. */
   fault(f: SimFault): void;
   clearFaults(): void;
+  /** Requests a `hang` fault holds right now. */
+  held(): number;
   /** A valid raw session token of the default owner (creates a session). */
   ownerToken(): string;
   /** Stops the server; hanging and delayed requests are ended first. */
@@ -186,6 +194,8 @@ interface ParserHandlerOptions {
   models?: Record<string, { models: string[]; autoMode: boolean }>;
   /** Aborting it cancels the double's own calls to Core. */
   closed?: AbortSignal;
+  /** See {@link ParserSimOptions.deadlines}. */
+  deadlines?: Deadlines;
   /** Brain-dump feature knobs (keepalive interval, batch worker, pacing). */
   brainDump?: BrainDumpSimOptions;
   /** RAG, consistency and suggest knobs. */
@@ -619,7 +629,7 @@ function createParserHandler(
     } else {
       try {
         const r = await etapi(
-          { baseUrl: url.replace(/\/$/, ""), token },
+          { baseUrl: url.replace(/\/$/, ""), token, deadlines: opts.deadlines },
           "GET",
           "/app-info",
           PREFLIGHT_TIMEOUT_MS,
@@ -646,11 +656,12 @@ function createParserHandler(
     store,
     selfUrl: opts.selfUrl,
     closed: opts.closed,
+    deadlines: opts.deadlines,
     models: () => models,
     coreFor: (userId) => {
       const i = store.getIntegration(userId);
       if (!i) throw new Error(NOT_CONNECTED);
-      return { baseUrl: i.baseUrl, token: i.token };
+      return { baseUrl: i.baseUrl, token: i.token, deadlines: opts.deadlines };
     },
   };
   const limiter = createRateLimiter(store, opts.rateLimits ?? {});
@@ -781,8 +792,9 @@ function createParserHandler(
         const i = store.getIntegration(auth!.user.id);
         if (!i) throw new Error(NOT_CONNECTED);
         const signals = [req.signal, opts.closed];
+        const core = { baseUrl: i.baseUrl, token: i.token, deadlines: opts.deadlines };
         const found = await etapi(
-          i,
+          core,
           "GET",
           `/notes?search=${encodeURIComponent("#lore")}`,
           ETAPI_TIMEOUT_MS,
@@ -790,7 +802,13 @@ function createParserHandler(
         );
         const ids = (JSON.parse(found.text).results as { noteId: string }[]).map((n) => n.noteId);
         for (const id of ids) {
-          await etapi(i, "DELETE", `/notes/${encodeURIComponent(id)}`, ETAPI_TIMEOUT_MS, signals);
+          await etapi(
+            core,
+            "DELETE",
+            `/notes/${encodeURIComponent(id)}`,
+            ETAPI_TIMEOUT_MS,
+            signals,
+          );
         }
         for (const hook of store.wipeHooks) hook(auth!.user.id);
         return json(200, { ok: true, coreDeleted: ids.length });
@@ -918,6 +936,7 @@ export function startParserSim(opts: ParserSimOptions = {}): Promise<ParserSim> 
     port: opts.port,
     hostname: opts.hostname,
     faultBody,
+    deadlines: opts.deadlines,
     handler: (closed) =>
       createParserHandler(store, {
         selfUrl: () => selfUrl,
@@ -926,6 +945,7 @@ export function startParserSim(opts: ParserSimOptions = {}): Promise<ParserSim> 
         coreUrl: opts.core?.url ?? null,
         models: opts.models,
         closed,
+        deadlines: opts.deadlines,
         brainDump: opts.brainDump,
         ai: opts.ai,
         copilot: opts.copilot,
@@ -942,6 +962,7 @@ export function startParserSim(opts: ParserSimOptions = {}): Promise<ParserSim> 
     clearRequests: http.clearRequests,
     fault: http.fault,
     clearFaults: http.clearFaults,
+    held: http.held,
     ownerToken: () => {
       const owner = store.findUserByEmail(DEFAULT_OWNER.email);
       if (!owner) {

@@ -244,7 +244,7 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
   /** One "model" call: paced, logged, and answering as configured. */
   const model = async (task: string, userId: string | null, prompt: string, signals: Signals) => {
     const delay = opts.llmDelayMs ?? 0;
-    if (delay > 0) await sleep(delay, signals);
+    if (delay > 0) await sleep(delay, signals, deps.deadlines);
     const tokens = Math.ceil(prompt.length / 4) + 120;
     store.recordLlmCall({
       userId,

@@ -394,3 +394,37 @@ Deno.test("suggest group: 20 per window, shared across its routes, 429 body", ()
     const anon = await w.call("/suggest/graph/x", { token: "not-a-session" });
     assert.equal(anon.status, 401);
   }, { rateLimits: { suggest: { max: 2, windowMs: 60_000 } } }));
+
+Deno.test("titles: hits, graph nodes, suggestions and autocomplete relay Core's stored form", () =>
+  withParserWorld(async (w) => {
+    // `Salt & Smoke <Tide>` as the service writes it: Core stores it escaped
+    const stored = "Salt &amp; Smoke &lt;Tide&gt;";
+    const { note } = w.core.store.createNote({
+      parentNoteId: W.loreRoot,
+      title: stored,
+      type: "text",
+      content: "<p>A smokehouse where the tide turns.</p>",
+    });
+    const id = note.noteId;
+    w.core.store.createAttribute({ noteId: id, type: "label", name: "lore", value: "" });
+    w.core.store.createAttribute({
+      noteId: id,
+      type: "relation",
+      name: "relAlly",
+      value: W.charMira,
+    });
+    await ownerReindex(w); // the real indexer reads note.title from Core and keeps it as is
+    const rag = await w.call("/rag/query", { body: { text: "smokehouse tide" } });
+    assert.equal(rag.json.results[0].noteId, id);
+    assert.equal(rag.json.results[0].noteTitle, stored);
+    const graph = await w.call(`/suggest/graph/${id}?depth=1`);
+    assert.equal(graph.json.nodes[0].title, stored);
+    const text = "Mira Tallowend smokes fish at Salt & Smoke <Tide> every morning.";
+    const suggest = await w.call("/suggest/relationships", { body: { text } });
+    const target = suggest.json.suggestions.find((s: { targetNoteId: string }) =>
+      s.targetNoteId === id
+    );
+    assert.equal(target?.targetTitle, stored, "the model names it as its context shows it");
+    const complete = await w.call("/suggest/autocomplete?q=smoke");
+    assert.deepEqual(complete.json.suggestions[0], { noteId: id, title: stored });
+  }));

@@ -385,15 +385,21 @@ function extract(
   return { entities, summary };
 }
 
-/** Existing notes whose title matches a proposed one well enough (the RAG check, > 0.88). */
+/**
+ * Existing notes whose title matches a proposed one well enough (the RAG check, > 0.88), in
+ * either form (an embedding finds `Salt &amp; Smoke` close to `Salt & Smoke`). Each match
+ * carries the title as the index holds it, Core's stored form (`r.noteTitle`), as the real one.
+ */
 function duplicatesOf(title: string, index: LoreNote[]): Duplicate["matches"] {
   const want = title.toLowerCase();
   return index.flatMap((n) => {
-    const have = decodeTitle(n.title).toLowerCase();
-    const score = have === want ? 0.95 : have.includes(want) || want.includes(have) ? 0.9 : 0;
-    return score > DUPLICATE_THRESHOLD
-      ? [{ noteId: n.noteId, title: decodeTitle(n.title), score }]
-      : [];
+    const score = Math.max(
+      ...[n.title, decodeTitle(n.title)].map((form) => {
+        const have = form.toLowerCase();
+        return have === want ? 0.95 : have.includes(want) || want.includes(have) ? 0.9 : 0;
+      }),
+    );
+    return score > DUPLICATE_THRESHOLD ? [{ noteId: n.noteId, title: n.title, score }] : [];
   });
 }
 
@@ -729,7 +735,7 @@ export function brainDumpSimRoutes(
     }
     if (opts.llmFailure) throw new Error(FAILURES[opts.llmFailure].text);
     const th = await think(target, rawText, model);
-    await sleep(opts.llmDelayMs ?? 0, signals);
+    await sleep(opts.llmDelayMs ?? 0, signals, deps.deadlines);
     logCall(userId, th);
     if (mode === "review") {
       const duplicates: Duplicate[] = [];
@@ -796,7 +802,7 @@ export function brainDumpSimRoutes(
       message: `Found ${Math.min(context, 12)} context chunks`,
     };
     yield { type: "status", stage: "llm", message: "Sending to LLM..." };
-    await sleep(opts.llmDelayMs ?? 0, signals); // keepalives go on meanwhile
+    await sleep(opts.llmDelayMs ?? 0, signals, deps.deadlines); // keepalives go on meanwhile
     const failure = opts.llmFailure;
     if (failure === "no-model" || failure === "provider") {
       yield FAILURES[failure].stream!;
@@ -849,7 +855,7 @@ export function brainDumpSimRoutes(
         if (opts.stallAfterEvents !== undefined && sent >= opts.stallAfterEvents) {
           await waitForAbort(signals);
         }
-        if (opts.paceMs) await sleep(opts.paceMs, signals);
+        if (opts.paceMs) await sleep(opts.paceMs, signals, deps.deadlines);
         if (gone()) break;
         send(chunk.type, chunk);
         sent++;
@@ -897,7 +903,7 @@ export function brainDumpSimRoutes(
     void (async () => {
       try {
         while (!deps.closed?.aborted) {
-          await sleep(opts.batchPollMs ?? 2_000, signals);
+          await sleep(opts.batchPollMs ?? 2_000, signals, deps.deadlines);
           if (deps.closed?.aborted) break;
           const next = jobs.filter((j) => j.status === "queued")
             .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())[0];

@@ -539,7 +539,7 @@ export function copilotSimRoutes(
             if (opts.stallAfterEvents !== undefined && sent >= opts.stallAfterEvents) {
               await waitForAbort(sink.signals);
             }
-            if (sent > 0 && opts.paceMs) await sleep(opts.paceMs, sink.signals);
+            if (sent > 0 && opts.paceMs) await sleep(opts.paceMs, sink.signals, deps.deadlines);
             if (sink.gone()) throw new Error("client gone");
             sink.send(event, data);
             sent++;
@@ -551,7 +551,7 @@ export function copilotSimRoutes(
             return await send("error", { error, code: "NO_MODEL" });
           }
           const started = performance.now();
-          await sleep(opts.llmDelayMs ?? 0, [deps.closed]);
+          await sleep(opts.llmDelayMs ?? 0, [deps.closed], deps.deadlines);
           const run = runModel(body);
           for (const content of run.reasoning) await send("reasoning", { content });
           for (const content of chunks(run.raw, opts.tokenChunks ?? 6)) {

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { Deadlines } from "../src/util/deadlines.ts";
 import type { ParserSession, ParserStore, ParserUser } from "./parser_store.ts";
 
 /** The session a request carries, as the guards see it. */
@@ -126,7 +127,7 @@ export interface SimEventStreamOptions {
  */
 export function simEventStream(
   req: Request,
-  deps: Pick<ParserFeatureDeps, "closed">,
+  deps: Pick<ParserFeatureDeps, "closed" | "deadlines">,
   produce: (sink: SimEventSink) => Promise<void>,
   opts: SimEventStreamOptions = {},
 ): Response {
@@ -154,9 +155,20 @@ export function simEventStream(
         gone,
         signals: [left.signal, deps.closed],
       };
-      const heartbeat = opts.heartbeatMs === undefined
-        ? undefined
-        : setInterval(() => write(": keepalive\n\n"), opts.heartbeatMs);
+      // keepalives: an interval, or on the double's clock one wait after another
+      let stopHeartbeat = () => {};
+      const keepalive = (ms: number) => {
+        if (!deps.deadlines) {
+          const id = setInterval(() => write(": keepalive\n\n"), ms);
+          stopHeartbeat = () => clearInterval(id);
+          return;
+        }
+        stopHeartbeat = deps.deadlines.start(ms, () => {
+          write(": keepalive\n\n");
+          if (!ended) keepalive(ms);
+        });
+      };
+      if (opts.heartbeatMs !== undefined) keepalive(opts.heartbeatMs);
       req.signal.addEventListener("abort", abandon, { once: true });
       void (async () => {
         try {
@@ -169,7 +181,7 @@ export function simEventStream(
             );
           }
         } finally {
-          clearInterval(heartbeat);
+          stopHeartbeat();
           req.signal.removeEventListener("abort", abandon);
           ended = true;
           try {
@@ -475,6 +487,8 @@ export function validationReply(
 export interface EtapiTarget {
   baseUrl: string;
   token: string;
+  /** The clock of the call's timeout (the double's own, see `ParserFeatureDeps.deadlines`). */
+  deadlines?: Deadlines;
 }
 
 /**
@@ -502,10 +516,9 @@ export async function etapi(
   body?: { json?: unknown; text?: string },
 ): Promise<{ status: number; text: string }> {
   const ac = new AbortController();
-  const timer = setTimeout(
-    () => ac.abort(new Error(`ETAPI ${method} ${path} timed out`)),
-    timeoutMs,
-  );
+  const timedOut = () => ac.abort(new Error(`ETAPI ${method} ${path} timed out`));
+  const timer = base.deadlines ? undefined : setTimeout(timedOut, timeoutMs);
+  const cancelDeadline = base.deadlines?.start(timeoutMs, timedOut);
   const live = signals.filter((s): s is AbortSignal => s !== undefined);
   const abort = () => ac.abort(new Error("parser sim closed"));
   for (const s of live) s.addEventListener("abort", abort, { once: true });
@@ -530,6 +543,7 @@ export async function etapi(
     return { status: res.status, text };
   } finally {
     clearTimeout(timer);
+    cancelDeadline?.();
     for (const s of live) s.removeEventListener("abort", abort);
   }
 }
@@ -675,6 +689,8 @@ export interface ParserFeatureDeps {
   selfUrl(): string;
   /** Aborts when the double closes (ends background work and open streams). */
   closed?: AbortSignal;
+  /** The clock of the double's own waits (model delays, paces, keepalives); default real time. */
+  deadlines?: Deadlines;
   /** `/config/models`: the configured model chain per task (`INVALID_MODEL` checks). */
   models(): Record<string, { models: string[]; autoMode: boolean }>;
   /**

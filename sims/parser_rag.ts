@@ -238,6 +238,7 @@ export function seedRagIndex(
   store: ParserStore,
   note: {
     noteId: string;
+    /** As Core stores it (what the indexer reads and relays): `Salt &amp; Smoke`. */
     title: string;
     /** HTML or text; tags are stripped like the real indexer does. */
     content: string;

@@ -575,7 +575,9 @@ Deno.test("faults and recording: status, default body, delay, hang, close", asyn
     assert.deepEqual(JSON.parse(sim.requests[0].bodyText!), { baseUrl: "http://x", token: "y" });
 
     const pending = call(sim, "/config/models");
-    await new Promise((r) => setTimeout(r, 30));
+    // until the double holds it (a guard, however slow the machine: the loop only looks)
+    for (let i = 0; i < 6_000 && sim.held() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(sim.held(), 1);
     await sim.close();
     assert.equal((await pending).status, 503);
   } finally {

@@ -22,6 +22,7 @@
  * ```
  * @module
  */
+import type { Deadlines } from "../src/util/deadlines.ts";
 
 /** An injected failure; faults are checked in the order added, before normal handling. */
 export interface SimFault {
@@ -69,6 +70,8 @@ export interface SimServerOptions {
   handler(closed: AbortSignal): SimHandler;
   /** Compress answers as an Express server's `compression()` does ({@linkcode gzipLikeExpress}). */
   compress?: boolean;
+  /** The clock of fault delays (`delayMs`); default the runtime's timers. */
+  deadlines?: Deadlines;
 }
 
 /** A running double's HTTP side. */
@@ -80,6 +83,8 @@ export interface SimServer {
   clearRequests(): void;
   fault(f: SimFault): void;
   clearFaults(): void;
+  /** Requests a `hang` fault holds right now (only the client giving up ends them). */
+  held(): number;
   /** Aborted when {@link SimServer.close} starts. */
   closed: AbortSignal;
   /** Stops the server; hanging and delayed requests are ended first. */
@@ -123,7 +128,9 @@ export function waitForAbort(signals: (AbortSignal | undefined)[]): Promise<void
 }
 
 /**
- * Waits `ms`, or less if one of `signals` aborts first; never rejects.
+ * Waits `ms`, or less if one of `signals` aborts first; never rejects. The wait is counted by
+ * `deadlines` when given (a test's clock), else by the runtime's timers (as is a wait of 0: a
+ * yield to the event loop, which no test's clock holds back).
  *
  * @example
  * ```ts
@@ -133,16 +140,25 @@ export function waitForAbort(signals: (AbortSignal | undefined)[]): Promise<void
  * await waited; // resolves now, not after a minute
  * ```
  */
-export function sleep(ms: number, signals: (AbortSignal | undefined)[]): Promise<void> {
+export function sleep(
+  ms: number,
+  signals: (AbortSignal | undefined)[],
+  deadlines?: Deadlines,
+): Promise<void> {
   return new Promise((resolve) => {
     const live = signals.filter((s): s is AbortSignal => s !== undefined);
+    let cancel = () => {};
     const done = () => {
-      clearTimeout(timer);
+      cancel();
       for (const s of live) s.removeEventListener("abort", done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
     if (live.some((s) => s.aborted)) return done();
+    if (deadlines && ms > 0) cancel = deadlines.start(ms, done);
+    else {
+      const timer = setTimeout(done, ms);
+      cancel = () => clearTimeout(timer);
+    }
     for (const s of live) s.addEventListener("abort", done, { once: true });
   });
 }
@@ -169,6 +185,7 @@ export function startSimServer(opts: SimServerOptions): SimServer {
   const handler = opts.handler(closing.signal);
   const requests: RecordedRequest[] = [];
   let faults: { fault: SimFault; remaining: number }[] = [];
+  let held = 0;
 
   const takeFault = (method: string, path: string): SimFault | undefined => {
     const at = faults.findIndex(({ fault }) => {
@@ -202,10 +219,11 @@ export function startSimServer(opts: SimServerOptions): SimServer {
     const signals = [req.signal, closing.signal];
     const fault = takeFault(req.method, url.pathname);
     if (fault?.hang) {
-      await waitForAbort(signals);
+      held++;
+      await waitForAbort(signals).finally(() => held--);
       return new Response(`${opts.name} sim closed`, { status: 503 });
     }
-    if (fault?.delayMs) await sleep(fault.delayMs, signals);
+    if (fault?.delayMs) await sleep(fault.delayMs, signals, opts.deadlines);
     if (fault?.status !== undefined) {
       const nullBody = [101, 204, 205, 304].includes(fault.status);
       return new Response(nullBody ? null : fault.body ?? opts.faultBody(fault.status), {
@@ -245,6 +263,7 @@ export function startSimServer(opts: SimServerOptions): SimServer {
     clearFaults: () => {
       faults = [];
     },
+    held: () => held,
     closed: closing.signal,
     close: async () => {
       closing.abort();

@@ -109,6 +109,8 @@ export function templateId(type: LoreType): string {
 export const SHARE_CREDENTIALS = { user: "player", password: "lantern" } as const;
 /** `#shareAlias` of the harbor note. */
 export const HARBOR_ALIAS = "harbor-town";
+/** Mira's `#secrets`: a GM-facing field of a published note, never shown to visitors. */
+export const MIRA_SECRET = "Owes a blood debt she never speaks of";
 
 // ---------------------------------------------------------------------------------------------
 // PNG bytes
@@ -633,6 +635,8 @@ export function seedWorld(store: CoreStore): void {
     label(store, W.locLighthouse, "geolocation", "40.1, 8.75");
     label(store, W.locReef, "geolocation", "somewhere past the gulls");
     label(store, W.charMira, "themeSong", "https://music.example.org/tides-of-brass");
+    // a filled GM-facing field of a published note: never public (src/share/public_fields.ts)
+    label(store, W.charMira, "secrets", MIRA_SECRET);
     relation(store, W.charMira, "portraitImage", W.imgPortrait);
     relation(store, W.charMira, "relAlly", W.charOskar);
     relation(store, W.charMira, "relInhabits", W.locHarbor); // public → public: shown publicly
@@ -736,7 +740,7 @@ export const WORLD_SUMMARY: string = [
   `(#shareAlias=${HARBOR_ALIAS}), ${W.charMira}, ${W.faction}, ${W.imgChart}, ${W.imgPortrait}.`,
   `Hidden from players: ${W.guideDraft} (#draft), ${W.guideGmOnly} (#gmOnly), ${W.guideWip} ` +
   `(inheritable #draft), ${W.guideProtected} (protected); ${W.guideVault} needs ` +
-  `${SHARE_CREDENTIALS.user}:${SHARE_CREDENTIALS.password}.`,
+  `${SHARE_CREDENTIALS.user}:${SHARE_CREDENTIALS.password}; Mira's #secrets (GM-facing).`,
   `Image attachments: ${W.attSigil} in ${W.faction} (shared), ${W.attLampSketch} pasted into ` +
   `${W.locLighthouse} (private).`,
 ].join("\n");

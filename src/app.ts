@@ -1,8 +1,8 @@
 /**
  * The application: one function from `Request` to `Response`. Everything cross-cutting happens
- * here, once, around the route table: request ids, CSRF, input validation, body limits,
- * credentials, AI routes' deadlines and kept answers, error mapping, dropping the public share
- * snapshot after a write to Core, and the request log line.
+ * here, once, around the route table: request ids, the host rule, CSRF, input validation, body
+ * limits, credentials, AI routes' deadlines and kept answers, error mapping, dropping the public
+ * share snapshot after a write to Core, and the request log line.
  *
  * @module
  */
@@ -17,6 +17,7 @@ import {
   type RequestCredentials,
 } from "./credentials.ts";
 import {
+  bodyReading,
   checkDeclaredLength,
   readLimitedText,
   requireMediaType,
@@ -24,9 +25,11 @@ import {
 } from "./http/body.ts";
 import { createLogger, requestPath } from "./http/access_log.ts";
 import { corsPolicy } from "./http/cors.ts";
-import { checkCrossSite } from "./http/csrf.ts";
+import { checkCrossSite, type OriginPolicy } from "./http/csrf.ts";
+import { bodySlots } from "./http/body_slots.ts";
 import { ApiError, errorResponse, type FieldIssue, invalidRequest } from "./http/errors.ts";
 import type { Logger } from "./http/log.ts";
+import { hostRule } from "./http/host_check.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { requestUrl } from "./http/request_url.ts";
 import { clientAddress, type ClientInfo, clientKey } from "./session/rate_limit.ts";
@@ -48,6 +51,7 @@ import { errorPageResponse } from "./site/error_page.ts";
 import { sharedHttp1Client } from "./upstream/http1_fetch.ts";
 import { answerAiRoute } from "./pipeline/ai_route.ts";
 import type { ResponseCheck } from "./pipeline/response_check.ts";
+import { type Deadlines, sharedDeadlines } from "./util/deadlines.ts";
 
 /** What an app needs from the outside world; everything but `config` has a default. */
 export interface AppDeps {
@@ -56,6 +60,11 @@ export interface AppDeps {
   log?: Logger;
   credentials?: CredentialResolver;
   now?: () => number;
+  /**
+   * Where every deadline of the app is counted (backend calls, AI waits, streams); default the
+   * process-wide scheduler. Tests give one on a clock they move themselves.
+   */
+  deadlines?: Deadlines;
   /** Extra routes (tests); appended after the built-in table. */
   routes?: readonly Route[];
   /**
@@ -65,9 +74,19 @@ export interface AppDeps {
   checkResponse?: ResponseCheck;
 }
 
+/** What the server knows of a request besides the request itself. */
+export interface RequestInfo extends ClientInfo {
+  /**
+   * The request came off a connection (`Deno.serve`), which makes up a host for a request that
+   * sent none: such a request must carry its own `Host` (see http/request_url.ts). A request
+   * made in the process (tests) leaves its host to its URL.
+   */
+  served?: boolean;
+}
+
 /** A built application. */
 export interface App {
-  handle(req: Request, info?: ClientInfo): Promise<Response>;
+  handle(req: Request, info?: RequestInfo): Promise<Response>;
   routes: readonly Route[];
   state: AppState;
   log: Logger;
@@ -91,6 +110,7 @@ export interface App {
  */
 export function createApp(deps: AppDeps): App {
   const { config } = deps;
+  const deadlines = deps.deadlines ?? sharedDeadlines;
   const fetchFn = deps.fetch ??
     (config.UPSTREAM_CLIENT === "pooled" ? sharedHttp1Client().fetch : globalThis.fetch);
   const secrets = [config.CORE_TOKEN, config.PUBLIC_CORE_TOKEN, config.PARSER_TOKEN]
@@ -99,20 +119,29 @@ export function createApp(deps: AppDeps): App {
     createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT }, secrets);
   const combinedLog = config.LOG_FORMAT === "combined";
   const credentials = deps.credentials ??
-    createCredentialResolver({ config, fetch: fetchFn, log, now: deps.now });
+    createCredentialResolver({ config, fetch: fetchFn, log, now: deps.now, deadlines });
   const publicCoreSource = createPublicCoreSource({ config, fetch: fetchFn, log, now: deps.now });
   const routes = [...allRoutes, ...(deps.routes ?? [])];
-  const state = createAppState(config, deps.now, log, fetchFn);
+  const state = createAppState(config, deps.now, log, fetchFn, deadlines);
   const table = compileRoutes(routes);
   const cors = corsPolicy(config.CORS_ORIGINS);
-  const allowedOrigin = cors?.allows;
+  const bodies = bodySlots({
+    total: config.MAX_BODIES_IN_FLIGHT,
+    perClient: config.MAX_BODIES_PER_CLIENT,
+  });
+  const hosts = hostRule(config);
+  const origins: OriginPolicy = {
+    trustProxy: config.TRUST_PROXY,
+    publicOrigin: config.PUBLIC_ORIGIN,
+    allowed: cors?.allows,
+  };
   // outside /api/, unknown paths and methods answer the site's HTML page, except where health
   // checkers (JSON readers) call
   const operationsPaths = new Set(routes.filter((r) => r.tag === "operations").map((r) => r.path));
   const answersJson = (path: string) =>
     path === "/api" || path.startsWith("/api/") || operationsPaths.has(path);
 
-  async function handle(req: Request, info: ClientInfo = {}): Promise<Response> {
+  async function handle(req: Request, info: RequestInfo = {}): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdFor(req);
     const timing = {
@@ -139,8 +168,18 @@ export function createApp(deps: AppDeps): App {
     let creds: RequestCredentials | undefined;
     let wroteCore = false;
     let matched: Route | undefined;
+    let bodyDone: (() => void) | undefined;
     try {
-      const url = requestUrl(req); // a malformed Host or target is a 400 like any bad input
+      // a malformed or missing Host or a malformed target is a 400 like any bad input
+      const url = requestUrl(req, info.served);
+      // a host this service does not answer to is refused before any work: no route, no
+      // credentials, no zero-login session, no backend call (http/host_check.ts)
+      const host = hosts.check(req, url);
+      if (!host.ok) {
+        pageErrors = !answersJson(url.pathname);
+        log.log("info", "host refused", { requestId, host: host.host });
+        throw host.error;
+      }
       const match = matchRoute(table, req.method, url.pathname);
       if (match.kind !== "found") {
         pageErrors = !answersJson(url.pathname);
@@ -152,17 +191,15 @@ export function createApp(deps: AppDeps): App {
         const { route } = match;
         pattern = route.path;
         matched = route;
-        checkCrossSite(
-          req,
-          url,
-          route.access === "public",
-          config.TRUST_PROXY,
-          allowedOrigin,
-        );
+        checkCrossSite(req, url, route.access === "public", origins);
+        // a body in progress holds a slot (http/body_slots.ts): JSON and text until read, a
+        // streamed one until its handler is done
+        if (route.body) bodyDone = bodies.enter(clientKey(req, info, config.TRUST_PROXY));
         // only a body needs awaiting: a route without one takes no extra turn of the event loop
         const input = route.body
-          ? await readInput(route, match.params, req, url)
+          ? await readInput(route, match.params, req, url, requestId)
           : readParamsAndQuery(route, match.params, url);
+        if (route.body?.kind !== "stream") bodyDone?.();
         const base = publicContext(req, url, requestId, input, meter, info);
         if (route.access === "public") {
           res = await route.handler(base);
@@ -205,6 +242,8 @@ export function createApp(deps: AppDeps): App {
         await creds?.onError(e).catch(() => {});
         res = pageErrors ? pageError(e, requestId) : errorResponse(e, requestId);
       }
+    } finally {
+      bodyDone?.();
     }
     // Anything written to Core may change what visitors see (a root moved, a note hidden): they
     // must see it at once, also after a write that failed or was left half done.
@@ -245,6 +284,7 @@ export function createApp(deps: AppDeps): App {
     rawParams: Record<string, string | undefined>,
     req: Request,
     url: URL,
+    requestId: string,
   ): Promise<{ params: unknown; query: unknown; body: unknown }> {
     const { params, query } = readParamsAndQuery(route, rawParams, url);
     let body: unknown = undefined;
@@ -253,7 +293,7 @@ export function createApp(deps: AppDeps): App {
       const text = await readLimitedText(
         req,
         route.body.maxBytes ?? config.MAX_JSON_BYTES,
-        config.CLIENT_BODY_TIMEOUT_MS,
+        bodyReading({ config, log, requestId, url, deadlines }),
       );
       let raw: unknown;
       try {
@@ -265,7 +305,11 @@ export function createApp(deps: AppDeps): App {
     } else if (route.body?.kind === "text") {
       requireMediaType(req, ["text/plain"]);
       requireUtf8(req);
-      body = await readLimitedText(req, config.MAX_CONTENT_BYTES, config.CLIENT_BODY_TIMEOUT_MS);
+      body = await readLimitedText(
+        req,
+        config.MAX_CONTENT_BYTES,
+        bodyReading({ config, log, requestId, url, deadlines }),
+      );
     } else if (route.body?.kind === "stream") {
       checkDeclaredLength(req, config.MAX_UPLOAD_BYTES);
     }
@@ -297,6 +341,7 @@ export function createApp(deps: AppDeps): App {
     signal,
     onTiming: meter.onTiming,
     onFailure: meter.onFailure,
+    deadlines,
   });
 
   /** What every route gets: the request, its input, and server-side capabilities only. */
@@ -318,6 +363,7 @@ export function createApp(deps: AppDeps): App {
       state,
       routes,
       concurrency: config.UPSTREAM_CONCURRENCY,
+      deadlines,
       publicCore: async (opts) => {
         const c = await publicCoreSource.credentials(upstream(undefined, meter));
         return {

@@ -13,6 +13,7 @@ import { createPortalConfig, type PortalConfig } from "./portal_config.ts";
 import { createCorePortalConfig } from "./portal_config_core.ts";
 import { createCoreClient } from "./upstream/core.ts";
 import { createRateLimiter, type RateLimiter } from "./session/rate_limit.ts";
+import type { Deadlines } from "./util/deadlines.ts";
 import type { AutolinkMatcher } from "./lore/autolink.ts";
 import { createReadinessProbe, type ReadinessProbe } from "./readiness.ts";
 import { createPublicCaches, type PublicCaches } from "./share/public_snapshot.ts";
@@ -55,7 +56,8 @@ export const AUTOLINK_MAX_BYTES = 64 * 1024 * 1024;
 export const AI_KEPT_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
- * Creates the state for one app.
+ * Creates the state for one app; its deadlines (AI calls, readiness, the portal config in Core)
+ * are counted by `deadlines`, default the process-wide scheduler.
  *
  * @example
  * ```ts
@@ -74,11 +76,12 @@ export function createAppState(
   now: (() => number) | undefined,
   log: Logger,
   fetchFn: typeof fetch,
+  deadlines?: Deadlines,
 ): AppState {
   return {
-    publicShare: createPublicCaches(config),
-    readiness: createReadinessProbe(config, fetchFn),
-    portal: portalConfig(config, now, log, fetchFn),
+    publicShare: createPublicCaches(config, undefined, now),
+    readiness: createReadinessProbe(config, fetchFn, deadlines),
+    portal: portalConfig(config, now, log, fetchFn, deadlines),
     authLimiter: createRateLimiter({
       limit: config.AUTH_RATE_LIMIT,
       windowMs: config.AUTH_RATE_WINDOW_MS,
@@ -106,6 +109,7 @@ export function createAppState(
       maxKeptBytes: AI_KEPT_MAX_BYTES,
       sizeOf: keptAnswerBytes,
       now,
+      deadlines,
       onKept: (resultKey, ok) => log.log("info", "ai answer kept for a retry", { resultKey, ok }),
     }),
   };
@@ -120,6 +124,7 @@ function portalConfig(
   now: (() => number) | undefined,
   log: Logger,
   fetchFn: typeof fetch,
+  deadlines: Deadlines | undefined,
 ): PortalConfig {
   const defaultLoreRoot = config.LORE_ROOT_NOTE_ID;
   const token = config.CORE_TOKEN ?? config.PUBLIC_CORE_TOKEN;
@@ -137,6 +142,7 @@ function portalConfig(
     fetch: fetchFn,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxBodyBytes: config.MAX_UPSTREAM_BODY_BYTES,
+    deadlines,
   });
   return createCorePortalConfig({ core, defaultLoreRoot, log, now });
 }

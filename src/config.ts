@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { type Backend, backendBaseUrl } from "./backend_url.ts";
+import { hostNameOf } from "./util/host_name.ts";
 
 const intIn = (min: number, max: number, def: number) =>
   z.coerce.number().int().min(min).max(max).default(def);
@@ -44,20 +45,27 @@ const urlList = (backend: Backend) =>
 
 const splitList = (v: string) => v.split(",").map((p) => p.trim()).filter(Boolean);
 
+/**
+ * A web origin (scheme, host, optional port, nothing else) as browsers send `Origin`: lower-case
+ * host, default port left out. Undefined for anything else.
+ */
+function webOrigin(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    const bare = url.pathname === "/" && !url.search && !url.hash &&
+      !url.username && !url.password && !text.includes("?") && !text.includes("#");
+    if (bare && /^https?:$/.test(url.protocol)) return url.origin;
+  } catch {
+    // not a URL
+  }
+  return undefined;
+}
+
 /** A comma-separated list of web origins: scheme, host and optional port, nothing else. */
 const originList = z.string().transform((v, ctx) => {
   const out: string[] = [];
   for (const [i, part] of splitList(v).entries()) {
-    let origin: string | undefined;
-    try {
-      const url = new URL(part);
-      const bare = url.pathname === "/" && !url.search && !url.hash &&
-        !url.username && !url.password && !part.includes("?") && !part.includes("#");
-      // as browsers send `Origin`: lower-case host, default port left out
-      if (bare && /^https?:$/.test(url.protocol)) origin = url.origin;
-    } catch {
-      // not a URL: reported below
-    }
+    const origin = webOrigin(part);
     if (origin === undefined) {
       ctx.addIssue({
         code: "custom",
@@ -67,6 +75,41 @@ const originList = z.string().transform((v, ctx) => {
       return z.NEVER;
     }
     out.push(origin);
+  }
+  return out;
+});
+
+/** The site's public origin: one web origin. */
+const publicOrigin = z.string().transform((v, ctx) => {
+  const origin = webOrigin(v);
+  if (origin !== undefined) return origin;
+  ctx.addIssue({
+    code: "custom",
+    message: "must be an http(s) origin such as https://lore.example.org (no path, query or " +
+      "credentials)",
+  });
+  return z.NEVER;
+});
+
+/** Labels of letters, digits, `-` and `_` (container names have them), as the URL parser writes. */
+const HOST_NAME = /^(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
+
+/** A comma-separated list of host names without port, normalised as requests' hosts are. */
+const hostList = z.string().transform((v, ctx) => {
+  const out: string[] = [];
+  for (const [i, part] of splitList(v).entries()) {
+    const name = part.includes(":") && !part.startsWith("[") ? undefined : hostNameOf(part);
+    const plain = name !== undefined &&
+      (name.startsWith("[") ? part.endsWith("]") : HOST_NAME.test(name));
+    if (!plain) {
+      ctx.addIssue({
+        code: "custom",
+        message: `entry ${i + 1}: must be a host name such as lore.example.org (no scheme, ` +
+          "port, path or `*`: list every name)",
+      });
+      return z.NEVER;
+    }
+    out.push(name);
   }
   return out;
 });
@@ -82,6 +125,22 @@ export const envSchema = z.object({
     .describe("Listening port (`0`: any free port)."),
   HOST: z.string().min(1).default("127.0.0.1")
     .describe("Listening address. Set `0.0.0.0` to accept connections from other machines."),
+  PUBLIC_ORIGIN: publicOrigin.optional()
+    .describe(
+      "The site's public origin, e.g. `https://lore.example.org`: the public site's absolute " +
+        "URLs (canonical link, `og:url`, sitemap, feed, robots.txt's `Sitemap:`) use it " +
+        "whatever a request's `Host` says, its host is accepted (see `ALLOWED_HOSTS`), and " +
+        "pages on it pass the cross-site check. Unset: absolute URLs use the host the request " +
+        "named, once accepted.",
+    ),
+  ALLOWED_HOSTS: hostList.default([])
+    .describe(
+      "Comma-separated host names (no port) the service answers to besides `PUBLIC_ORIGIN`'s " +
+        "host, IP addresses and `localhost`/`*.localhost`, which are always accepted, on any " +
+        "port. A request naming any other host in `Host` (with `TRUST_PROXY`, in " +
+        "`X-Forwarded-Host` too) is refused with 421 before any work: a page on a name someone " +
+        "points at this service (DNS rebinding) must not pass for this site.",
+    ),
   CORE_URL: backendUrl("core").optional()
     .describe(
       "Core base URL, e.g. `http://core:8080` (http or https; no credentials, query or " +
@@ -249,9 +308,42 @@ export const envSchema = z.object({
     ),
   CLIENT_BODY_TIMEOUT_MS: intIn(100, 600_000, 10_000)
     .describe(
-      "A request body that stalls this long (nothing arrives while it is read) is 408; with " +
-        "`CLIENT_DEADLINES` on, the connection is closed too. Keep it below " +
-        "`UPSTREAM_TIMEOUT_MS`.",
+      "A request body (JSON, content, upload) that stalls this long (nothing arrives while " +
+        "it is read) is 408; with `CLIENT_DEADLINES` on, the connection is closed too. Keep " +
+        "it below `UPSTREAM_TIMEOUT_MS`. Like the two limits below, it counts only time spent " +
+        "waiting for the client, never time the service waits on a backend.",
+    ),
+  CLIENT_BODY_MIN_BYTES_PER_SECOND: intIn(0, 100 * 1024 * 1024, 2048)
+    .describe(
+      "Least average rate of a request body over each `CLIENT_BODY_RATE_WINDOW_MS`, once " +
+        "one window has passed; a body below it (one trickling a byte every few seconds) is " +
+        "408, and a half-made upload is removed. The default, 16 kbit/s, is a thirtieth of a " +
+        "512 kbit/s uplink. `0`: no minimum.",
+    ),
+  CLIENT_BODY_RATE_WINDOW_MS: intIn(1000, 600_000, 30_000)
+    .describe(
+      "The window `CLIENT_BODY_MIN_BYTES_PER_SECOND` is averaged over, and the grace period " +
+        "before it applies: a body that completes within it is never judged by its rate.",
+    ),
+  CLIENT_BODY_TOTAL_TIMEOUT_MS: intIn(1000, 86_400_000, 3_600_000)
+    .describe(
+      "Longest a request body may take to arrive; then 408. The default, an hour, lets a " +
+        "100 MiB upload through an uplink of 240 kbit/s (it takes 27 minutes at 512 kbit/s); " +
+        "raise it with `MAX_UPLOAD_BYTES`.",
+    ),
+  MAX_BODIES_IN_FLIGHT: intIn(1, 100_000, 512)
+    .describe(
+      "Request bodies (JSON, content, uploads) received at once, all clients together; " +
+        "beyond it 503 `SERVICE_BUSY` with `Retry-After`, before any byte is read. Bounds " +
+        "what a flood of slow bodies can hold (an upload in progress holds about 100 KiB and " +
+        "a call to Core).",
+    ),
+  MAX_BODIES_PER_CLIENT: intIn(1, 10_000, 16)
+    .describe(
+      "Request bodies received at once from one client address (behind a proxy, the " +
+        "forwarded one with `TRUST_PROXY`, else the proxy's); beyond it 429 `RATE_LIMITED` " +
+        "with `Retry-After`, before any byte is read. A browser has at most six connections " +
+        "to a site over HTTP/1.1.",
     ),
   CLIENT_IDLE_TIMEOUT_MS: intIn(100, 3_600_000, 75_000)
     .describe(
@@ -265,12 +357,13 @@ export const envSchema = z.object({
         "itself, through a relay in front of the HTTP server that costs throughput. `auto`: " +
         "on unless `HOST` is a loopback address, where only a local reverse proxy reaches " +
         "the service and enforces its own client deadlines; `on`/`off`: always/never. " +
-        "`CLIENT_BODY_TIMEOUT_MS` applies either way.",
+        "The request body limits (`CLIENT_BODY_*`) apply either way.",
     ),
   TRUST_PROXY: bool(false)
     .describe(
-      "Trust a reverse proxy's `X-Forwarded-Host` and `X-Forwarded-Proto` (the site's public " +
-        "origin) and the last `X-Forwarded-For` entry (the client address for rate limits and " +
+      "Trust a reverse proxy's `X-Forwarded-Host` and `X-Forwarded-Proto` (the origin the " +
+        "browser used; the forwarded host must be accepted like `Host`, see `ALLOWED_HOSTS`) " +
+        "and the last `X-Forwarded-For` entry (the client address for rate limits and " +
         "logs).",
     ),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info")

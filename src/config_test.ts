@@ -73,3 +73,57 @@ Deno.test("config: AI deadlines have defaults; the total may not be shorter than
   );
   assert.throws(() => loadConfig({ AI_TIMEOUT_MS: "50" }), /AI_TIMEOUT_MS/);
 });
+
+Deno.test("config: PUBLIC_ORIGIN is one http(s) origin, written as browsers write Origin", () => {
+  assert.equal(loadConfig({}).PUBLIC_ORIGIN, undefined);
+  const origin = (v: string) => loadConfig({ PUBLIC_ORIGIN: v }).PUBLIC_ORIGIN;
+  assert.equal(origin("https://Lore.Example.org/"), "https://lore.example.org");
+  assert.equal(origin("https://lore.example.org:443"), "https://lore.example.org");
+  assert.equal(origin("http://lore.lan:8080"), "http://lore.lan:8080");
+  for (
+    const bad of [
+      "lore.example.org",
+      "https://lore.example.org/wiki",
+      "https://lore.example.org/?x=1",
+      "https://u:p@lore.example.org",
+      "ftp://lore.example.org",
+      "https://lore.example.org,https://other.example",
+    ]
+  ) {
+    assert.throws(
+      () => loadConfig({ PUBLIC_ORIGIN: bad }),
+      /^ConfigError: invalid configuration:\n {2}PUBLIC_ORIGIN: must be an http\(s\) origin/,
+      bad,
+    );
+  }
+});
+
+Deno.test("config: ALLOWED_HOSTS are host names without port, normalised like requests' hosts", () => {
+  assert.deepEqual(loadConfig({}).ALLOWED_HOSTS, []);
+  assert.deepEqual(
+    loadConfig({ ALLOWED_HOSTS: " Lore.Example.org. , lore.lan,proxy_1,bücher.example,[::1] " })
+      .ALLOWED_HOSTS,
+    ["lore.example.org", "lore.lan", "proxy_1", "xn--bcher-kva.example", "[::1]"],
+  );
+  for (
+    const [bad, entry] of [
+      ["lore.lan:8080", 1],
+      ["lore.lan, https://lore.example.org", 2],
+      ["*.example.org", 1],
+      ["*", 1],
+      ["lore.lan/x", 1],
+      ["user@lore.lan", 1],
+      ["[::1]:8080", 1],
+      ["-lore.lan", 1],
+    ] as const
+  ) {
+    assert.throws(
+      () => loadConfig({ ALLOWED_HOSTS: bad }),
+      new RegExp(
+        `^ConfigError: invalid configuration:\\n {2}ALLOWED_HOSTS: entry ${entry}: ` +
+          "must be a host name",
+      ),
+      bad,
+    );
+  }
+});

@@ -79,6 +79,8 @@ export interface ResolverDeps {
   fetch: typeof fetch;
   log: Logger;
   now?: () => number;
+  /** Where its backend calls' deadlines are counted (see `UpstreamDeps.deadlines`). */
+  deadlines?: UpstreamDeps["deadlines"];
 }
 
 /**
@@ -140,6 +142,7 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
         signal: detached ? undefined : req.signal,
         onTiming: reqDeps.onTiming,
         onFailure: reqDeps.onFailure,
+        deadlines: deps.deadlines,
       });
       let cookies: ReturnType<typeof readCookieState> | undefined;
       const cookieState = () =>

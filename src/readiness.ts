@@ -21,6 +21,7 @@ import type { Config } from "./config.ts";
 import { ApiError } from "./http/errors.ts";
 import { createCoreClient } from "./upstream/core.ts";
 import { readBodyText, type UpstreamDeps, upstreamFetch } from "./upstream/fetch.ts";
+import type { Deadlines } from "./util/deadlines.ts";
 
 /**
  * One backend's readiness (no URL or token ever appears in it).
@@ -96,7 +97,8 @@ export interface ReadinessProbe {
 const parserHealthSchema = z.looseObject({ status: z.string().max(64) });
 
 /**
- * Creates the probe of one app.
+ * Creates the probe of one app; each check gives up after `UPSTREAM_TIMEOUT_MS`, counted by
+ * `deadlines` (default the process-wide scheduler).
  *
  * @example
  * ```ts
@@ -111,12 +113,17 @@ const parserHealthSchema = z.looseObject({ status: z.string().max(64) });
  * assert.deepEqual(report.core, { ok: true, configured: false });
  * ```
  */
-export function createReadinessProbe(config: Config, fetchFn: typeof fetch): ReadinessProbe {
+export function createReadinessProbe(
+  config: Config,
+  fetchFn: typeof fetch,
+  deadlines?: Deadlines,
+): ReadinessProbe {
   const deps = (signal: AbortSignal): UpstreamDeps => ({
     fetch: fetchFn,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxBodyBytes: 64 * 1024,
     signal,
+    deadlines,
   });
 
   /** Times `probe`; a backend error becomes `{ ok: false }` with its code. */

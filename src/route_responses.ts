@@ -79,8 +79,18 @@ function impliedResponses(route: Route): Implied[] {
     refuse(403, "CSRF_REJECTED", "a request from another origin");
   }
   if (route.body) {
-    refuse(408, "REQUEST_TIMEOUT", "the request body stalled");
+    refuse(408, "REQUEST_TIMEOUT", "the request body stalled, trickled or took too long");
     refuse(413, "PAYLOAD_TOO_LARGE", "the request body is over its limit");
+    refuse(
+      429,
+      "RATE_LIMITED",
+      "this client is sending `MAX_BODIES_PER_CLIENT` bodies already (`Retry-After`)",
+    );
+    refuse(
+      503,
+      "SERVICE_BUSY",
+      "`MAX_BODIES_IN_FLIGHT` bodies are being received already (`Retry-After`)",
+    );
   }
   if (route.body?.kind === "json" || route.body?.kind === "text") {
     refuse(415, "UNSUPPORTED_MEDIA_TYPE", "the body's `Content-Type` is not accepted");

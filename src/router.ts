@@ -14,6 +14,7 @@ import type { ParserClient } from "./upstream/parser.ts";
 import type { AppState } from "./app_state.ts";
 import type { AiRoute } from "./pipeline/ai_route.ts";
 import type { PublicCoreReader } from "./share/public_snapshot.ts";
+import type { Deadlines } from "./util/deadlines.ts";
 
 /** HTTP methods the table uses. */
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -69,6 +70,8 @@ export interface PublicCtx<P = unknown, Q = unknown, B = unknown> {
   clientKey(): string;
   /** Run at most this many upstream calls at once. */
   concurrency: number;
+  /** Where this request's deadlines are counted (streams, images; backend calls have theirs). */
+  deadlines: Deadlines;
 }
 
 /** The session-cookie half of {@linkcode RequestCredentials}: no backend credentials. */

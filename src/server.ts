@@ -86,7 +86,7 @@ export function startServer(deps: AppDeps): Promise<RunningServer> {
       },
       relayed
         ? relayedHandler
-        : (req, info) => app.handle(req, { remoteAddr: info.remoteAddr.hostname }),
+        : (req, info) => app.handle(req, { remoteAddr: info.remoteAddr.hostname, served: true }),
     );
   } catch (e) {
     return Promise.reject(e); // e.g. the port is taken
@@ -102,10 +102,13 @@ export function startServer(deps: AppDeps): Promise<RunningServer> {
         crypto.randomUUID(),
       );
     }
-    const res = await app.handle(req, { remoteAddr: conn.remoteAddr.hostname });
-    // A stalled body will not be read any further: the connection must end. (After a 413 the
+    const res = await app.handle(req, { remoteAddr: conn.remoteAddr.hostname, served: true });
+    // A stalled body will not be read any further, nor one refused unread (`Connection: close`,
+    // which the runtime sends but does not act on): the connection must end. (After a 413 the
     // server drains the rest so the client can read the answer; the deadlines bound that.)
-    if (res.status === 408) conn.closeAfterResponse();
+    if (res.status === 408 || res.headers.get("connection") === "close") {
+      conn.closeAfterResponse();
+    }
     return res;
   }
 

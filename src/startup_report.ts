@@ -3,13 +3,18 @@
  * configured, whether it answers (else why: refused, DNS, TLS, timeout, a bad answer, a refused
  * token) and Core's version; with no backend configured, a warning naming what to set. It uses
  * the readiness probe, bounded by a short deadline, and never puts a URL or token in a line.
+ * A backend's host name is looked up first, with the resolver the runtime's `fetch` uses: a name
+ * that does not resolve, or whose resolver does not answer before the deadline, is reported as
+ * DNS, not as a backend that is down or slow.
  *
  * @module
  */
+import { lookup } from "node:dns/promises";
 import type { Config } from "./config.ts";
 import type { Logger, LogLevel } from "./http/log.ts";
 import { type BackendReadiness, createReadinessProbe, NOTHING_CONFIGURED } from "./readiness.ts";
 import { networkFailure, type UpstreamFailure } from "./upstream/fetch.ts";
+import type { Deadlines } from "./util/deadlines.ts";
 
 /** The longest the start-up check waits for a backend (less when `UPSTREAM_TIMEOUT_MS` is). */
 export const STARTUP_CHECK_MS = 5_000;
@@ -33,7 +38,8 @@ export interface StartupLine {
 
 /**
  * Names a failed check: the error code the readiness probe reported, refined by the network
- * error behind an unreachable backend.
+ * error behind it. A name that did not resolve is DNS whatever the code: a resolver that does
+ * not answer makes the check time out.
  *
  * @example
  * ```ts
@@ -42,11 +48,14 @@ export interface StartupLine {
  *   cause: new Error("client error (Connect): dns error: failed to lookup address information"),
  * });
  * assert.equal(failureClass("UPSTREAM_UNAVAILABLE", dns), "DNS");
+ * assert.equal(failureClass("UPSTREAM_TIMEOUT", dns), "DNS");
+ * assert.equal(failureClass("UPSTREAM_TIMEOUT", undefined), "timeout");
  * assert.equal(failureClass("UPSTREAM_UNAUTHORIZED", undefined), "token refused");
  * assert.equal(failureClass("UPSTREAM_ERROR", undefined), "bad answer");
  * ```
  */
 export function failureClass(code: string, cause: unknown): FailureClass {
+  if (cause !== undefined && networkFailure(cause) === "dns") return "DNS";
   if (code === "UPSTREAM_TIMEOUT") return "timeout";
   if (code === "UPSTREAM_UNAUTHORIZED" || code === "UPSTREAM_FORBIDDEN") return "token refused";
   if (code !== "UPSTREAM_UNAVAILABLE") return "bad answer";
@@ -60,8 +69,87 @@ const NETWORK_CLASSES: Partial<Record<UpstreamFailure, FailureClass>> = {
   refused: "refused",
 };
 
-const originOf = (input: string | URL | Request) =>
-  new URL(input instanceof Request ? input.url : input).origin;
+/** What the start-up check uses besides the config and the client (tests give their own). */
+export interface StartupCheckOptions {
+  /**
+   * Whether a host name resolves: false when the resolver says it does not; it may also never
+   * settle (a resolver that does not answer). Default {@linkcode systemResolves}.
+   */
+  resolves?: (hostname: string) => Promise<boolean>;
+  /** Where the check's deadline is counted; default the process-wide scheduler. */
+  deadlines?: Deadlines;
+}
+
+/** The resolver's answers that mean "this name does not resolve" (getaddrinfo's, as Node names them). */
+const UNRESOLVED = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NODATA", "ENODATA"]);
+
+/**
+ * Looks `hostname` up with the system resolver (getaddrinfo, as the runtime's `fetch` does):
+ * false when the resolver says the name does not resolve, true when it resolves or the lookup
+ * fails for another reason (then the check's own call tells what is wrong).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * // Declared, not run here: the answer depends on this machine's resolver.
+ * async function localhostResolves(): Promise<void> {
+ *   assert.equal(await systemResolves("localhost"), true);
+ * }
+ * ```
+ */
+export async function systemResolves(hostname: string): Promise<boolean> {
+  try {
+    await lookup(hostname);
+    return true;
+  } catch (e) {
+    return !UNRESOLVED.has((e as { code?: unknown })?.code as string);
+  }
+}
+
+/** An IP address needs no lookup (`URL.hostname` keeps an IPv6 literal's brackets). */
+const IP_LITERAL = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/i;
+
+/** The error of a name that did not resolve, as the runtime's `fetch` words it (see `networkFailure`). */
+const unresolved = (how: string) =>
+  new TypeError("fetch failed", { cause: new Error(`dns error: ${how}`) });
+
+/**
+ * `fetchFn` after the host name's lookup, recording every failure by origin: the readiness
+ * probe reports an error code only, the error behind it tells refused from DNS. A lookup still
+ * pending when the deadline aborts the call is recorded as DNS too.
+ */
+function lookingUp(
+  fetchFn: typeof fetch,
+  resolves: (hostname: string) => Promise<boolean>,
+  causes: Map<string, unknown>,
+): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const signal = init?.signal ?? undefined;
+    let resolving = !IP_LITERAL.test(url.hostname);
+    try {
+      if (resolving && !await untilAborted(resolves(url.hostname), signal)) {
+        throw unresolved("the name does not resolve");
+      }
+      resolving = false;
+      return await fetchFn(input, init);
+    } catch (e) {
+      causes.set(url.origin, resolving && signal?.aborted ? unresolved("no answer") : e);
+      throw e;
+    }
+  };
+}
+
+/** `work`'s outcome, or the abort reason of `signal` if it aborts first. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
 
 /**
  * Checks both backends as `/readyz` does, within {@linkcode STARTUP_CHECK_MS}, and describes
@@ -74,7 +162,8 @@ const originOf = (input: string | URL | Request) =>
  * import { loadConfig } from "./config.ts";
  * const refused = () => Promise.reject(new TypeError("fetch failed: Connection refused"));
  * const config = loadConfig({ CORE_URL: "http://core:8080", CORE_TOKEN: "t" });
- * const [core, parser] = await startupReport(config, refused);
+ * const resolves = (name: string) => Promise.resolve(name === "core"); // the resolver's answer
+ * const [core, parser] = await startupReport(config, refused, { resolves });
  * assert.deepEqual(core.fields, {
  *   backend: "core",
  *   configured: true,
@@ -83,24 +172,26 @@ const originOf = (input: string | URL | Request) =>
  *   error: "UPSTREAM_UNAVAILABLE",
  * });
  * assert.deepEqual(parser.fields, { backend: "parser", configured: false });
+ * const elsewhere = loadConfig({ CORE_URL: "http://core.invalid:8080", CORE_TOKEN: "t" });
+ * const [unknown] = await startupReport(elsewhere, refused, { resolves });
+ * assert.equal(unknown.fields.failure, "DNS"); // the name did not resolve: nothing was called
  * ```
  */
-export async function startupReport(config: Config, fetchFn: typeof fetch): Promise<StartupLine[]> {
+export async function startupReport(
+  config: Config,
+  fetchFn: typeof fetch,
+  opts: StartupCheckOptions = {},
+): Promise<StartupLine[]> {
   if (!config.CORE_URL && !config.PARSER_URL) {
     return [{ level: "warn", msg: NOTHING_CONFIGURED, fields: {} }];
   }
-  // the probe reports an error code only; the network error behind it tells refused from DNS
   const causes = new Map<string, unknown>();
-  const recording: typeof fetch = (input, init) =>
-    fetchFn(input, init).catch((e) => {
-      causes.set(originOf(input), e);
-      throw e;
-    });
+  const checked = lookingUp(fetchFn, opts.resolves ?? systemResolves, causes);
   const bounded = {
     ...config,
     UPSTREAM_TIMEOUT_MS: Math.min(config.UPSTREAM_TIMEOUT_MS, STARTUP_CHECK_MS),
   };
-  const report = await createReadinessProbe(bounded, recording).check(
+  const report = await createReadinessProbe(bounded, checked, opts.deadlines).check(
     new AbortController().signal,
   );
   const line = (

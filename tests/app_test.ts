@@ -69,7 +69,12 @@ const crash = defineRoute({
 
 function makeApp(env: Record<string, string> = {}) {
   const lines: string[] = [];
-  const config = loadConfig({ MAX_JSON_BYTES: "2048", MAX_CONTENT_BYTES: "4096", ...env });
+  const config = loadConfig({
+    MAX_JSON_BYTES: "2048",
+    MAX_CONTENT_BYTES: "4096",
+    ALLOWED_HOSTS: "x", // the host most requests below name
+    ...env,
+  });
   const app = createApp({
     config,
     log: jsonLogger("debug", (l) => lines.push(l), [config.CORE_TOKEN ?? ""].filter(Boolean)),

@@ -1,17 +1,39 @@
 /**
  * The start-up summary against real sockets: each way a backend can fail is named, Core's
- * version is reported, and no line carries a URL or token.
+ * version is reported, and no line carries a URL or token. The check's deadline runs on a clock
+ * the test moves (it passes only where a test lets it) and host names go to a resolver the test
+ * answers for, so no outcome depends on how busy the machine is or on its resolver.
  */
 import assert from "node:assert/strict";
 import { loadConfig } from "../src/config.ts";
 import { NOTHING_CONFIGURED } from "../src/readiness.ts";
-import { type StartupLine, startupReport } from "../src/startup_report.ts";
+import {
+  STARTUP_CHECK_MS,
+  type StartupCheckOptions,
+  type StartupLine,
+  startupReport,
+} from "../src/startup_report.ts";
+import { REFUSED_URL } from "./helpers/harness.ts";
+import { eventually, manualDeadlines } from "./helpers/manual_deadlines.ts";
 import { startCoreSim } from "../sims/core.ts";
 import { startParserSim } from "../sims/parser.ts";
 
-/** Every line as logged, checked to name no address and no token. */
-async function report(env: Record<string, string>): Promise<StartupLine[]> {
-  const lines = await startupReport(loadConfig({ UPSTREAM_TIMEOUT_MS: "1000", ...env }), fetch);
+/** The resolver of these tests: `*.invalid` does not resolve, other names do. */
+const resolves = (hostname: string) => Promise.resolve(!hostname.endsWith(".invalid"));
+
+/**
+ * Every line as logged, checked to name no address and no token. The check's deadline never
+ * passes unless `opts.deadlines` is a clock the test moves.
+ */
+async function report(
+  env: Record<string, string>,
+  opts: StartupCheckOptions = {},
+): Promise<StartupLine[]> {
+  const lines = await startupReport(loadConfig({ UPSTREAM_TIMEOUT_MS: "1000", ...env }), fetch, {
+    resolves,
+    deadlines: manualDeadlines(),
+    ...opts,
+  });
   for (const line of lines) {
     const text = JSON.stringify(line);
     assert.doesNotMatch(text, /127\.0\.0\.1|invalid|:\/\//, "no address in a line");
@@ -79,33 +101,65 @@ Deno.test("start-up: Core refusing the server's token is named as such", async (
 });
 
 Deno.test("start-up: refused, DNS, TLS and timeout are told apart", async () => {
-  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const closedUrl = `http://127.0.0.1:${closed.addr.port}`;
-  closed.close();
   const failure = async (url: string) =>
     byBackend(await report({ PARSER_URL: url }), "parser").fields.failure;
-  assert.equal(await failure(closedUrl), "refused");
+  assert.equal(await failure(REFUSED_URL), "refused");
   assert.equal(await failure("http://backend.invalid"), "DNS");
   await answering(async (url) => {
     assert.equal(await failure(url.replace("http:", "https:")), "TLS");
   }, () => new Response("plain http"));
-  // accepts the connection, never answers
+  // accepts the connection, never answers: the check times out when its deadline passes
   const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const held: Deno.Conn[] = [];
   const accepting = (async () => {
     for await (const conn of silent) held.push(conn);
   })();
   try {
-    const lines = await report({
+    const time = manualDeadlines();
+    const lines = report({
       PARSER_URL: `http://127.0.0.1:${silent.addr.port}`,
       UPSTREAM_TIMEOUT_MS: "200",
-    });
-    assert.equal(byBackend(lines, "parser").fields.failure, "timeout");
+    }, { deadlines: time });
+    await eventually("the backend holds the connection", () => held.length === 1);
+    time.advance(200);
+    const parser = byBackend(await lines, "parser");
+    assert.deepEqual([parser.fields.failure, parser.fields.error], ["timeout", "UPSTREAM_TIMEOUT"]);
   } finally {
     silent.close();
     await accepting.catch(() => {});
     for (const c of held) c.close();
   }
+});
+
+Deno.test("start-up: a name whose resolver does not answer is DNS, not a slow backend", async () => {
+  const time = manualDeadlines();
+  let asked = "";
+  const silentResolver = (hostname: string) => {
+    asked = hostname;
+    return new Promise<boolean>(() => {});
+  };
+  const lines = report({ CORE_URL: "http://core.example:8080", CORE_TOKEN: "etapi-secret-token" }, {
+    resolves: silentResolver,
+    deadlines: time,
+  });
+  await eventually("the name is being looked up", () => asked === "core.example");
+  time.advance(1000);
+  const core = byBackend(await lines, "core");
+  assert.equal(core.msg, "core: not available (DNS)");
+  assert.deepEqual([core.fields.failure, core.fields.error], ["DNS", "UPSTREAM_TIMEOUT"]);
+});
+
+Deno.test("start-up: the check gives up after STARTUP_CHECK_MS even with a longer deadline", async () => {
+  const time = manualDeadlines();
+  const lines = report({ PARSER_URL: "http://parser.example", UPSTREAM_TIMEOUT_MS: "600000" }, {
+    resolves: () => new Promise(() => {}),
+    deadlines: time,
+  });
+  await eventually("the check waits", () => time.pending() === 1);
+  time.advance(STARTUP_CHECK_MS - 1);
+  assert.equal(time.pending(), 1);
+  time.advance(1);
+  assert.equal(byBackend(await lines, "parser").fields.failure, "DNS");
 });
 
 Deno.test("start-up: a bad answer, and a Parser address that is not the Parser", async () => {

@@ -1,10 +1,11 @@
 /**
- * Building Core search queries from client input. Client text only ever appears as one quoted,
- * escaped literal: it cannot add operators, close the quote, or change which
+ * Building Core search queries from client input. Client text only ever appears inside quoted,
+ * escaped literals: it cannot add operators, close the quote, or change which
  * notes a query selects.
  *
  * @module
  */
+import { titleForCore } from "./titles.ts";
 
 /**
  * Quotes a value for Core's search language: wrapped in `"`, with `\` and `"` backslash-escaped
@@ -37,16 +38,31 @@ export function labelEquals(name: string, value: string): string {
 }
 
 /**
- * `note.title *=* "text"`: titles containing the text (case-insensitive in Core).
+ * A whole query: notes meeting every one of `conditions` whose title contains `text`
+ * (`note.title *=* "text"`, case-insensitive in Core). Core compares the title as stored, where
+ * `&`, `<` and `>` are escaped when create-note or this service wrote it ({@linkcode titleForCore})
+ * and as typed when another writer PATCHed it, so text holding them is looked for in both forms,
+ * grouped in parentheses after the other conditions (alone, a leading parenthesis would make Core
+ * read the query as full text). Core's match is a superset (`amp` is inside `&amp;`): the caller
+ * ranks the typed titles and drops those that do not contain the text.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.equal(titleContains("ar"), 'note.title *=* "ar"');
+ * assert.equal(titleSearch("ar", ["#lore"]), '#lore note.title *=* "ar"');
+ * assert.equal(
+ *   titleSearch("Salt & Smoke", ["#lore"]),
+ *   '#lore (note.title *=* "Salt &amp; Smoke" or note.title *=* "Salt & Smoke")',
+ * );
+ * assert.equal(titleSearch("a<b"), 'note.title *=* "a&lt;b" or note.title *=* "a<b"');
  * ```
  */
-export function titleContains(text: string): string {
-  return `note.title *=* ${quoteSearchValue(text)}`;
+export function titleSearch(text: string, conditions: readonly string[] = []): string {
+  const stored = titleForCore(text);
+  const contains = (form: string) => `note.title *=* ${quoteSearchValue(form)}`;
+  if (stored === text) return [...conditions, contains(text)].join(" ");
+  const either = `${contains(stored)} or ${contains(text)}`;
+  return conditions.length ? `${conditions.join(" ")} (${either})` : either;
 }
 
 /**

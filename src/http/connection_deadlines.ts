@@ -15,12 +15,14 @@
  * - close after response: the connection ends once the response is delivered (used after a 408,
  *   when the service gave up on a stalled body).
  *
- * A request body gets its idle deadline where it is read (`idleDeadline` in body.ts): the relay
- * cannot tell a body byte from the next request's. A client that reads a response slowly is not
- * timed out here.
+ * A request body gets its limits (idle, minimum rate, total) where it is read (`pacedBody` in
+ * body.ts): the relay cannot tell a body byte from the next request's. A client that reads a
+ * response slowly is not timed out here. Each direction reads into a buffer sized to its
+ * traffic (util/read_size.ts), so thousands of slow clients do not each hold a large one.
  *
  * @module
  */
+import { MIN_READ_BYTES, nextReadSize } from "../util/read_size.ts";
 
 /** The deadlines, in milliseconds. */
 export interface ConnectionDeadlines {
@@ -65,7 +67,6 @@ export interface GuardOptions {
   onDeadline?: (kind: "header" | "idle") => void;
 }
 
-const BUFFER_BYTES = 16 * 1024;
 /**
  * After a response that ends its connection, how long the client may go on sending (the rest of a
  * body we stopped reading) before the socket is closed. Closing at once would reset a connection
@@ -248,11 +249,14 @@ async function pump(
   to: Deno.TcpConn,
   onData: () => boolean = () => true,
 ): Promise<void> {
-  const buf = new Uint8Array(BUFFER_BYTES);
+  let buf = new Uint8Array(MIN_READ_BYTES);
   for (;;) {
     const n = await from.read(buf);
     if (n === null) return;
-    if (!onData()) continue;
-    for (let off = 0; off < n;) off += await to.write(buf.subarray(off, n));
+    if (onData()) {
+      for (let off = 0; off < n;) off += await to.write(buf.subarray(off, n));
+    }
+    const size = nextReadSize(buf.byteLength, n);
+    if (size !== buf.byteLength) buf = new Uint8Array(size);
   }
 }

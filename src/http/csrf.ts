@@ -12,75 +12,66 @@
  *
  * "Another origin" means a `Sec-Fetch-Site` other than `same-origin` or `none` (a user's own
  * navigation: typed address, bookmark) — `same-site` included, since a sibling subdomain is
- * another origin — or an `Origin` header other than ours. Requests carrying neither (curl,
- * servers, browsers without fetch metadata) pass: they bring no other site's page along. An
- * `Origin` the operator allowed (`CORS_ORIGINS`, see cors.ts) counts as ours whatever
- * `Sec-Fetch-Site` says; a request from such a page without `Origin` (an `<img>`, a link) does not.
+ * another origin — or an `Origin` header other than ours. Ours are the origin the request itself
+ * names, whose host the host rule accepted before (host_check.ts: a page on a name rebound to
+ * this service never gets this far), and `PUBLIC_ORIGIN`, which stays ours when a proxy in front
+ * rewrites the `Host`. Requests carrying neither header (curl, servers, browsers without fetch
+ * metadata) pass: they bring no other site's page along. An `Origin` the operator allowed
+ * (`CORS_ORIGINS`, see cors.ts) counts as ours whatever `Sec-Fetch-Site` says; a request from
+ * such a page without `Origin` (an `<img>`, a link) does not.
  *
  * @module
  */
 import { ApiError } from "./errors.ts";
+import { requestOrigin } from "./host_check.ts";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/**
- * The origin the browser used to reach us: the request's own URL (see `requestUrl`), or, behind
- * a trusted proxy, the forwarded host and protocol.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * const url = new URL("http://127.0.0.1:8080/api");
- * assert.equal(publicOrigin(new Request(url), url, false), "http://127.0.0.1:8080");
- * ```
- */
-export function publicOrigin(req: Request, url: URL, trustProxy: boolean): string {
-  if (trustProxy) {
-    const host = req.headers.get("x-forwarded-host")?.split(",")[0].trim();
-    const proto = req.headers.get("x-forwarded-proto")?.split(",")[0].trim().toLowerCase();
-    if (host) {
-      return `${
-        proto === "https" ? "https" : proto === "http" ? "http" : url.protocol.slice(0, -1)
-      }://${host}`;
-    }
-  }
-  return url.origin;
+/** Which origins count as ours (see the module notes). */
+export interface OriginPolicy {
+  /** `TRUST_PROXY`: the request's origin is the forwarded one. */
+  trustProxy: boolean;
+  /** `PUBLIC_ORIGIN`, when set. */
+  publicOrigin?: string;
+  /** Whether an `Origin` is one the operator allowed (`CORS_ORIGINS`). */
+  allowed?: (origin: string | null) => boolean;
 }
 
 /**
  * Throws 403 `CSRF_REJECTED` for a request from another origin (see the module notes) that the
  * route does not accept: any unsafe method, and every method on a route that is not public
- * (`publicRoute`: the route reads no caller credentials). `allowed` says whether an `Origin` is
- * one the operator allowed.
+ * (`publicRoute`: the route reads no caller credentials).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * const url = new URL("http://127.0.0.1:8080/api/lore");
  * const from = (origin: string) => new Request(url, { method: "POST", headers: { origin } });
- * checkCrossSite(from("http://127.0.0.1:8080"), url, false, false); // same origin: passes
- * assert.throws(() => checkCrossSite(from("https://evil.example"), url, false, false), {
+ * const policy = { trustProxy: false, publicOrigin: "https://lore.example.org" };
+ * checkCrossSite(from("http://127.0.0.1:8080"), url, false, policy); // same origin: passes
+ * checkCrossSite(from("https://lore.example.org"), url, false, policy); // ours too
+ * assert.throws(() => checkCrossSite(from("https://evil.example"), url, false, policy), {
  *   status: 403,
  *   code: "CSRF_REJECTED",
  * });
- * const app = (origin: string | null) => origin === "https://app.example.org";
- * checkCrossSite(from("https://app.example.org"), url, false, false, app); // allowed: passes
+ * const allowed = (origin: string | null) => origin === "https://app.example.org";
+ * checkCrossSite(from("https://app.example.org"), url, false, { ...policy, allowed }); // passes
  * ```
  */
 export function checkCrossSite(
   req: Request,
   url: URL,
   publicRoute: boolean,
-  trustProxy: boolean,
-  allowed?: (origin: string | null) => boolean,
+  policy: OriginPolicy,
 ): void {
   if (publicRoute && SAFE.has(req.method)) return;
   const site = req.headers.get("sec-fetch-site");
   const origin = req.headers.get("origin");
-  if (allowed?.(origin)) return;
+  if (policy.allowed?.(origin)) return;
   if (
     (site && site !== "same-origin" && site !== "none") ||
-    (origin && origin !== publicOrigin(req, url, trustProxy))
+    (origin && origin !== policy.publicOrigin &&
+      origin !== requestOrigin(req, url, policy.trustProxy))
   ) {
     throw new ApiError(403, "CSRF_REJECTED", "Cross-site requests are not allowed");
   }

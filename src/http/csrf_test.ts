@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
 import { ApiError } from "./errors.ts";
-import { checkCrossSite, publicOrigin } from "./csrf.ts";
+import { checkCrossSite, type OriginPolicy } from "./csrf.ts";
 
 const URL_ = new URL("http://127.0.0.1:8080/api/lore");
 const req = (method: string, headers: Record<string, string>) =>
   new Request(URL_, { method, headers });
-const check = (r: Request, access: "public" | "private" = "private", trustProxy = false) =>
-  checkCrossSite(r, URL_, access === "public", trustProxy);
+const check = (
+  r: Request,
+  access: "public" | "private" = "private",
+  trustProxy = false,
+  policy: Partial<OriginPolicy> = {},
+) => checkCrossSite(r, URL_, access === "public", { trustProxy, ...policy });
 const refused = (e: unknown) =>
   e instanceof ApiError && e.status === 403 && e.code === "CSRF_REJECTED";
 
@@ -45,7 +49,56 @@ Deno.test("cross-site: forwarded host and proto count only behind a trusted prox
     "x-forwarded-host": "lore.example",
     "x-forwarded-proto": "https",
   });
-  assert.equal(publicOrigin(r, URL_, true), "https://lore.example");
   check(r, "private", true);
   assert.throws(() => check(r, "private", false), refused);
+  // written as browsers write Origin: a default port left out, the host in lower case
+  check(req("POST", { ...headersOf(r), "x-forwarded-host": "Lore.Example:443" }), "private", true);
+});
+
+const headersOf = (r: Request) => Object.fromEntries(r.headers);
+
+Deno.test("cross-site: PUBLIC_ORIGIN is ours whatever Host the request came with", () => {
+  const publicOrigin = "https://lore.example.org";
+  // a proxy in front that rewrites Host to the service's own address, without X-Forwarded-*
+  const ours = req("POST", { origin: publicOrigin, "sec-fetch-site": "same-origin" });
+  check(ours, "private", false, { publicOrigin });
+  assert.throws(() => check(ours, "private"), refused, "without the setting, another origin");
+  // it is one origin: a sibling, another scheme or port is not it
+  for (
+    const other of ["https://x.lore.example.org", "http://lore.example.org", `${publicOrigin}:8443`]
+  ) {
+    assert.throws(
+      () => check(req("POST", { origin: other }), "private", false, { publicOrigin }),
+      refused,
+      other,
+    );
+  }
+  // a page on it calling another of our addresses is cross-site for the browser: still refused
+  assert.throws(
+    () =>
+      check(
+        req("POST", { origin: publicOrigin, "sec-fetch-site": "cross-site" }),
+        "private",
+        false,
+        {
+          publicOrigin,
+        },
+      ),
+    refused,
+  );
+});
+
+Deno.test("cross-site: CORS_ORIGINS keep passing beside PUBLIC_ORIGIN", () => {
+  const allowed = (o: string | null) => o === "https://app.example.org";
+  const policy = { publicOrigin: "https://lore.example.org", allowed };
+  check(
+    req("POST", { origin: "https://app.example.org", "sec-fetch-site": "cross-site" }),
+    "private",
+    false,
+    policy,
+  );
+  assert.throws(
+    () => check(req("POST", { origin: "https://evil.example" }), "private", false, policy),
+    refused,
+  );
 });

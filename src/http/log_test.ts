@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { eventually } from "../../tests/helpers/manual_deadlines.ts";
 import { bufferedLines, type ByteWriter, jsonLogger, redact } from "./log.ts";
 
 Deno.test("redact: URLs, bearer/basic credentials and ETAPI-shaped tokens disappear", () => {
@@ -109,7 +110,7 @@ Deno.test("bufferedLines: a batch goes out on its own after flushMs", async () =
   const out = slowWriter(1 << 20);
   const sink = bufferedLines(out, { flushMs: 5 });
   sink.write("alone");
-  for (let i = 0; i < 200 && !out.text(); i++) await new Promise((r) => setTimeout(r, 5));
+  await eventually("the batch went out without a flush", () => out.text() !== "");
   assert.equal(out.text(), "alone\n");
   await sink.flush();
 });

@@ -8,6 +8,11 @@
  * also unchecked. So the authority is validated first, and the URL is only parsed once it cannot
  * change where the target's path begins.
  *
+ * Without a `Host` (or with an empty one) Deno makes one up, `localhost:<port>`, which would pass
+ * for a loopback name: a request off the network must carry its own. HTTP/1.1 requires it
+ * (RFC 9112 §3.2: 400 otherwise); the handler cannot tell HTTP/1.0 from 1.1, nor see HTTP/2's
+ * `:authority` apart from a made-up host, so every served request without one is refused.
+ *
  * @module
  */
 import { invalidRequest } from "./errors.ts";
@@ -49,9 +54,10 @@ const checkedAuthorities = new Map<string, boolean>();
 
 /**
  * The request's URL; 400 `INVALID_REQUEST` when the `Host` header or the request target is
- * malformed, or when the path holds `.`/`..` segments (also percent-encoded) or backslashes,
- * which URL parsing would silently resolve into another path. The fragment, which clients must
- * not send, is dropped.
+ * malformed, when a request `served` off a connection has no `Host` (see the module notes), or
+ * when the path holds `.`/`..` segments (also percent-encoded) or backslashes, which URL parsing
+ * would silently resolve into another path. The fragment, which clients must not send, is
+ * dropped. A request made in the process (`served` false) may leave its host to its URL.
  *
  * @example
  * ```ts
@@ -60,10 +66,15 @@ const checkedAuthorities = new Map<string, boolean>();
  *   requestUrl(new Request("http://127.0.0.1:8080/api/lore?q=x")).pathname,
  *   "/api/lore",
  * );
+ * assert.throws(() => requestUrl(new Request("http://localhost:8080/"), true), {
+ *   status: 400,
+ *   message: "A Host header is required",
+ * });
  * ```
  */
-export function requestUrl(req: Request): URL {
+export function requestUrl(req: Request, served = false): URL {
   const host = req.headers.get("host");
+  if (served && !host) throw invalidRequest("A Host header is required");
   if (host && !validAuthority(host)) {
     throw invalidRequest("The Host header is not a valid host name with an optional port");
   }

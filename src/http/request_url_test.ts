@@ -2,14 +2,17 @@ import assert from "node:assert/strict";
 import { ApiError } from "./errors.ts";
 import { requestUrl, validAuthority } from "./request_url.ts";
 
-/** A request as Deno builds it: `req.url` is "http://" + the raw Host + the raw target. */
+/**
+ * A request as Deno builds it: `req.url` is "http://" + the raw Host + the raw target, with
+ * `localhost:<port>` for a missing or empty Host.
+ */
 function denoRequest(host: string | null, target: string): Request {
   const req = new Request("http://placeholder/");
   const headers = new Headers(host === null ? {} : { host });
   return new Proxy(req, {
     get: (t, p) =>
       p === "url"
-        ? `http://${host ?? "localhost:8080"}${target}`
+        ? `http://${host || "localhost:8080"}${target}`
         : p === "headers"
         ? headers
         : Reflect.get(t, p),
@@ -64,4 +67,18 @@ Deno.test("request url: an absolute-form target is checked like a Host", () => {
   for (const bad of ["http://x:99999/a", "http://u@h/a", "ftp://h/a", "http://[::1/a"]) {
     assert.throws(() => requestUrl(abs(bad)), invalid, bad);
   }
+});
+
+Deno.test("request url: a served request must carry its own Host; one made in the process need not", () => {
+  // Deno fills in `localhost:<port>` for a request that sent none (or an empty one)
+  for (const host of [null, ""]) {
+    assert.throws(
+      () => requestUrl(denoRequest(host, "/healthz"), true),
+      (e) => invalid(e) && (e as Error).message === "A Host header is required",
+      `Host: ${host}`,
+    );
+    assert.equal(requestUrl(denoRequest(host, "/healthz")).host, "localhost:8080");
+  }
+  assert.equal(requestUrl(denoRequest("127.0.0.1:8080", "/healthz"), true).host, "127.0.0.1:8080");
+  assert.equal(requestUrl(new Request("http://lore.example/x")).host, "lore.example");
 });

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { type CancelDeadline, type Deadlines, sharedDeadlines } from "../util/deadlines.ts";
 import { ApiError } from "./errors.ts";
 import { guardedBody, streamDeadlineError } from "./stream_guard.ts";
 
@@ -143,6 +144,8 @@ export interface SseOptions {
   requestId: string;
   /** Called once when the stream ends: `reason` says how (for the log). */
   onEnd?(reason: "complete" | "error" | "client-closed"): void;
+  /** Where the deadlines are counted; default the process-wide scheduler. */
+  deadlines?: Deadlines;
 }
 
 /**
@@ -170,7 +173,8 @@ export function sseResponse(
   opts: SseOptions,
 ): Response {
   const tracker = createSseTracker();
-  const startedAt = performance.now();
+  const deadlines = opts.deadlines ?? sharedDeadlines;
+  const startedAt = deadlines.now();
   let ended = false;
   let current: ReadableStreamDefaultReader<Uint8Array> | undefined;
   const closed = new AbortController();
@@ -195,6 +199,7 @@ export function sseResponse(
             idleMs: opts.idleMs,
             totalMs: opts.totalMs,
             startedAt,
+            deadlines,
             signal: closed.signal,
             service: "Parser",
           }).getReader();
@@ -220,11 +225,11 @@ export function sseResponse(
       };
       let reason: "complete" | "error" | "client-closed" = "complete";
       // The total deadline also bounds the work before the upstream stream (context building).
-      let totalTimer: ReturnType<typeof setTimeout> | undefined;
+      let cancelTotal: CancelDeadline | undefined;
       const expired = new Promise<never>((_, reject) => {
-        totalTimer = setTimeout(
+        cancelTotal = deadlines.start(
+          Math.max(0, opts.totalMs - (deadlines.now() - startedAt)),
           () => reject(streamDeadlineError("total", opts.totalMs, "Parser")),
-          Math.max(0, opts.totalMs - (performance.now() - startedAt)),
         );
       });
       const produced = produce(writer);
@@ -254,7 +259,7 @@ export function sseResponse(
           }
         }
       } finally {
-        clearTimeout(totalTimer);
+        cancelTotal?.();
         ended = true;
         void current?.cancel().catch(() => {}); // still piping when the total deadline hit
         opts.onEnd?.(reason);

@@ -8,6 +8,7 @@
  * @module
  */
 import type { Config } from "../config.ts";
+import { type CancelDeadline, type Deadlines, sharedDeadlines } from "../util/deadlines.ts";
 import { ApiError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 
@@ -45,8 +46,10 @@ export interface StreamGuardOptions {
   idleMs: number;
   /** The stream may live this long at most, counted from `startedAt`. */
   totalMs: number;
-  /** `performance.now()` when the response began; default: now. */
+  /** When the response began, on the clock of `deadlines`; default: now. */
   startedAt?: number;
+  /** Where the deadlines are counted; default the process-wide scheduler. */
+  deadlines?: Deadlines;
   /** The client's signal: when it aborts, the upstream body is cancelled. */
   signal?: AbortSignal;
   /** Backend name for error messages, e.g. "Core". */
@@ -81,18 +84,19 @@ export function guardedBody(
   opts: StreamGuardOptions,
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
-  const remaining = opts.totalMs - (performance.now() - (opts.startedAt ?? performance.now()));
+  const deadlines = opts.deadlines ?? sharedDeadlines;
+  const remaining = opts.totalMs - (deadlines.now() - (opts.startedAt ?? deadlines.now()));
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let idleTimer: ReturnType<typeof setTimeout> | undefined;
-  let totalTimer: ReturnType<typeof setTimeout> | undefined;
+  let cancelIdle: CancelDeadline | undefined;
+  let cancelTotal: CancelDeadline | undefined;
   let ended = false;
 
   /** Ends once: timers off, upstream cancelled unless it completed, client stream errored. */
   const end = (how: StreamEnd, error?: unknown) => {
     if (ended) return;
     ended = true;
-    clearTimeout(idleTimer);
-    clearTimeout(totalTimer);
+    cancelIdle?.();
+    cancelTotal?.();
     opts.signal?.removeEventListener("abort", onAbort);
     if (how !== "complete") void reader.cancel(error).catch(() => {});
     if (error !== undefined) {
@@ -110,16 +114,16 @@ export function guardedBody(
       controller = c;
       if (opts.signal?.aborted) return onAbort();
       opts.signal?.addEventListener("abort", onAbort, { once: true });
-      totalTimer = setTimeout(
-        () => end("total-timeout", streamDeadlineError("total", opts.totalMs, opts.service)),
+      cancelTotal = deadlines.start(
         Math.max(0, remaining),
+        () => end("total-timeout", streamDeadlineError("total", opts.totalMs, opts.service)),
       );
     },
     async pull(c) {
       if (ended) return;
-      idleTimer = setTimeout(
-        () => end("idle-timeout", streamDeadlineError("idle", opts.idleMs, opts.service)),
+      cancelIdle = deadlines.start(
         opts.idleMs,
+        () => end("idle-timeout", streamDeadlineError("idle", opts.idleMs, opts.service)),
       );
       let next: ReadableStreamReadResult<Uint8Array>;
       try {
@@ -134,7 +138,7 @@ export function guardedBody(
         );
         return;
       } finally {
-        clearTimeout(idleTimer);
+        cancelIdle?.();
       }
       if (ended) return; // a deadline or the client ended it while we waited
       if (next.done) {
@@ -156,6 +160,8 @@ export interface StreamContext {
   log: Logger;
   requestId: string;
   url: URL;
+  /** Where the stream's deadlines are counted; default the process-wide scheduler. */
+  deadlines?: Deadlines;
 }
 
 /**
@@ -189,7 +195,7 @@ export function guardedResponseBody(
   return guardedBody(body, {
     idleMs: ctx.config.STREAM_IDLE_TIMEOUT_MS,
     totalMs: ctx.config.STREAM_TOTAL_TIMEOUT_MS,
-    startedAt,
+    deadlines: ctx.deadlines,
     signal: ctx.signal,
     service,
     onEnd: (how) =>

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { eventually, manualDeadlines } from "../../tests/helpers/manual_deadlines.ts";
+import type { Deadlines } from "../util/deadlines.ts";
 import { ApiError } from "./errors.ts";
 import { guardedBody, type StreamEnd } from "./stream_guard.ts";
 
@@ -23,17 +25,17 @@ function source(next: (n: number) => Promise<string | null | Error>) {
 }
 
 const never = () => new Promise<never>(() => {});
-const after = (ms: number, v: string) => new Promise<string>((r) => setTimeout(r, ms, v));
 
 function guard(
   src: ReadableStream<Uint8Array>,
-  opts: { idleMs?: number; totalMs?: number; signal?: AbortSignal } = {},
+  opts: { idleMs?: number; totalMs?: number; signal?: AbortSignal; deadlines?: Deadlines } = {},
 ) {
   const ends: StreamEnd[] = [];
   const body = guardedBody(src, {
     idleMs: opts.idleMs ?? 5_000,
     totalMs: opts.totalMs ?? 10_000,
     signal: opts.signal,
+    deadlines: opts.deadlines,
     service: "Core",
     onEnd: (e) => ends.push(e),
   });
@@ -74,12 +76,26 @@ Deno.test("guardedBody: a stall errors the stream (504) and cancels upstream", a
 });
 
 Deno.test("guardedBody: a drip inside the idle deadline is cut off by the total one", async () => {
-  const src = source(() => after(10, "."));
-  const { body, ends } = guard(src.stream, { idleMs: 1_000, totalMs: 150 });
-  const err = await new Response(body).text().catch((e) => e);
+  // a byte every 10 ms of the test's clock, each one read before the next comes
+  const time = manualDeadlines();
+  let drip = () => {};
+  const src = source(() => new Promise((r) => drip = () => r(".")));
+  const { body, ends } = guard(src.stream, { idleMs: 1_000, totalMs: 150, deadlines: time });
+  const reading = new Response(body).text().catch((e) => e);
+  while (ends.length === 0) {
+    const pulls = src.pulls();
+    time.advance(10);
+    drip();
+    await eventually(
+      "the byte is read, or the stream ended",
+      () => src.pulls() > pulls || ends.length > 0,
+    );
+  }
+  const err = await reading;
   assert.ok(err instanceof Error, "the client sees a failed body, not a clean end");
   assert.ok(src.cancelled());
   assert.deepEqual(ends, ["total-timeout"]);
+  assert.equal(time.now(), 150);
 });
 
 Deno.test("guardedBody: the total deadline also ends a body its client stopped reading", async () => {

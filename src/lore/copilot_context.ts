@@ -7,13 +7,13 @@
  *
  * @module
  */
-import { z } from "zod";
+import { readRelayed } from "../core/titles.ts";
 import { ApiError, nullOn404 } from "../http/errors.ts";
 import type { Logger } from "../http/log.ts";
 import { noteIdFromHref, sanitizeLoreHtml } from "../sanitize/html.ts";
 import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
-import type { ParserClient } from "../upstream/parser.ts";
+import { type ParserClient, ragQueryAnswer } from "../upstream/parser.ts";
 import { mapLimit } from "../util/concurrency.ts";
 import { hasLabel, labelValue, ownAttributes } from "./note_view.ts";
 import { notesByIds } from "./notes_by_ids.ts";
@@ -226,15 +226,6 @@ export function noteCtx(loaded: LoadedNote): NoteCtx {
   };
 }
 
-const ragAnswer = z.object({
-  results: z.array(z.object({
-    noteId: z.string(),
-    noteTitle: z.string(),
-    content: z.string(),
-    score: z.number(),
-  })),
-});
-
 /**
  * Related passages for `text` from the Parser's semantic index (`POST /rag/query`, small topK),
  * without the current note's own. A failing index must not fail the turn: any Parser error
@@ -272,7 +263,7 @@ export async function relatedPassages(
     });
     return [];
   }
-  const parsed = ragAnswer.safeParse(raw);
+  const parsed = await readRelayed(ragQueryAnswer, raw); // titles decoded to the typed text
   if (!parsed.success) {
     opts.log.log("warn", "copilot: related lore unavailable", {
       requestId: opts.requestId,

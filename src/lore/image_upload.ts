@@ -6,7 +6,7 @@
  * @module
  */
 import { ApiError } from "../http/errors.ts";
-import { idleDeadline, limitStream, mediaType, requestTimeout, tooLarge } from "../http/body.ts";
+import { type BodyReading, mediaType, pacedBody } from "../http/body.ts";
 import { extensionFor, imageSize, type RasterMime, sniffImageMime } from "../media/image_info.ts";
 import type { CoreClient } from "../upstream/core.ts";
 import { readImageHead } from "../media/image_stream.ts";
@@ -51,11 +51,15 @@ export interface ImageUpload {
   height: number;
   /** The safe note title ({@linkcode safeImageFilename}). */
   title: string;
-  maxBytes: number;
-  /** All of the body, head first; errors with a 408 when the client stops sending. */
+  /**
+   * All of the body, head first, at most the upload limit: errors with a 408 when the client
+   * breaks the body limits, a 413 past the limit, and when {@linkcode ImageUpload.stop} is called.
+   */
   stream: ReadableStream<Uint8Array>;
-  /** The 408 once the client has stalled (the upstream call that read the stream fails too). */
-  stalled(): ApiError | undefined;
+  /** The 408 or 413 once the body was cut off (the upstream call reading it fails too). */
+  cutOff(): ApiError | undefined;
+  /** Stops reading the client's body: `stream` fails, so no reader takes it for whole. */
+  stop(): void;
 }
 
 /**
@@ -63,12 +67,16 @@ export interface ImageUpload {
  * `application/octet-stream` (else 415), and the first bytes must be a PNG, JPEG, GIF, WebP or
  * AVIF whose header is complete and gives its pixel size within {@linkcode SIZE_PREFIX_BYTES}
  * (else 415; an empty body is 400). Only that head is read; the rest stays in the stream. A
- * client that sends nothing for `idleMs` gets 408, now or while the stream is read later.
+ * client that breaks the body limits of `reading` (stalls, trickles, takes too long) gets 408,
+ * and a body over `maxBytes` 413, now or while the stream is read later.
  *
  * @example
  * ```ts
- * async function mimeOf(req: Request) {
- *   const upload = await readImageUpload(req, 20 * 1024 * 1024, 10_000);
+ * import { bodyReading } from "../http/body.ts";
+ * import type { Ctx } from "../router.ts";
+ *
+ * async function mimeOf(ctx: Ctx) {
+ *   const upload = await readImageUpload(ctx.req, 20 * 1024 * 1024, bodyReading(ctx));
  *   return upload.mime; // "image/png"
  * }
  * ```
@@ -76,7 +84,7 @@ export interface ImageUpload {
 export async function readImageUpload(
   req: Request,
   maxBytes: number,
-  idleMs: number,
+  reading: BodyReading,
 ): Promise<ImageUpload> {
   const type = mediaType(req);
   if (!(type === "application/octet-stream" || /^image\/[\w.+-]+$/.test(type))) {
@@ -87,8 +95,17 @@ export async function readImageUpload(
       { expected: ["image/*", "application/octet-stream"], received: type || null },
     );
   }
-  let stalled = false;
-  const body = idleDeadline(req.body ?? emptyStream(), idleMs, () => stalled = true);
+  let cutOff: ApiError | undefined;
+  const stopped = new AbortController();
+  const body = pacedBody(req.body ?? emptyStream(), {
+    ...reading,
+    maxBytes,
+    signal: stopped.signal,
+    onCutOff: (cut) => {
+      cutOff = cut.error;
+      reading.onCutOff?.(cut);
+    },
+  });
   const decided = (head: Uint8Array) =>
     !sniffImageMime(head) || !!imageSize(head) || head.byteLength >= SIZE_PREFIX_BYTES;
   const { mime, head, stream } = await readImageHead(body, undefined, decided).catch((e) => {
@@ -120,9 +137,9 @@ export async function readImageUpload(
     mime,
     ...size,
     title,
-    maxBytes,
     stream,
-    stalled: () => stalled ? requestTimeout(idleMs) : undefined,
+    cutOff: () => cutOff,
+    stop: () => stopped.abort(new DOMException("The upload was abandoned", "AbortError")),
   };
 }
 
@@ -158,9 +175,9 @@ export interface UploadedImage {
 
 /**
  * Streams a checked upload into a new image note, as steps of the caller's write: create the
- * note (undo: delete it), then PUT the bytes as `application/octet-stream`, head first, through
- * the byte limit. Over the limit mid-stream, the PUT is aborted, the note is deleted and the
- * answer is 413. The upload's stream is always consumed or cancelled.
+ * note (undo: delete it), then PUT the bytes as `application/octet-stream`, head first. Over the
+ * byte limit or cut off by the body limits mid-stream, the PUT is aborted, the note is deleted
+ * and the answer is 413 or 408. The upload's stream is always consumed or cancelled.
  *
  * @example
  * ```ts
@@ -201,19 +218,12 @@ export async function uploadImage(
   ).catch(discarding(upload));
   const noteId = created.note.noteId;
 
-  const stop = new AbortController();
-  let exceeded = false;
-  const bytes = limitStream(
-    upload.stream.pipeThrough(new TransformStream(), { signal: stop.signal }),
-    upload.maxBytes,
-    () => exceeded = true,
-  );
   await w.step(
     "upload the image bytes",
     () =>
-      core.putContent(noteId, bytes, "application/octet-stream").catch((e) => {
-        stop.abort(); // stop reading the client's body whatever happened upstream
-        throw exceeded ? tooLarge(upload.maxBytes) : upload.stalled() ?? e;
+      core.putContent(noteId, upload.stream, "application/octet-stream").catch((e) => {
+        upload.stop(); // stop reading the client's body whatever happened upstream
+        throw upload.cutOff() ?? e;
       }),
     "covered",
   );

@@ -18,11 +18,12 @@ import { writeSteps } from "./write_steps.ts";
  *
  * @example
  * ```ts
+ * import type { BodyReading } from "../http/body.ts";
  * import type { CoreClient } from "../upstream/core.ts";
  * import { readImageUpload } from "./image_upload.ts";
  *
- * async function newMap(core: CoreClient, req: Request, mapNoteId: string) {
- *   const upload = await readImageUpload(req, 20 * 1024 * 1024, 30_000);
+ * async function newMap(core: CoreClient, req: Request, reading: BodyReading, mapNoteId: string) {
+ *   const upload = await readImageUpload(req, 20 * 1024 * 1024, reading);
  *   return (await replaceMapImage(core, upload, mapNoteId)).noteId;
  * }
  * ```

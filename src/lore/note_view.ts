@@ -185,23 +185,6 @@ export function coreUtcToIso(value: string | undefined): string | null {
 }
 
 /**
- * Undoes the HTML escaping Core applies to titles on create (`Tom &amp; Jerry`), for matching
- * titles against plain text. Only the entities sanitize-html emits are decoded.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(decodeTitleEntities("Tom &amp; Jerry"), "Tom & Jerry");
- * ```
- */
-export function decodeTitleEntities(title: string): string {
-  return title.replace(
-    /&(amp|lt|gt|quot|#39|#x27);/g,
-    (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#x27": "'" })[e] ?? _,
-  );
-}
-
-/**
  * A label value as an absolute http(s) URL (normalised), or null for anything else
  * (`javascript:`, relative paths, garbage): for values shown as links, such as `#themeSong`.
  *

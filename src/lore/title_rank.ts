@@ -60,7 +60,9 @@ export function titleMatch(title: string, query: string): TitleMatch {
 
 /**
  * Sorts items by {@linkcode titleMatch}, then shorter title, then alphabetically; equal items keep
- * their input order. Returns at most `limit` items.
+ * their input order. Items whose title does not contain the query at all are left out: Core
+ * matched its stored title, where `amp` is found inside `&amp;` and a tag's name inside `<b>`,
+ * but the titles ranked are the typed ones. Returns at most `limit` items.
  *
  * @example
  * ```ts
@@ -69,6 +71,7 @@ export function titleMatch(title: string, query: string): TitleMatch {
  *   rankByTitle([{ title: "Mara's Ash" }, { title: "Ash" }, { title: "Ashford" }], "ash", 2),
  *   [{ title: "Ash" }, { title: "Ashford" }],
  * );
+ * assert.deepEqual(rankByTitle([{ title: "Salt & Smoke" }], "amp"), []);
  * ```
  */
 export function rankByTitle<T extends { title: string }>(
@@ -78,6 +81,7 @@ export function rankByTitle<T extends { title: string }>(
 ): T[] {
   return items
     .map((item, i) => ({ item, i, match: titleMatch(item.title, query) }))
+    .filter((r) => r.match !== TitleMatch.none)
     .sort((a, b) =>
       a.match - b.match ||
       a.item.title.length - b.item.title.length ||

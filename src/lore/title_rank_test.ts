@@ -17,7 +17,7 @@ Deno.test("titleMatch ignores case and diacritics like Core", () => {
   assert.equal(titleMatch("Über Straße", "uber straße"), TitleMatch.exact);
 });
 
-Deno.test("rankByTitle: match kind, then shorter, then alphabetical, then input order", () => {
+Deno.test("rankByTitle: match kind, then shorter, then alphabetical, then input order; no match, out", () => {
   const items = [
     { id: 1, title: "Crash Site" },
     { id: 2, title: "The Ashen Gate" },
@@ -28,7 +28,13 @@ Deno.test("rankByTitle: match kind, then shorter, then alphabetical, then input 
     { id: 7, title: "Ashby" },
     { id: 8, title: "Unrelated" },
   ];
-  assert.deepEqual(rankByTitle(items, "ash").map((i) => i.id), [4, 6, 5, 7, 3, 2, 1, 8]);
+  assert.deepEqual(rankByTitle(items, "ash").map((i) => i.id), [4, 6, 5, 7, 3, 2, 1]);
   assert.deepEqual(rankByTitle(items, "ash", 3).map((i) => i.id), [4, 6, 5]);
   assert.deepEqual(rankByTitle([], "ash"), []);
+});
+
+Deno.test("rankByTitle ranks typed titles: what Core's stored form alone matched is left out", () => {
+  const items = [{ title: "Salt & Smoke" }, { title: "Lamp & Lantern" }, { title: "Ampersand" }];
+  assert.deepEqual(rankByTitle(items, "amp").map((i) => i.title), ["Ampersand", "Lamp & Lantern"]);
+  assert.deepEqual(rankByTitle(items, "t & s").map((i) => i.title), ["Salt & Smoke"]);
 });

@@ -6,6 +6,7 @@
  * @module
  */
 import { ApiError } from "../http/errors.ts";
+import { type Deadlines, sharedDeadlines } from "../util/deadlines.ts";
 import { RASTER_MIMES, type RasterMime } from "./image_info.ts";
 import { readImageHead } from "./image_stream.ts";
 
@@ -37,7 +38,7 @@ export function declaredRasterMime(header: string | null): RasterMime | null {
  * Checks an upstream image response: its declared type must be an allow-listed raster type and
  * its magic bytes must prove that same type. Null (body cancelled) when either fails; otherwise
  * the type and a stream of every byte. The head is read under `timeoutMs` (Core may send headers
- * and then stall): 504 when it runs out, 502 when the connection drops.
+ * and then stall), counted by `deadlines`: 504 when it runs out, 502 when the connection drops.
  *
  * @example
  * ```ts
@@ -55,14 +56,15 @@ export function declaredRasterMime(header: string | null): RasterMime | null {
 export async function verifiedRasterStream(
   upstream: Response,
   timeoutMs: number,
+  deadlines: Deadlines = sharedDeadlines,
 ): Promise<{ mime: RasterMime; stream: ReadableStream<Uint8Array> } | null> {
   const declared = declaredRasterMime(upstream.headers.get("content-type"));
   if (!declared || !upstream.body) {
-    await upstream.body?.cancel();
+    await upstream.body?.cancel().catch(() => {}); // an ended body is gone already
     return null;
   }
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const cancelDeadline = deadlines.start(timeoutMs, () => deadline.abort());
   let head;
   try {
     head = await readImageHead(upstream.body, deadline.signal);
@@ -73,7 +75,7 @@ export async function verifiedRasterStream(
         service: "core",
       });
   } finally {
-    clearTimeout(timer);
+    cancelDeadline();
   }
   if (head.mime !== declared) {
     await head.stream.cancel();

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { concatBytes } from "../util/bytes.ts";
 import { type RasterMime, SNIFF_BYTES, sniffImageMime } from "./image_info.ts";
 
 /** The head of a byte stream, sniffed, and a stream that re-emits head + rest. */
@@ -43,20 +42,32 @@ export async function readImageHead(
   const reader = source.getReader();
   const stop = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", stop, { once: true });
-  const chunks: Uint8Array[] = [];
+  // One buffer, doubled when full: a client sending its head a byte at a time must cost neither
+  // a joined copy per byte (`until` looks at the whole head each time) nor a buffer per byte.
+  let buf: Uint8Array = new Uint8Array(0);
   let length = 0;
   let ended = false;
   try {
     signal?.throwIfAborted();
-    while (length < SNIFF_BYTES || (until && !until(concatBytes(chunks, length)))) {
+    while (length < SNIFF_BYTES || (until && !until(buf.subarray(0, length)))) {
       const r = await reader.read();
       signal?.throwIfAborted(); // a cancelled read looks like the end: it is not
       if (r.done) {
         ended = true;
         break;
       }
-      chunks.push(r.value);
-      length += r.value.byteLength;
+      const n = r.value.byteLength;
+      if (length === 0) {
+        buf = r.value; // the usual case: the first chunk holds the whole head (never written to)
+      } else {
+        if (length + n > buf.byteLength) {
+          const grown = new Uint8Array(Math.max(2 * buf.byteLength, length + n));
+          grown.set(buf.subarray(0, length));
+          buf = grown;
+        }
+        buf.set(r.value, length);
+      }
+      length += n;
     }
   } catch (e) {
     await reader.cancel(e).catch(() => {});
@@ -64,7 +75,7 @@ export async function readImageHead(
   } finally {
     signal?.removeEventListener("abort", stop);
   }
-  const head = concatBytes(chunks, length);
+  const head = buf.subarray(0, length);
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       if (head.byteLength) controller.enqueue(head);

@@ -10,10 +10,11 @@
  * @module
  */
 import { z } from "zod";
+import { relayedTitle } from "../core/titles.ts";
 import { ApiError, errorBodySchema, invalidRequest } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { idSchema } from "../lore/ids.ts";
-import { decodeTitleEntities, hasLabel, labelValue } from "../lore/note_view.ts";
+import { hasLabel, labelValue } from "../lore/note_view.ts";
 import { notesByIds } from "../lore/notes_by_ids.ts";
 import {
   relationName,
@@ -25,12 +26,12 @@ import { type Ctx, defineRoute, type Route } from "../router.ts";
 import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import { htmlToText } from "../sanitize/plain_text.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
-import type { ParserClient } from "../upstream/parser.ts";
+import { type ParserClient, ragQueryAnswer } from "../upstream/parser.ts";
 import { upstreamPath } from "../upstream/path.ts";
 import { parserJson, parserRoute } from "./parser_proxy.ts";
 import { resolveRelations } from "./lore.ts";
 import { idParams } from "./schemas.ts";
-import { RAG_DEFAULT_TOP_K, RAG_TOP_K, ragAnswer, ragCall } from "./search.ts";
+import { RAG_DEFAULT_TOP_K, RAG_TOP_K, ragCall, ragResults } from "./search.ts";
 
 /** Longest text sent for relationship suggestions (the Parser's brain-dump bound). */
 export const MAX_SUGGEST_TEXT = 50_000;
@@ -130,12 +131,13 @@ const historyEntry = z.object({
 const relationshipHistorySchema = z.object({ entries: z.array(historyEntry) });
 
 // ---------------------------------------------------------------------------------------------
-// Parser answers as we accept them
+// Parser answers as we accept them (`relayedTitle`: a Core title in Core's stored form, decoded)
 // ---------------------------------------------------------------------------------------------
 
 const parserSuggestion = z.object({
   targetNoteId: z.string(),
-  targetTitle: z.string().optional(),
+  // the model names the target as its context (the Parser's index) shows it: Core's stored title
+  targetTitle: relayedTitle.optional(),
   relationshipType,
   description: z.string(),
   confidence: level.optional(),
@@ -193,7 +195,8 @@ export const gapsAnswer = z.object({
 });
 
 const graphAnswer = graphSchema.extend({
-  nodes: z.array(graphNode.extend({ loreType: z.string().nullish() })),
+  // the Parser reads each node from Core
+  nodes: z.array(graphNode.extend({ title: relayedTitle, loreType: z.string().nullish() })),
   edges: z.array(graphEdge.omit({ type: true }).extend({ relationshipType: z.string() })),
 });
 
@@ -296,9 +299,9 @@ export const suggestRelationships = parserRoute({
   }),
   description: "`text` (1-50 000 characters after trimming) is what the Parser reads; " +
     "`noteId` names the note it belongs to, which the Parser does not suggest. Its " +
-    "suggestions are passed on as it makes them (`relationshipType` named `type`), not " +
-    "checked against Core: `POST /api/lore/:id/relationships` gives a note's suggestions " +
-    "confirmed.",
+    "suggestions are passed on as it makes them (`relationshipType` named `type`, " +
+    "`targetTitle` as typed), not checked against Core: `POST /api/lore/:id/relationships` " +
+    "gives a note's suggestions confirmed.",
   responses: {
     200: {
       description: "`{ suggestions: [{ targetNoteId, targetTitle, type, description, " +
@@ -427,7 +430,7 @@ async function suggestionText(core: CoreClient, note: CoreNote): Promise<string>
   } else if (note.type === "code") {
     body = (await core.contentText(note.noteId)).replace(/\s+/g, " ").trim();
   }
-  const text = `${decodeTitleEntities(note.title)}\n\n${body}`;
+  const text = `${note.title}\n\n${body}`;
   return text.slice(0, MAX_SUGGEST_TEXT);
 }
 
@@ -658,18 +661,18 @@ const ragSpec = {
   summary: "Semantic search of the lore index: the best chunk of each of the topK closest notes",
   tag: "rag",
   description: "`text` 1-4000 characters, `topK` 1-50 (default 10); GET takes them in the " +
-    "query, POST in the body. The Parser's hits are passed on as they are (`GET /api/search?" +
-    "mode=rag` gives them as note summaries confirmed by Core). Only notes the Parser has " +
-    "indexed for this user are found.",
+    "query, POST in the body. The Parser's hits are passed on as it sends them, `noteTitle` " +
+    "as typed (`GET /api/search?mode=rag` gives them as note summaries confirmed by Core). " +
+    "Only notes the Parser has indexed for this user are found.",
   responses: {
     200: {
       description: "`{ results: [{ noteId, noteTitle, content, score }] }`, best first: " +
         "`content` is the note's best-matching chunk",
-      schema: ragAnswer,
+      schema: ragResults,
     },
     400: "text empty or over 4000 characters, or topK not an integer from 1 to 50",
   },
-  answer: ragAnswer,
+  answer: ragQueryAnswer,
 } as const;
 const topK = z.number().int().min(RAG_TOP_K.min).max(RAG_TOP_K.max).default(RAG_DEFAULT_TOP_K);
 

@@ -5,11 +5,14 @@
  * keepalives are progress for the AI deadline). History, per-note diffs and a background batch
  * queue complete the feature. Every answer is validated; HTML in answers (proposals, history,
  * diffs) is sanitized because clients render it, and HTML a client commits is sanitized before
- * it becomes lore.
+ * it becomes lore. The Core titles the Parser relays (duplicate matches, the duplicate notice of
+ * a skip) are decoded to the typed text, in the stream's `done` too; the titles of proposed,
+ * created and updated entities are the model's, passed on as it wrote them.
  *
  * @module
  */
 import { z } from "zod";
+import { readRelayed, relayedTitle, relayedTitleText } from "../core/titles.ts";
 import { idSchema, parserIdSchema } from "../lore/ids.ts";
 import type { Ctx, Route, RouteOf } from "../router.ts";
 import { sanitizeLoreHtml } from "../sanitize/html.ts";
@@ -85,21 +88,43 @@ export function labelValues(attributes: Record<string, unknown>): Record<string,
 const attributes = z.record(z.string(), z.unknown()).transform(labelValues)
   .pipe(z.record(z.string(), z.string()));
 
+/** The Parser's duplicate notice: the existing note's title as Core stores it, and a score. */
+const DUPLICATE_NOTICE = /^Possible duplicate of "(.*)" \((\d{1,3})% match\)$/s;
+
 /**
- * A `skipped` reason the client may see: the duplicate notice (titles and a score) is kept;
- * anything else is a Parser or Core error text and becomes a fixed sentence.
+ * The Parser's duplicate notice with the Core title in it as `typed` gives it; null for any
+ * other text.
+ */
+function duplicateNotice(reason: string, typed: (stored: string) => string): string | null {
+  const notice = reason.length <= 600 ? DUPLICATE_NOTICE.exec(reason) : null;
+  return notice ? `Possible duplicate of "${typed(notice[1])}" (${notice[2]}% match)` : null;
+}
+
+/**
+ * A `skipped` reason as the client may see it: the duplicate notice (the existing note's title,
+ * as typed, and a score) is kept; anything else is a Parser or Core error text and becomes a
+ * fixed sentence.
  *
  * @example
  * ```ts
- * skipReason('Possible duplicate of "Mira" (93% match)'); // unchanged
- * skipReason("ETAPI POST /create-note → 400: …"); // "Could not be written to Core"
+ * import assert from "node:assert/strict";
+ * import { readRelayed } from "../core/titles.ts";
+ *
+ * const read = async (reason: string) => {
+ *   const r = await readRelayed(skipReason, reason);
+ *   return r.success ? r.data : undefined;
+ * };
+ * assert.equal(
+ *   await read('Possible duplicate of "Salt &amp; Smoke" (93% match)'),
+ *   'Possible duplicate of "Salt & Smoke" (93% match)',
+ * );
+ * assert.equal(await read("ETAPI POST /create-note → 400: …"), "Could not be written to Core");
  * ```
  */
-export function skipReason(reason: string): string {
-  return /^Possible duplicate of "/.test(reason) && reason.length <= 600
-    ? reason
-    : "Could not be written to Core";
-}
+export const skipReason = z.string().transform((reason, ctx) =>
+  duplicateNotice(reason, (stored) => relayedTitleText(stored, ctx)) ??
+    "Could not be written to Core"
+);
 
 /**
  * A failed batch job's `error` as the client sees it: the Parser's text can hold model output
@@ -119,18 +144,22 @@ export function jobError(error: string | null): string | null {
 }
 
 const noteRef = z.object({ noteId: z.string(), title: z.string(), type: z.string() });
+const duplicateMatch = z.object({ noteId: z.string(), title: z.string(), score: z.number() });
 const duplicate = z.object({
   proposedTitle: z.string(),
   proposedType: z.string(),
-  matches: z.array(z.object({ noteId: z.string(), title: z.string(), score: z.number() })),
+  matches: z.array(duplicateMatch),
 });
+/** The Parser's: its matches are notes of its index, titled as Core stores them. */
+const relayedDuplicate = duplicate.extend({
+  matches: z.array(duplicateMatch.extend({ title: relayedTitle })),
+});
+const skippedEntity = z.object({ title: z.string(), reason: z.string() });
 const writeResult = z.object({
   summary: z.string(),
   created: z.array(noteRef),
   updated: z.array(noteRef),
-  skipped: z.array(
-    z.object({ title: z.string(), reason: z.string().overwrite(skipReason) }),
-  ),
+  skipped: z.array(skippedEntity),
   duplicates: z.array(duplicate).default([]),
   relations: z.array(
     z.object({
@@ -151,13 +180,20 @@ const proposal = z.object({
   tags: z.array(z.string()).optional(),
 });
 
+/** The Parser's write result, read: Core titles decoded, skip reasons ours. */
+const writeAnswer = writeResult.extend({
+  skipped: z.array(skippedEntity.extend({ reason: skipReason })),
+  duplicates: z.array(relayedDuplicate).default([]),
+});
+
 const inboxAnswer = z.object({ mode: z.literal("inbox"), queued: z.literal(true) });
-const reviewAnswer = z.object({
+const reviewReply = z.object({
   mode: z.literal("review"),
   summary: z.string(),
   proposedEntities: z.array(proposal),
   duplicates: z.array(duplicate).default([]),
 });
+const reviewAnswer = reviewReply.extend({ duplicates: z.array(relayedDuplicate).default([]) });
 const autoReply = writeResult.extend({
   mode: z.literal("auto"),
   cached: z.boolean().describe(
@@ -170,7 +206,7 @@ const brainDumpAnswer = z.union([
   inboxAnswer,
   reviewAnswer,
   // the auto answer has no `mode`; the idempotency cache answers `[cached] <old summary>`
-  writeResult.transform((r): z.output<typeof autoReply> => ({
+  writeAnswer.transform((r): z.output<typeof autoReply> => ({
     mode: "auto",
     cached: r.summary.startsWith("[cached] "),
     ...r,
@@ -178,7 +214,7 @@ const brainDumpAnswer = z.union([
 ]);
 
 /** Our brain-dump answer: every mode names itself. */
-const brainDumpReply = z.discriminatedUnion("mode", [inboxAnswer, reviewAnswer, autoReply]);
+const brainDumpReply = z.discriminatedUnion("mode", [inboxAnswer, reviewReply, autoReply]);
 
 const historyItem = z.object({
   id: parserIdSchema,
@@ -252,13 +288,54 @@ const storedEntry = z.object({ entities: z.array(z.unknown()), summary: z.string
  * answer that route gives (`{ summary: "[cached] <summary>", created: [], updated: [],
  * skipped: [] }`); an `error` event is the error that route would give.
  */
-function autoAnswer(outcome: StreamOutcome): unknown {
+async function autoAnswer(outcome: StreamOutcome): Promise<unknown> {
   if (outcome.error !== undefined) throw mapParserStreamError(outcome.error);
-  const { raw } = parserAnswer(streamDone, outcome.done);
+  const { raw } = await parserAnswer(streamDone, outcome.done);
   const stored = storedEntry.safeParse(raw);
   return stored.success
     ? { summary: `[cached] ${stored.data.summary}`, created: [], updated: [], skipped: [] }
     : raw;
+}
+
+/** Where the write result in a stream's `done.raw` relays Core titles, read as typed. */
+const relayedInDone = z.object({
+  skipped: z.array(z.object({
+    // other reasons stay as the Parser wrote them: the stream passes its text on
+    reason: z.string().transform((reason, ctx) =>
+      duplicateNotice(reason, (stored) => relayedTitleText(stored, ctx)) ?? reason
+    ),
+  })).optional(),
+  duplicates: z.array(z.object({ matches: z.array(z.object({ title: relayedTitle })) }))
+    .optional(),
+});
+
+/**
+ * The stream's `done` with the Core titles of its write result as typed (duplicate matches, the
+ * duplicate notice of a skip), written back in place so the rest of `raw` keeps its bytes;
+ * undefined when nothing changes (a cache hit's stored entry relays none), and for data it
+ * cannot read, which then passes on as the Parser sent it.
+ */
+async function doneAsTyped(data: unknown): Promise<unknown> {
+  const done = z.looseObject({ raw: z.string() }).safeParse(data);
+  if (!done.success) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(done.data.raw);
+  } catch {
+    return undefined;
+  }
+  const read = await readRelayed(relayedInDone, raw);
+  if (!read.success) return undefined;
+  const result = raw as z.input<typeof relayedInDone>;
+  let changed = false;
+  const put = <K extends string>(into: Record<K, string>, key: K, typed: string) => {
+    if (into[key] !== typed) [into[key], changed] = [typed, true];
+  };
+  read.data.skipped?.forEach((s, i) => put(result.skipped![i], "reason", s.reason));
+  read.data.duplicates?.forEach((d, i) =>
+    d.matches.forEach((m, j) => put(result.duplicates![i].matches[j], "title", m.title))
+  );
+  return changed ? { ...(data as Record<string, unknown>), raw: JSON.stringify(raw) } : undefined;
 }
 
 /** The stream's events as the Parser sends them: each `data` names its event in `type`. */
@@ -350,9 +427,10 @@ export const brainDumpStream = parserStreamRoute({
   description: "The same input as `POST /api/brain-dump` in `auto` mode, plus `autoRelate`. " +
     "The Parser's events pass through byte for byte as they arrive, `: keepalive` comments " +
     "included: `status` as each stage starts, `reasoning` and `token` while the model answers, " +
-    "then `done` or `error` (a cache hit sends `done` at once). A stall, the stream deadline, " +
-    "or an upstream stream that breaks off or ends unfinished ends it with our own `error` " +
-    "event in the error shape.",
+    "then `done` or `error` (a cache hit sends `done` at once). Only the Core titles in " +
+    "`done.raw` change: duplicate matches and duplicate notices show them as typed. A stall, " +
+    "the stream deadline, or an upstream stream that breaks off or ends unfinished ends it " +
+    "with our own `error` event in the error shape.",
   responses: {
     200: {
       description: "Server-sent events: the Parser's, then ours only to end a failed stream",
@@ -364,6 +442,7 @@ export const brainDumpStream = parserStreamRoute({
     503: "`NOT_CONFIGURED`: Core is not connected for this Parser account",
   },
   upstream: (ctx) => ({ method: "POST", path: "/brain-dump/stream", body: ctx.body }),
+  rewrite: { done: doneAsTyped },
 });
 
 const commitEntity = z.object({
@@ -414,7 +493,7 @@ export const commit = sanitizing(parserRoute({
       })),
     },
   }),
-  answer: writeResult,
+  answer: writeAnswer,
   ai: AI_WORK,
 }));
 

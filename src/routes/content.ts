@@ -194,7 +194,8 @@ export const getRevisionContent = defineRoute({
     ]);
     const owned = revision.status === "fulfilled" && revision.value.noteId === id;
     if (!owned || content.status === "rejected") {
-      if (content.status === "fulfilled") await content.value.body?.cancel();
+      // (a body the deadline or the client ended is gone already: cancelling it fails)
+      if (content.status === "fulfilled") await content.value.body?.cancel().catch(() => {});
       if (revision.status === "rejected") throw revision.reason;
       if (!owned) throw revisionNotFound();
       throw (content as PromiseRejectedResult).reason;

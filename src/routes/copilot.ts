@@ -134,7 +134,7 @@ export const copilotChat = defineRoute({
     const call = { path: "/copilot/article/stream", body };
     const turn = await parserStreamOutcome(await ctx.parser({ ai: true }), call, ctx);
     if (turn.error !== undefined) throw mapParserStreamError(turn.error);
-    return json(parserAnswer(copilotAnswerSchema, turn.result));
+    return json(await parserAnswer(copilotAnswerSchema, turn.result));
   },
 });
 

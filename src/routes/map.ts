@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { bodyReading } from "../http/body.ts";
 import { json } from "../http/response.ts";
 import { discarding, readImageUpload } from "../lore/image_upload.ts";
 import { replaceMapImage } from "../lore/map_image.ts";
@@ -64,7 +65,9 @@ export const uploadMap = defineRoute({
       }),
     },
     404: "No such map note (nothing created)",
-    408: "The client stopped sending for CLIENT_BODY_TIMEOUT_MS (the half-made note is removed)",
+    408: "The body broke a body limit: nothing for CLIENT_BODY_TIMEOUT_MS, below " +
+      "CLIENT_BODY_MIN_BYTES_PER_SECOND, or over CLIENT_BODY_TOTAL_TIMEOUT_MS (the half-made " +
+      "note is removed; `details.reason` says which)",
     413: "Over MAX_UPLOAD_BYTES (the half-made image note is removed)",
     415: "Not an image type, or not a PNG/JPEG/GIF/WebP/AVIF with a complete header giving its " +
       "size (nothing created)",
@@ -72,11 +75,7 @@ export const uploadMap = defineRoute({
   },
   handler: async (ctx) => {
     const { id } = ctx.params;
-    const upload = await readImageUpload(
-      ctx.req,
-      ctx.config.MAX_UPLOAD_BYTES,
-      ctx.config.CLIENT_BODY_TIMEOUT_MS,
-    );
+    const upload = await readImageUpload(ctx.req, ctx.config.MAX_UPLOAD_BYTES, bodyReading(ctx));
     const core = await ctx.core({ detached: true }).catch(discarding(upload));
     const image = await replaceMapImage(core, upload, id);
     return json({

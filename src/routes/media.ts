@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { bodyReading } from "../http/body.ts";
 import { ApiError, invalidRequest } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { guardedResponseBody } from "../http/stream_guard.ts";
@@ -48,8 +49,9 @@ export const UPLOAD_NOTES = "The body is the image's bytes (`image/*` or " +
   "created, and only a complete header giving the pixel size makes it an image: up to " +
   `${SIZE_PREFIX_BYTES / 1024} KiB are read to find it, and anything else (a bare signature, ` +
   "a header cut short, another type) is 415 with nothing created. The bytes are then streamed " +
-  "to Core under `MAX_UPLOAD_BYTES` (413) into a new image note; an upload that is too large or " +
-  "stalls for `CLIENT_BODY_TIMEOUT_MS` (408) removes the half-made note.";
+  "to Core under `MAX_UPLOAD_BYTES` (413) into a new image note; an upload that is too large, " +
+  "or that stalls for `CLIENT_BODY_TIMEOUT_MS`, falls below `CLIENT_BODY_MIN_BYTES_PER_SECOND` " +
+  "or takes longer than `CLIENT_BODY_TOTAL_TIMEOUT_MS` (408), removes the half-made note.";
 
 /**
  * The pixel size read from an uploaded image's header.
@@ -91,10 +93,14 @@ export const getImage = defineRoute({
     const etag = upstream.headers.get("etag");
     if (etag && /^(W\/)?"[\x21\x23-\x7e]{0,200}"$/.test(etag)) headers.set("etag", etag);
     if (upstream.status === 304) {
-      await upstream.body?.cancel();
+      await upstream.body?.cancel().catch(() => {});
       return new Response(null, { status: 304, headers });
     }
-    const image = await verifiedRasterStream(upstream, ctx.config.UPSTREAM_TIMEOUT_MS);
+    const image = await verifiedRasterStream(
+      upstream,
+      ctx.config.UPSTREAM_TIMEOUT_MS,
+      ctx.deadlines,
+    );
     if (!image) throw notRaster();
     headers.set("content-type", image.mime);
     return new Response(guardedResponseBody(ctx, image.stream, "Core"), { headers });
@@ -145,7 +151,11 @@ export const getAttachmentImage = defineRoute({
       }
     }
     const upstream = await core.attachmentContent(att.attachmentId);
-    const image = await verifiedRasterStream(upstream, ctx.config.UPSTREAM_TIMEOUT_MS);
+    const image = await verifiedRasterStream(
+      upstream,
+      ctx.config.UPSTREAM_TIMEOUT_MS,
+      ctx.deadlines,
+    );
     if (!image) throw notRasterAttachment();
     headers.set("content-type", image.mime);
     return new Response(guardedResponseBody(ctx, image.stream, "Core"), { headers });
@@ -205,18 +215,16 @@ export const uploadImageRoute = defineRoute({
       }),
     },
     400: "Empty body, or `parentNoteId` does not name a note (nothing created)",
-    408: "The client stopped sending for CLIENT_BODY_TIMEOUT_MS (the half-made note is removed)",
+    408: "The body broke a body limit: nothing for CLIENT_BODY_TIMEOUT_MS, below " +
+      "CLIENT_BODY_MIN_BYTES_PER_SECOND, or over CLIENT_BODY_TOTAL_TIMEOUT_MS (the half-made " +
+      "note is removed; `details.reason` says which)",
     413: "Over MAX_UPLOAD_BYTES (declared or while streaming; the half-made note is removed)",
     415: "Not an image type, or not a PNG/JPEG/GIF/WebP/AVIF with a complete header giving its " +
       "size (nothing created)",
     502: "PARTIAL_FAILURE: the upload failed and the half-made note could not be removed",
   },
   handler: async (ctx) => {
-    const upload = await readImageUpload(
-      ctx.req,
-      ctx.config.MAX_UPLOAD_BYTES,
-      ctx.config.CLIENT_BODY_TIMEOUT_MS,
-    );
+    const upload = await readImageUpload(ctx.req, ctx.config.MAX_UPLOAD_BYTES, bodyReading(ctx));
     const core = await ctx.core({ detached: true }).catch(discarding(upload));
     const image = await uploadImage(core, writeSteps(), upload, {
       parentNoteId: ctx.query.parentNoteId ?? await ctx.loreRootId(),

@@ -1,9 +1,10 @@
 /**
  * The shared shape of every Parser-backed route: validate our input, call one Parser endpoint
  * with this caller's Parser session, validate the Parser's answer (a trust boundary: anything
- * unexpected is a 502, never passed on), optionally reshape it, answer JSON. Streaming routes
- * use {@linkcode parserStreamRoute}: errors before the first byte are our JSON errors, after it
- * a terminal SSE `error` event.
+ * unexpected is a 502, never passed on; the Core titles it relays, declared `relayedTitle` in
+ * its schema, are decoded to the typed text there), optionally reshape it, answer JSON.
+ * Streaming routes use {@linkcode parserStreamRoute}: errors before the first byte are our JSON
+ * errors, after it a terminal SSE `error` event.
  *
  * AI routes (`ai`) get the AI deadline (see pipeline/ai_route.ts); one whose work the Parser also
  * offers as a stream may read that stream instead (`fromStream`,
@@ -13,9 +14,10 @@
  * @module
  */
 import { z } from "zod";
+import { readRelayed } from "../core/titles.ts";
 import { ApiError, errorBodySchema } from "../http/errors.ts";
 import { json } from "../http/response.ts";
-import { createSseTracker, sseResponse, type SseWriter } from "../http/sse.ts";
+import { createSseTracker, encodeSseEvent, sseResponse, type SseWriter } from "../http/sse.ts";
 import type { AiRoute } from "../pipeline/ai_route.ts";
 import {
   type BodyValue,
@@ -72,7 +74,10 @@ export interface ParserRouteSpec<
 
 /** A Parser stream that answers a JSON route, and how its final events become the answer. */
 export interface ParserStreamCall extends ParserCall {
-  /** The Parser answer (then validated by the route's `answer`) from the stream's outcome. */
+  /**
+   * The Parser answer (then validated by the route's `answer`) from the stream's outcome, or a
+   * promise of it.
+   */
   answer(outcome: StreamOutcome): unknown;
 }
 
@@ -131,28 +136,38 @@ export async function parserJson<A extends z.ZodType>(
   schema: A,
 ): Promise<z.output<A>> {
   const raw = await parser.json(call.method ?? "GET", call.path, call.body, call.query);
-  return parserAnswer(schema, raw);
+  return await parserAnswer(schema, raw);
 }
 
 /**
- * Validates a Parser answer with `schema` (502 `UPSTREAM_ERROR` on mismatch).
+ * Validates a Parser answer with `schema` (502 `UPSTREAM_ERROR` on mismatch). Asynchronous, as
+ * decoding the Core titles the schema declares (`relayedTitle`) may load the HTML engine
+ * (`readRelayed`).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { z } from "zod";
  *
+ * import { relayedTitle } from "../core/titles.ts";
  * import { ApiError } from "../http/errors.ts";
  *
- * assert.deepEqual(parserAnswer(z.object({ ok: z.boolean() }), { ok: true }), { ok: true });
- * assert.throws(
- *   () => parserAnswer(z.object({ ok: z.boolean() }), "oops"),
+ * const node = z.object({ noteId: z.string(), title: relayedTitle });
+ * assert.deepEqual(await parserAnswer(node, { noteId: "n1", title: "Salt &amp; Smoke" }), {
+ *   noteId: "n1",
+ *   title: "Salt & Smoke",
+ * });
+ * await assert.rejects(
+ *   parserAnswer(node, "oops"),
  *   (e) => e instanceof ApiError && e.status === 502, // UPSTREAM_ERROR
  * );
  * ```
  */
-export function parserAnswer<A extends z.ZodType>(schema: A, raw: unknown): z.output<A> {
-  const parsed = schema.safeParse(raw);
+export async function parserAnswer<A extends z.ZodType>(
+  schema: A,
+  raw: unknown,
+): Promise<z.output<A>> {
+  const parsed = await readRelayed(schema, raw);
   if (!parsed.success) throw unexpected();
   return parsed.data;
 }
@@ -266,9 +281,9 @@ export function parserRoute<
       const parser = await ctx.parser({ ai: !!spec.ai });
       const streamed = spec.fromStream?.(c);
       const data = streamed
-        ? parserAnswer(
+        ? await parserAnswer(
           spec.answer,
-          streamed.answer(await parserStreamOutcome(parser, streamed, ctx)),
+          await streamed.answer(await parserStreamOutcome(parser, streamed, ctx)),
         )
         : await parserJson(parser, spec.upstream(c), spec.answer);
       return json(spec.reply ? spec.reply(data, c) : data);
@@ -303,12 +318,18 @@ export interface ParserStreamSpec<P extends z.ZodType, S extends z.ZodType> {
   description?: string;
   responses: Responses;
   upstream(ctx: Ctx<z.output<P>, unknown, BodyValue<{ kind: "json"; schema: S }>>): ParserCall;
+  /**
+   * Events whose data is rewritten before it is passed on (the Core titles they relay), by
+   * event name: the new data, or undefined to pass the event on as it came. Every other byte
+   * passes through as it arrives.
+   */
+  rewrite?: Readonly<Record<string, (data: unknown) => Promise<unknown>>>;
 }
 
 /**
- * Declares a route that streams one Parser SSE endpoint through unchanged. The Parser's
- * pre-stream errors (422, 401, 429, …) come back as our JSON errors because the stream is only
- * opened once the Parser has answered 200.
+ * Declares a route that streams one Parser SSE endpoint through unchanged (but for the events
+ * its `rewrite` names). The Parser's pre-stream errors (422, 401, 429, …) come back as our JSON
+ * errors because the stream is only opened once the Parser has answered 200.
  *
  * @example
  * ```ts
@@ -339,9 +360,113 @@ export function parserStreamRoute<P extends z.ZodType, S extends z.ZodType>(
         call.path,
         call.body,
       );
-      return streamResponse(ctx, (w) => w.pipe(upstream));
+      const rewrite = spec.rewrite;
+      return streamResponse(
+        ctx,
+        (w) => w.pipe(rewrite ? rewriteSseEvents(upstream, rewrite) : upstream),
+      );
     },
   });
+}
+
+/**
+ * The upstream SSE stream with the data of the events `rewrite` names replaced. Those events are
+ * held until they end (the Parser sends each as one `event:` and one `data:` line), then sent as
+ * the Parser frames them; everything else passes on as it arrives, unfinished lines inside other
+ * events included. Data that is not JSON passes on unchanged, and so does an event the stream
+ * ends inside of (the stream machinery reports the unfinished stream).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const upstream = new Response(
+ *   'event: token\ndata: {"content":"{"}\n\n: keepalive\n\nevent: done\ndata: {"n":1}\n\n',
+ * );
+ * const twice = { done: (data: unknown) => Promise.resolve({ n: (data as { n: number }).n * 2 }) };
+ * assert.equal(
+ *   await rewriteSseEvents(upstream, twice).text(),
+ *   'event: token\ndata: {"content":"{"}\n\n: keepalive\n\nevent: done\ndata: {"n":2}\n\n',
+ * );
+ * ```
+ */
+export function rewriteSseEvents(
+  upstream: Response,
+  rewrite: NonNullable<ParserStreamSpec<z.ZodType, z.ZodType>["rewrite"]>,
+): Response {
+  if (!upstream.body) return upstream;
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let pending = ""; // text not yet passed on: an unfinished line
+  let held: { name: string; lines: string[] } | undefined;
+  let inEvent = false; // a field of the current event has passed (it is not one to hold)
+  let midLine = false; // the start of the current line has passed
+
+  const finish = async (event: { name: string; lines: string[] }): Promise<Uint8Array> => {
+    const data = event.lines.map((l) => l.replace(/\r?\n$/, ""))
+      .flatMap((l) => l.startsWith("data:") ? [l.slice(5).replace(/^ /, "")] : []).join("\n");
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      return encoder.encode(event.lines.join(""));
+    }
+    const replaced = await rewrite[event.name](parsed);
+    return replaced === undefined
+      ? encoder.encode(event.lines.join(""))
+      : encodeSseEvent(event.name, replaced);
+  };
+
+  const body = upstream.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      async transform(chunk, controller) {
+        pending += decoder.decode(chunk, { stream: true });
+        let passed = "";
+        const pass = () => {
+          if (passed) controller.enqueue(encoder.encode(passed));
+          passed = "";
+        };
+        for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
+          const line = pending.slice(0, nl + 1);
+          pending = pending.slice(nl + 1);
+          const continued = midLine;
+          midLine = false;
+          const blank = !continued && /^\r?\n$/.test(line);
+          if (held) {
+            held.lines.push(line);
+            if (blank) {
+              pass();
+              controller.enqueue(await finish(held));
+              held = undefined;
+              inEvent = false;
+            }
+            continue;
+          }
+          const name = inEvent || continued ? undefined : /^event: ?(.*?)\r?\n$/.exec(line)?.[1];
+          if (name !== undefined && Object.hasOwn(rewrite, name)) {
+            held = { name, lines: [line] };
+            continue;
+          }
+          passed += line;
+          if (blank) inEvent = false;
+          else if (!continued && !line.startsWith(":")) inEvent = true;
+        }
+        // an unfinished line inside an event that is not held goes on at once (tokens); a last
+        // `\r` waits, as it may be half of the line end
+        const ready = !held && inEvent ? pending.replace(/\r$/, "").length : 0;
+        if (ready > 0) {
+          passed += pending.slice(0, ready);
+          pending = pending.slice(ready);
+          midLine = true;
+        }
+        pass();
+      },
+      flush(controller) {
+        const rest = (held ? held.lines.join("") : "") + pending + decoder.decode();
+        if (rest) controller.enqueue(encoder.encode(rest));
+      },
+    }),
+  );
+  return new Response(body, { status: upstream.status, headers: upstream.headers });
 }
 
 /**
@@ -370,6 +495,7 @@ export function streamResponse(
     totalMs: ctx.config.SSE_TOTAL_TIMEOUT_MS,
     signal: ctx.signal,
     requestId: ctx.requestId,
+    deadlines: ctx.deadlines,
     onEnd: (reason) =>
       ctx.log.log(reason === "error" ? "warn" : "info", "stream end", {
         requestId: ctx.requestId,

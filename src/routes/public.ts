@@ -52,6 +52,7 @@ export function shareFor(ctx: PublicCtx): PublicShare {
   deps.log = ctx.log;
   deps.requestId = ctx.requestId;
   deps.url = ctx.url;
+  deps.deadlines = ctx.deadlines;
   return publicShare(deps);
 }
 
@@ -75,8 +76,9 @@ const COMMON_RESPONSES = {
 
 /** How the JSON answers are cached, shared by note and search. */
 const JSON_CACHING = "Answers are `public, no-cache` (`private, no-cache` with an " +
-  "`Authorization` header), always `Vary: Authorization`, with a weak ETag over the share " +
-  "snapshot and what this visitor may see; `If-None-Match` is answered 304 only after the " +
+  "`Authorization` header), always `Vary: Authorization`, with a weak ETag over the answer " +
+  "itself (body and content headers), so it changes only when what this visitor reads does, " +
+  "never with a note the visitor may not see; `If-None-Match` is answered 304 only after the " +
   "visibility and password checks.";
 
 /**
@@ -84,29 +86,24 @@ const JSON_CACHING = "Answers are `public, no-cache` (`private, no-cache` with a
  * disappears at once; `private` when the request carried credentials; always
  * `Vary: Authorization`.
  */
-function publicJson(
-  body: unknown,
-  etag: string,
-  noIndex: boolean,
-  authorized: boolean,
-): RenderedAnswer {
+function publicJson(body: unknown, noIndex: boolean, authorized: boolean): RenderedAnswer {
   const headers: [string, string][] = [
     ["cache-control", authorized ? "private, no-cache" : "public, no-cache"],
     ["vary", "Authorization"],
     ["content-type", "application/json; charset=utf-8"],
   ];
   if (noIndex) headers.push(["x-robots-tag", "noindex"]);
-  return renderedAnswer(JSON.stringify(body), etag, headers);
+  return renderedAnswer(JSON.stringify(body), headers);
 }
 
 const NOTE_JSON: AnswerRenderer<PublicNoteResult> = {
   view: "api",
-  render: (r, authorized) => publicJson(r.note, r.etag, r.noIndex, authorized),
+  render: (r, authorized) => publicJson(r.note, r.noIndex, authorized),
 };
 
 const SEARCH_JSON: AnswerRenderer<PublicSearchOutcome> = {
   view: "api",
-  render: (r, authorized) => publicJson(r.result, r.etag, true, authorized),
+  render: (r, authorized) => publicJson(r.result, true, authorized),
 };
 
 /** `GET /api/public/lore/:id` — one published note by id or alias. */
@@ -119,14 +116,21 @@ export const publicLore = defineRoute({
   tag: "public",
   params: z.object({ id: idOrAliasSchema }),
   description: "`contentHtml` is the note's content through the player sanitizer (`.gm-only` " +
-    "removed at any depth): links to public notes become `/public/lore/<alias or id>`, " +
-    "external http(s) and mailto links stay, relative links and links to the backends' hosts " +
-    "lose their href; a link to a note the visitor may not see loses its target, and its text " +
-    "too when that text may have come from the target. An included note that is not public " +
-    "goes whole; images are kept only of public image notes and the note's own image " +
-    "attachments (as `/api/public/images/…`). `attributes` are the note's own non-empty labels " +
-    "its template promotes (never `share*`, `draft`, `gmOnly`), under the promoted alias. " +
-    `${JSON_CACHING} The ETag also covers the note's attachments. \`X-Robots-Tag: noindex\` ` +
+    "removed at any depth): a link naming a note in any form (`#root/…`, Core's share URLs " +
+    "`/share/<id|alias>` on any host or relative, `./<id|alias>`, `api/notes/<id>`-style, image " +
+    "and attachment URLs) becomes `/public/lore/<alias or id>` when the note is public; " +
+    "external http(s) and mailto links stay, other relative links and links to the backends' " +
+    "hosts lose their href; a link to a note the visitor may not see loses its target, and its " +
+    "text too when that text may name the target (always when the target is outside the share). " +
+    "An included note that is not public goes whole; images are kept only of public image notes " +
+    "and the note's own image attachments (as `/api/public/images/…`). `attributes` are the " +
+    "note's own non-empty labels its template promotes and the public attribute policy allows, " +
+    "under the promoted alias: never `share*`, `draft`, `gmOnly`, GM-facing fields (`secrets`, " +
+    "`gmNotes`, `hooks`, `truthStatus`, a quest's `consequences`, a scene's `outcome`) or fields " +
+    "the GM lists in `#sharePrivateFields` on the share root or the note; a label no known " +
+    "template calls player-facing only when listed in `#sharePublicFields`. Relations the GM " +
+    "lists private are left out too. " +
+    `${JSON_CACHING} \`X-Robots-Tag: noindex\` ` +
     "when the note or the share root carries `#shareDisallowRobotIndexing`.",
   responses: {
     200: {
@@ -205,7 +209,8 @@ export const publicImage = defineRoute({
   responses: {
     200: {
       description: "The image; `Cache-Control: public, max-age=86400` (`private` and " +
-        "`Vary: Authorization` behind `#shareCredentials`), a weak ETag from Core's blob id",
+        "`Vary: Authorization` behind `#shareCredentials`), a weak ETag from Core's blob id " +
+        "(the image's bytes) alone",
       mediaType: RASTER_MIMES,
     },
     401: "`UNAUTHORIZED`: the owning note is behind `#shareCredentials` (`WWW-Authenticate: " +

@@ -8,15 +8,16 @@
  * @module
  */
 import { z } from "zod";
-import { labelEquals, titleContains } from "../core/search_query.ts";
+import { labelEquals, titleSearch } from "../core/search_query.ts";
 import { ApiError } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { type AutolinkTitle, compileAutolink } from "../lore/autolink.ts";
-import { decodeTitleEntities, labelValue, noteSummary } from "../lore/note_view.ts";
+import { labelValue, noteSummary } from "../lore/note_view.ts";
 import { notesByIds } from "../lore/notes_by_ids.ts";
 import { rankByTitle } from "../lore/title_rank.ts";
 import { type Ctx, defineRoute, type Route } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
+import { ragQueryAnswer } from "../upstream/parser.ts";
 import { type ParserCall, parserJson } from "./parser_proxy.ts";
 import { noteSummarySchema, titleHitSchema } from "./response_schemas.ts";
 import { refineCallerQuery, searchTerm } from "./schemas.ts";
@@ -52,7 +53,7 @@ export async function coreMentionCandidates(
   core: CoreClient,
   q: string,
 ): Promise<MentionCandidate[]> {
-  const notes = await core.search(`#lore ${titleContains(q)}`, { fastSearch: true });
+  const notes = await core.search(titleSearch(q, ["#lore"]), { fastSearch: true });
   return rankByTitle(readableNotes(notes), q, MENTION_LIMIT).map((n) => ({
     noteId: n.noteId,
     title: n.title,
@@ -90,9 +91,10 @@ async function parserMentionIds(ctx: Ctx, q: string): Promise<string[]> {
 }
 
 /** What the title pickers decide where the API is silent. */
-const PICKER_NOTES = "One Core search (fast search, a quoted title-contains term), ranked: exact " +
-  "title, prefix, word start, substring, then shorter and alphabetical. Protected notes are left " +
-  "out (Core's external API shows their titles encrypted).";
+const PICKER_NOTES = "One Core search (fast search, a quoted title-contains term, in Core's " +
+  "stored form and as typed), ranked on the titles as typed: exact title, prefix, word start, " +
+  "substring, then shorter and alphabetical; a title not containing `q` is left out. Protected " +
+  "notes are left out (Core's external API shows their titles encrypted).";
 
 /** `GET /api/lore/mention-search?q=` */
 export const mentionSearch = defineRoute({
@@ -176,8 +178,7 @@ export const noteSearch = defineRoute({
   },
   handler: async (ctx) => {
     const { q, type } = ctx.query;
-    const query = [type ? labelEquals("loreType", type) : "", titleContains(q)].filter(Boolean)
-      .join(" ");
+    const query = titleSearch(q, type ? [labelEquals("loreType", type)] : []);
     const notes = await (await ctx.core()).search(query, { fastSearch: true });
     const results = rankByTitle(readableNotes(notes), q, NOTE_SEARCH_LIMIT).map((n) => ({
       noteId: n.noteId,
@@ -226,11 +227,15 @@ export const RAG_DEFAULT_TOP_K = 10;
 /** Bounds of a semantic query's `topK` (the Parser's). */
 export const RAG_TOP_K = { min: 1, max: 50 } as const;
 
-/** The Parser's `/rag/query` answer: one best chunk per note, best first. */
-export const ragAnswer = z.object({
+/**
+ * Semantic search hits as we answer them: the Parser's `/rag/query` answer (one best chunk per
+ * note, best first) with `noteTitle` as typed (it is read with `ragQueryAnswer`, which decodes
+ * Core's stored form).
+ */
+export const ragResults = z.object({
   results: z.array(z.object({
     noteId: z.string(),
-    noteTitle: z.string(),
+    noteTitle: z.string().describe("the note's title as typed"),
     content: z.string(),
     score: z.number(),
   })),
@@ -242,10 +247,12 @@ export const ragAnswer = z.object({
  * @example
  * ```ts
  * import type { Ctx } from "../router.ts";
+ * import { ragQueryAnswer } from "../upstream/parser.ts";
  * import { parserJson } from "./parser_proxy.ts";
  *
  * const hits = async (ctx: Ctx) =>
- *   (await parserJson(await ctx.parser(), ragCall("who rules the coast", 10), ragAnswer)).results;
+ *   (await parserJson(await ctx.parser(), ragCall("who rules the coast", 10), ragQueryAnswer))
+ *     .results;
  * ```
  */
 export function ragCall(text: string, topK: number): ParserCall {
@@ -298,7 +305,7 @@ export const search = defineRoute({
     const { results: hits } = await parserJson(
       await ctx.parser(),
       ragCall(ctx.query.q, RAG_DEFAULT_TOP_K),
-      ragAnswer,
+      ragQueryAnswer,
     );
     const notes = hits.length
       ? await notesByIds(core, hits.map((h) => h.noteId), {
@@ -327,11 +334,7 @@ export const search = defineRoute({
  */
 export async function loreTitleIndex(core: CoreClient): Promise<AutolinkTitle[]> {
   const notes = await core.search("#lore", { fastSearch: true });
-  // Core stores titles HTML-escaped on create (`&` → `&amp;`); text is matched as written
-  return readableNotes(notes).map((n) => ({
-    noteId: n.noteId,
-    title: decodeTitleEntities(n.title),
-  }));
+  return readableNotes(notes).map((n) => ({ noteId: n.noteId, title: n.title }));
 }
 
 /** Protected notes carry ciphertext titles through ETAPI: never offer them by title. */

@@ -10,9 +10,9 @@ import { ApiError, invalidRequest } from "../http/errors.ts";
 import { defineRoute, type PublicCtx, type Route } from "../router.ts";
 import { errorPageResponse } from "../site/error_page.ts";
 import { assetResponse, siteHeaders } from "../site/headers.ts";
-import { publicOrigin } from "../http/csrf.ts";
+import { requestOrigin } from "../http/host_check.ts";
 import { SEARCH_MAX_LENGTH } from "../site/layout.ts";
-import { pageEtag, renderedPage } from "../site/respond.ts";
+import { renderedPage } from "../site/respond.ts";
 import {
   type AnswerRenderer,
   keptPublicAnswer,
@@ -51,9 +51,10 @@ const PAGE_RESPONSES = {
 const PAGE_NOTES = "Rendered on the server from the same module as the public share API, so a " +
   "page shows exactly what `/api/public/*` would. Pages run no script at all (a strict " +
   "Content-Security-Policy) and load only the site's stylesheet and public images. They are " +
-  "`no-cache` with an ETag (`private` with an `Authorization` header, always " +
-  "`Vary: Authorization`), so unpublishing shows at once; `noindex` (meta tag and " +
-  "`X-Robots-Tag`) follows the public API and is always on search results and error pages. " +
+  "`no-cache` with an ETag of the page itself (`private` with an `Authorization` header, " +
+  "always `Vary: Authorization`), so unpublishing shows at once and an edit of a note the " +
+  "visitor cannot see changes nothing; `noindex` (meta tag and `X-Robots-Tag`) follows the " +
+  "public API and is always on search results and error pages. " +
   "Errors are HTML pages (`no-store`) that keep the status; a 401 keeps `WWW-Authenticate`.";
 
 /**
@@ -79,7 +80,7 @@ async function htmlPage(ctx: PublicCtx, render: () => Promise<Response>): Promis
 /** A site page rendered once: the layout around the page's parts, the site's headers. */
 const PAGE: AnswerRenderer<BuiltPage> = {
   view: "page",
-  render: (r, authorized) => renderedPage(r.parts, r.etag, authorized),
+  render: (r, authorized) => renderedPage(r.parts, authorized),
 };
 
 /** A machine-readable document (sitemap, feed) of the given media type. */
@@ -88,7 +89,6 @@ const documentOf = (contentType: string): AnswerRenderer<BuiltDocument> => ({
   render: (r, authorized) =>
     renderedAnswer(
       r.body,
-      pageEtag(r.etag, r.body),
       siteHeaders({
         contentType,
         cacheControl: authorized ? "private, no-cache" : "no-cache",
@@ -101,9 +101,10 @@ const SITEMAP = documentOf("application/xml; charset=utf-8");
 const FEED = documentOf("application/atom+xml; charset=utf-8");
 
 /**
- * The origin visitors reached us at, for canonical and preview URLs: the forwarded host behind a
- * trusted proxy (`TRUST_PROXY`), else the request's own; anything that is not a plain origin
- * falls back to the request's own.
+ * The origin of the site's absolute URLs (canonical, Open Graph, sitemap, feed, robots.txt):
+ * `PUBLIC_ORIGIN` when set, whatever the request says; else the origin the visitor reached us at
+ * (the forwarded host behind a trusted proxy, `TRUST_PROXY`), whose host the app accepted before
+ * routing (http/host_check.ts), so never a name someone else chose.
  *
  * @example
  * ```ts
@@ -112,14 +113,7 @@ const FEED = documentOf("application/atom+xml; charset=utf-8");
  * ```
  */
 export function siteOrigin(ctx: PublicCtx): string {
-  const given = publicOrigin(ctx.req, ctx.url, ctx.config.TRUST_PROXY);
-  try {
-    const url = new URL(given);
-    if (url.origin === given && /^https?:$/.test(url.protocol)) return given;
-  } catch {
-    // not an origin: fall through
-  }
-  return ctx.url.origin;
+  return ctx.config.PUBLIC_ORIGIN ?? requestOrigin(ctx.req, ctx.url, ctx.config.TRUST_PROXY);
 }
 
 /** Answers a site page: the share checks access, builds it once per snapshot and visitor. */
@@ -198,8 +192,9 @@ export const notePageRoute = defineRoute({
     "relations grouped by kind, a theme song link (absolute http(s) only), the last change, the " +
     "note's visible children, the visible notes whose public content links to it, and the " +
     "previous/next sibling. Open Graph and Twitter card metadata name the note, its " +
-    "`#shareDescription` or first paragraph and its portrait, with absolute URLs on the origin " +
-    `the visitor used (forwarded host and protocol with \`TRUST_PROXY\`). ${PAGE_NOTES}`,
+    "`#shareDescription` or first paragraph and its portrait, with absolute URLs on " +
+    "`PUBLIC_ORIGIN`, else on the origin the visitor used (forwarded host and protocol with " +
+    `\`TRUST_PROXY\`). ${PAGE_NOTES}`,
   errorMediaType: "text/html",
   responses: {
     200: { description: "The note's page", mediaType: "text/html" },
@@ -289,9 +284,9 @@ export const mapPageRoute = defineRoute({
 
 /** What the sitemap and the feed share: anonymous, absolute URLs, gone when robots are refused. */
 const MACHINE_NOTES = "Built from what an anonymous visitor sees (credentials are ignored), " +
-  "with absolute URLs on the origin the visitor used (forwarded host and protocol with " +
-  "`TRUST_PROXY`); 404 when the share root carries `#shareDisallowRobotIndexing`, and notes " +
-  "that carry it are left out. `no-cache` with an ETag.";
+  "with absolute URLs on `PUBLIC_ORIGIN`, else on the origin the visitor used (forwarded host " +
+  "and protocol with `TRUST_PROXY`); 404 when the share root carries `#shareDisallowRobotIndexing`, and notes " +
+  "that carry it are left out. `no-cache` with an ETag of the document itself.";
 
 /** `GET /sitemap.xml` — every public page, for search engines. */
 export const sitemapRoute = defineRoute({

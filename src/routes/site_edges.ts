@@ -10,7 +10,6 @@ import { defineRoute, type PublicCtx, type Route } from "../router.ts";
 import type { AnswerRenderer } from "../share/public_api.ts";
 import { answerFor, renderedAnswer } from "../share/rendered_answer.ts";
 import { assetResponse, siteHeaders } from "../site/headers.ts";
-import { pageEtag } from "../site/respond.ts";
 import { ClientAbortError } from "../upstream/fetch.ts";
 import { shareFor } from "./public.ts";
 import { siteOrigin } from "./site.ts";
@@ -30,18 +29,13 @@ function allowRules(sitemapUrl: string | null): string {
 interface RobotsFacts {
   noIndex: boolean;
   sitemapUrl: string | null;
-  etag: string;
 }
 
 const ROBOTS: AnswerRenderer<RobotsFacts> = {
   view: "robots",
   render: (r) => {
     const body = r.noIndex ? DISALLOW_ALL : allowRules(r.sitemapUrl);
-    return renderedAnswer(
-      body,
-      pageEtag(r.etag, body),
-      siteHeaders({ contentType: TEXT_TYPE, cacheControl: "no-cache" }),
-    );
+    return renderedAnswer(body, siteHeaders({ contentType: TEXT_TYPE, cacheControl: "no-cache" }));
   },
 };
 
@@ -65,10 +59,8 @@ async function robots(ctx: PublicCtx): Promise<Response> {
       null,
       { subject: `robots\n${origin}` },
       ROBOTS,
-      async (view) => {
-        const root = await view.note(view.rootId);
-        return { noIndex: root.noIndex, sitemapUrl, etag: root.etag };
-      },
+      // the root's opt-out alone: its content is not needed, so it is not rendered
+      (view) => Promise.resolve({ noIndex: view.summary(view.rootId).noIndex, sitemapUrl }),
     );
     return answerFor(ctx.req, answer);
   } catch (e) {
@@ -92,11 +84,11 @@ export const robotsRoute = defineRoute({
   tag: "site",
   description: "When the share root carries `#shareDisallowRobotIndexing`, `Disallow: /`. " +
     "Otherwise `/` and `/public/` are allowed, `/api/` is disallowed, and the sitemap is named " +
-    "by its absolute URL on the origin the visitor used (forwarded host and protocol with " +
-    "`TRUST_PROXY`). Nothing shared, a share root behind `#shareCredentials`, or no `CORE_URL`: " +
+    "by its absolute URL on `PUBLIC_ORIGIN`, else on the origin the visitor used (forwarded " +
+    "host and protocol with `TRUST_PROXY`). Nothing shared, a share root behind `#shareCredentials`, or no `CORE_URL`: " +
     "`Disallow: /` (there is nothing public to read). Built from what an anonymous visitor " +
-    "sees; `no-cache` with an ETag. A failure reading Core keeps its status (crawlers read a " +
-    "5xx robots.txt as a temporary disallow) with a plain-text body.",
+    "sees; `no-cache` with an ETag of the rules themselves. A failure reading Core keeps its " +
+    "status (crawlers read a 5xx robots.txt as a temporary disallow) with a plain-text body.",
   errorMediaType: "text/plain",
   responses: {
     200: { description: "The rules (robots exclusion protocol)", mediaType: "text/plain" },

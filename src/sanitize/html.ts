@@ -16,6 +16,7 @@
  */
 
 import { attachmentImagePath } from "../media/attachment_image.ts";
+import { noteRef } from "./note_refs.ts";
 import {
   type BrowserTree,
   countElements,
@@ -82,10 +83,10 @@ export interface HtmlRewriter {
  * ```ts
  * import assert from "node:assert/strict";
  * const blobId = "z4PhNX7vuL3xVChQ1m2A";
- * assert.equal(`"gm-${SANITIZER_VERSION}-${blobId}"`, '"gm-browser-tree-1-z4PhNX7vuL3xVChQ1m2A"');
+ * assert.equal(`"gm-${SANITIZER_VERSION}-${blobId}"`, '"gm-note-refs-1-z4PhNX7vuL3xVChQ1m2A"');
  * ```
  */
-export const SANITIZER_VERSION = "browser-tree-1";
+export const SANITIZER_VERSION = "note-refs-1";
 
 // ---------------------------------------------------------------------------------------------
 // URL helpers
@@ -134,80 +135,46 @@ function safeImage(src: string): string | null {
   return url === null || OTHER_HOST_RELATIVE.test(url) ? null : url;
 }
 
-/** `["api", "images", id, file]` or `["api", "lore", id, "image"]` → id. */
-function idFromImageSegments(segments: string[]): string | null {
-  if (segments.length !== 4 || segments[0] !== "api") return null;
-  const [, kind, id, last] = segments;
-  if (!NOTE_ID.test(id)) return null;
-  if (kind === "images" && last !== "") return id;
-  if (kind === "lore" && last === "image") return id;
-  return null;
-}
-
 /**
- * Note id of an image reference in one of the forms Core stores or we serve, else null:
- * `api/images/<id>/<file>`, `/api/images/<id>/<file>`, `/api/lore/<id>/image`, and absolute
- * http(s) URLs whose path ends in either form (any host or base path; the host is discarded).
- * A query or fragment (Core appends `?<utcDateModified>`) is ignored. Attachments
- * (`api/attachments/...`), protocol-relative, `data:` and other URLs give null.
+ * Note id of an image reference, else null: any URL {@linkcode noteRef} reads as an image of a
+ * note (`api/images/<id>/<file>` as Core stores it, `/api/lore/<id>/image` as we serve it, on
+ * any host or base path, with a query or fragment) whose id is a valid noteId. Attachments,
+ * `data:` and other URLs give null.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * assert.equal(noteIdFromImageSrc("api/images/AbC123/map.png?2024"), "AbC123");
  * assert.equal(noteIdFromImageSrc("https://core.example/api/lore/AbC123/image"), "AbC123");
- * assert.equal(noteIdFromImageSrc("//evil.example/api/images/AbC123/x.png"), null);
+ * assert.equal(noteIdFromImageSrc("data:image/png;base64,AAAA"), null);
  * ```
  */
 export function noteIdFromImageSrc(src: string): string | null {
-  const url = safeImage(src);
-  if (url === null) return null;
-  if (SCHEME.test(url)) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return null;
-    }
-    // Any base path is accepted: Core may be mounted below `/`, and only the id is kept.
-    return idFromImageSegments(parsed.pathname.split("/").slice(-4));
-  }
-  // Relative: exactly `api/...` or `/api/...`, no dot segments or prefixes.
-  const path = url.replace(/[?#][\s\S]*$/, "");
-  return idFromImageSegments((path.startsWith("/") ? path.slice(1) : path).split("/"));
+  const ref = noteRef(src);
+  return ref?.kind === "id" && ref.image && NOTE_ID.test(ref.id) ? ref.id : null;
 }
 
 /**
- * Attachment id of an image attachment reference as Core stores it in text
- * (`api/attachments/<id>/image/<file>`, also with a leading `/`; a query or fragment is
- * ignored), else null. Absolute and protocol-relative URLs give null.
+ * Attachment id of an image attachment reference (`api/attachments/<id>/image/<file>` as Core
+ * stores it, on any host or base path, with a query or fragment), else null.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * assert.equal(attachmentIdFromImageSrc("api/attachments/AtT123/image/sigil.png"), "AtT123");
- * assert.equal(
- *   attachmentIdFromImageSrc("https://x.example/api/attachments/AtT123/image/s.png"),
- *   null,
- * );
+ * assert.equal(attachmentIdFromImageSrc("api/attachments/AtT123/download"), null);
  * ```
  */
 export function attachmentIdFromImageSrc(src: string): string | null {
-  const url = safeImage(src);
-  if (url === null || SCHEME.test(url)) return null;
-  const path = url.replace(/[?#][\s\S]*$/, "");
-  const segments = (path.startsWith("/") ? path.slice(1) : path).split("/");
-  if (segments.length !== 5 || segments[0] !== "api" || segments[1] !== "attachments") return null;
-  const [, , id, role, file] = segments;
-  return role === "image" && file !== "" && NOTE_ID.test(id) ? id : null;
+  const ref = noteRef(src);
+  return ref?.kind === "attachment" && ref.image && NOTE_ID.test(ref.id) ? ref.id : null;
 }
 
-const ROOT_FRAGMENT = /^root((?:\/[A-Za-z0-9_]{1,128})*)\/?$/;
-
 /**
- * Target note id of a Core internal link, else null: `#root/<path>/<id>` (Trilium may append a
- * `?…` query inside the fragment), or an absolute http(s) URL carrying that fragment, as in
- * `http://core.example/#root/a/b`. `#root` alone yields `"root"`.
+ * Target noteId of a link that names a note by id (see {@linkcode noteRef}): Core's internal
+ * `#root/<path>/<id>` (also on an absolute URL such as `http://core.example/#root/a/b`), and
+ * `api/notes/<id>`-style URLs; else null. Share links by alias (`/share/<alias>`) need a lookup
+ * and give null here. `#root` alone yields `"root"`.
  *
  * @example
  * ```ts
@@ -218,28 +185,16 @@ const ROOT_FRAGMENT = /^root((?:\/[A-Za-z0-9_]{1,128})*)\/?$/;
  * ```
  */
 export function noteIdFromHref(href: string): string | null {
-  const url = safeLink(href);
-  if (url === null) return null;
-  let fragment: string;
-  if (url.startsWith("#")) {
-    fragment = url.slice(1);
-  } else if (/^https?:/i.test(url)) {
-    const hash = url.indexOf("#");
-    if (hash === -1) return null;
-    fragment = url.slice(hash + 1);
-  } else {
-    return null;
-  }
-  const match = ROOT_FRAGMENT.exec(fragment.replace(/\?[\s\S]*$/, ""));
-  if (!match) return null;
-  return match[1] === "" ? "root" : match[1].slice(match[1].lastIndexOf("/") + 1);
+  const ref = noteRef(href);
+  return ref?.kind === "id" && NOTE_ID.test(ref.id) ? ref.id : null;
 }
 
 /**
- * Rewriter for the authenticated API view. Images: only Core's stored forms and our own image
- * routes; image notes become `/api/lore/<id>/image`, image attachments (Core's pasted images,
- * `api/attachments/<id>/image/<file>`) `/api/attachments/<id>/image/<URL-safe file>`;
- * everything else (remote trackers, `data:`, protocol-relative) is dropped. Links: http, https,
+ * Rewriter for the authenticated API view. Images: only those naming a note's image or an image
+ * attachment, in any spelling {@linkcode noteRef} reads, and always from our own routes (never
+ * the host the URL names): image notes become `/api/lore/<id>/image`, image attachments (Core's
+ * pasted images, `api/attachments/<id>/image/<file>`) `/api/attachments/<id>/image/<URL-safe
+ * file>`; everything else (remote trackers, `data:`) is dropped. Links: http, https,
  * mailto and relative (including `#root/...` and protocol-relative `//host`) are kept; any other
  * or obfuscated scheme loses its href.
  *

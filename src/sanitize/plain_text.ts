@@ -3,9 +3,9 @@
  * to the Parser, the public search index). The HTML is sanitized first, so text a browser would
  * never show (scripts, styles, and with the player sanitizer gm-only parts) never counts, and the
  * text is read off the tree a browser builds, so character references come out decoded and
- * attribute values never leak in. Text that is not HTML but may hold character references (Core's
- * escaped titles, text compared with names) is decoded with {@linkcode decodeHtmlEntities}, which
- * needs no HTML engine; {@linkcode htmlToText} throws until it is loaded (html_engine.ts).
+ * attribute values never leak in. Text that is not HTML but may hold character references is
+ * decoded with {@linkcode decodeHtmlEntities}, which needs no HTML engine; {@linkcode htmlToText}
+ * and {@linkcode htmlTextContent} throw until it is loaded (html_engine.ts).
  *
  * @module
  */
@@ -37,7 +37,33 @@ export function htmlToText(
   html: string,
   sanitize: (html: string) => string = sanitizeLoreHtml,
 ): string {
-  return textChunks(parseLikeBrowser(sanitize(html))).join(" ").replace(/\s+/g, " ").trim();
+  return visibleChunks(html, sanitize).join(" ").replace(/\s+/g, " ").trim();
+}
+
+/**
+ * The text content of `html` after `sanitize` (default: the lore sanitizer): its text nodes
+ * joined as written, character references decoded, whitespace left alone — what a browser shows
+ * for a line of inline markup such as a title holding `<b>`, where an element boundary is no
+ * word break.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadHtmlEngine } from "./html_engine.ts";
+ *
+ * await loadHtmlEngine();
+ * assert.equal(htmlTextContent("<b>Salt</b>y &amp; <i>dry</i><script>x()</script>"), "Salty & dry");
+ * ```
+ */
+export function htmlTextContent(
+  html: string,
+  sanitize: (html: string) => string = sanitizeLoreHtml,
+): string {
+  return visibleChunks(html, sanitize).join("");
+}
+
+function visibleChunks(html: string, sanitize: (html: string) => string): string[] {
+  return textChunks(parseLikeBrowser(sanitize(html)));
 }
 
 const ENTITY = /&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|(amp|lt|gt|quot|apos|nbsp));/gi;

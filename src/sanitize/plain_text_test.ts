@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { sanitizePlayerHtml } from "./html.ts";
 import { loadHtmlEngine } from "./html_engine.ts";
-import { decodeHtmlEntities, htmlToText } from "./plain_text.ts";
+import { decodeHtmlEntities, htmlTextContent, htmlToText } from "./plain_text.ts";
 
 await loadHtmlEngine();
 
@@ -17,6 +17,16 @@ Deno.test("htmlToText: visible text only, decoded, word breaks at elements, coll
   assert.equal(htmlToText(secret), "Town (cult base)", "the lore sanitizer keeps gm-only parts");
   assert.equal(htmlToText(secret, (h) => sanitizePlayerHtml(h)), "Town");
   assert.equal(htmlToText(""), "");
+});
+
+Deno.test("htmlTextContent: text nodes joined as written, decoded, invisible text left out", () => {
+  assert.equal(
+    htmlTextContent("<b>Salt</b>y&nbsp;&amp; <i>dry</i>  <script>x()</script><style>p{}</style>"),
+    "Salty\u00a0& dry  ",
+  );
+  assert.equal(htmlTextContent('<span class="gm-only">s</span>T'), "sT", "lore keeps gm-only");
+  assert.equal(htmlTextContent('<span class="gm-only">s</span>T', sanitizePlayerHtml), "T");
+  assert.equal(htmlTextContent("a < b"), "a < b");
 });
 
 Deno.test("decodeHtmlEntities: numeric and escaping's named references, once", () => {

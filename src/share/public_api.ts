@@ -14,7 +14,6 @@ import {
   hasLabel,
   httpUrlOrNull,
   labelValue,
-  ownAttributes,
   relationTarget,
 } from "../lore/note_view.ts";
 import { compareByTitle } from "../lore/order.ts";
@@ -25,6 +24,7 @@ import { SANITIZER_VERSION } from "../sanitize/html.ts";
 import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import { htmlToText } from "../sanitize/plain_text.ts";
 import { cachedImageSize, type PixelSize } from "./image_sizes.ts";
+import { isPrivateField, publicFields } from "./public_fields.ts";
 import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
 import {
@@ -46,7 +46,6 @@ import {
   type PublicSnapshot,
   type PublicSource,
   publicSource,
-  weakEtag,
 } from "./public_snapshot.ts";
 import type { RenderedAnswer } from "./rendered_answer.ts";
 import type {
@@ -67,21 +66,18 @@ export interface PublicLoreGroup {
 /** One public note as a visitor sees it. */
 export interface PublicNoteResult {
   note: PublicLoreNote;
-  etag: string;
   noIndex: boolean;
 }
 
 /** A public search as a visitor sees it. */
 export interface PublicSearchOutcome {
   result: PublicSearchResult;
-  etag: string;
 }
 
 /** The share root's own note plus every public lore note grouped by loreType (for `/`). */
 export interface PublicHomeResult {
   root: PublicLoreNote;
   groups: PublicLoreGroup[];
-  etag: string;
   noIndex: boolean;
 }
 
@@ -220,9 +216,6 @@ export const SHARE_AUTH_CHALLENGE = 'Basic realm="Shared lore", charset="UTF-8"'
 /** Images are public for a day (seed limit); credentialed ones only in the visitor's cache. */
 const IMAGE_MAX_AGE = 86400;
 
-/** Labels never shown, even when a template promotes them: they steer sharing. */
-const SHARE_CONTROL = /^(?:share|draft$|gmOnly$)/;
-
 /** Group of public lore notes without a `#loreType`. */
 const NO_LORE_TYPE = "other";
 
@@ -309,7 +302,7 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
 /** What one visitor may see of one snapshot; decisions are memoised per request. */
 interface Access {
   canSee(noteId: string): boolean;
-  /** Distinguishes visitors who see different things (part of ETags); "" without credentials. */
+  /** Distinguishes visitors who see different things (part of cache keys, never of an ETag). */
   fingerprint(): string;
 }
 
@@ -357,46 +350,31 @@ function noIndexOf(snap: PublicSnapshot, note: CoreNote): boolean {
     (root !== undefined && isTruthyLabel(root, "shareDisallowRobotIndexing"));
 }
 
-/**
- * The note's own labels that its templates promote (`#label:<name>` with `promoted`), with the
- * promoted alias, in the template's order; empty values and share-control labels are never
- * included. Anything else a GM put in a label stays private.
- */
-function promotedLabels(note: CoreNote): { name: string; alias: string; value: string }[] {
-  const own = ownAttributes(note).filter((a) =>
-    a.type === "label" && a.value.trim() !== "" && !SHARE_CONTROL.test(a.name)
-  );
-  const out: { name: string; alias: string; value: string }[] = [];
-  const seen = new Set<string>();
-  for (const def of note.attributes) {
-    if (def.type !== "label" || !def.name.startsWith("label:")) continue;
-    const name = def.name.slice("label:".length);
-    const options = def.value.split(",").map((o) => o.trim());
-    if (seen.has(name) || !options.includes("promoted")) continue;
-    seen.add(name);
-    const alias = options.find((o) => o.startsWith("alias="))?.slice("alias=".length).trim();
-    for (const label of own.filter((a) => a.name === name)) {
-      out.push({ name, alias: alias || name, value: label.value });
-    }
+/** Display attributes: the promoted labels the public may see, under their promoted alias. */
+function displayAttributes(snap: PublicSnapshot, note: CoreNote): PublicAttribute[] {
+  return publicFields(note, snap.byId.get(snap.rootId)).map(({ alias, value }) => ({
+    name: alias,
+    value,
+  }));
+}
+
+/** The first value of each promoted label the public may see, by the label's own name. */
+function displayLabels(snap: PublicSnapshot, note: CoreNote): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { name, value } of publicFields(note, snap.byId.get(snap.rootId))) {
+    if (!out.has(name)) out.set(name, value);
   }
   return out;
 }
 
-/** Display attributes: the promoted labels under their promoted alias. */
-function displayAttributes(note: CoreNote): PublicAttribute[] {
-  return promotedLabels(note).map(({ alias, value }) => ({ name: alias, value }));
-}
-
-/** The first value of each promoted label, by the label's own name. */
-function displayLabels(note: CoreNote): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const { name, value } of promotedLabels(note)) if (!out.has(name)) out.set(name, value);
-  return out;
+/** A relation or a field read by name that the GM keeps from visitors. */
+function isPrivate(snap: PublicSnapshot, note: CoreNote, name: string): boolean {
+  return isPrivateField(note, snap.byId.get(snap.rootId), name);
 }
 
 function relationsOf(snap: PublicSnapshot, note: CoreNote, access: Access): PublicRelation[] {
   return userRelations(note).flatMap((a) => {
-    if (!access.canSee(a.value)) return [];
+    if (!access.canSee(a.value) || isPrivate(snap, note, a.name)) return [];
     const target = snap.byId.get(a.value)!;
     return [{
       name: a.name,
@@ -482,8 +460,8 @@ function siteRequest(page: SitePage): string {
  * @example
  * ```ts
  * async function harborTown(deps: PublicShareDeps, authorization: string | null) {
- *   const { note, etag } = await publicShare(deps).note("harbor-town", authorization);
- *   return { title: note.title, etag };
+ *   const { note, noIndex } = await publicShare(deps).note("harbor-town", authorization);
+ *   return { title: note.title, noIndex };
  * }
  * ```
  */
@@ -519,6 +497,7 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
   };
 
   const policy = (snap: PublicSnapshot, access: Access): PublicLinkPolicy => ({
+    rootId: snap.rootId,
     isPublic: (id) => snap.view.isPublic(id),
     canSee: (id) => access.canSee(id),
     note: (id) => snap.byId.get(id),
@@ -531,7 +510,7 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
     src: Published,
     note: CoreNote,
     access: Access,
-  ): Promise<{ note: PublicLoreNote; etag: string }> => {
+  ): Promise<{ note: PublicLoreNote }> => {
     const { snap, core, identity } = src;
     const needsContent = hasHtmlContent(note) || note.type === "code";
     const raw = needsContent ? await publicContent(caches, core, identity, note) : "";
@@ -540,7 +519,9 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
     if (hasHtmlContent(note) && referencesAttachments(raw)) {
       for (const a of await core.attachments(note.noteId)) attachments.set(a.attachmentId, a);
     }
-    const portrait = relationTarget(note, "portraitImage");
+    const portrait = isPrivate(snap, note, "portraitImage")
+      ? undefined
+      : relationTarget(note, "portraitImage");
     const result: PublicLoreNote = {
       noteId: note.noteId,
       title: note.title,
@@ -550,19 +531,18 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
         raw,
         publicRewriter(policy(snap, access), attachments),
       ),
-      attributes: displayAttributes(note),
+      attributes: displayAttributes(snap, note),
       resolvedRelations: relationsOf(snap, note, access),
       portraitImageNoteId: portrait !== undefined && access.canSee(portrait) &&
           snap.byId.get(portrait)?.type === "image"
         ? portrait
         : null,
-      themeSongUrl: httpUrlOrNull(labelValue(note, "themeSong")),
+      themeSongUrl: isPrivate(snap, note, "themeSong")
+        ? null
+        : httpUrlOrNull(labelValue(note, "themeSong")),
       dateModified: coreUtcToIso(note.utcDateModified),
     };
-    const attachmentsKey = [...attachments.values()]
-      .map((a) => `${a.attachmentId}:${a.role}:${a.blobId ?? ""}:${a.title}`).join(",");
-    const etag = weakEtag(snap.version, "note", note.noteId, access.fingerprint(), attachmentsKey);
-    return { note: result, etag };
+    return { note: result };
   };
 
   /** The note to show and what this visitor may see, after the 404 and 401 checks. */
@@ -603,7 +583,6 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
     return {
       root: root.note,
       groups,
-      etag: weakEtag(root.etag, "home"),
       noIndex: noIndexOf(snap, rootNote),
     };
   };
@@ -615,7 +594,7 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
   ): Promise<PublicSearchOutcome> => {
     const snap = src.snapshot;
     if (!snap) {
-      return { result: { results: [] }, etag: weakEtag("unshared", query.toLowerCase()) };
+      return { result: { results: [] } };
     }
     const access = accessFor(snap, authorization);
     const visible = snap.view.publicIds().filter((id) => access.canSee(id))
@@ -639,11 +618,7 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
         score,
         path: snap.ancestorsOf(n.noteId).map((id) => snap.byId.get(id)!.title).join(" / "),
       }));
-    const normalized = query.toLowerCase() === LORE_QUERY ? LORE_QUERY : normalizeForSearch(query);
-    return {
-      result: { results },
-      etag: weakEtag(snap.version, "search", normalized, access.fingerprint()),
-    };
+    return { result: { results } };
   };
 
   /**
@@ -651,6 +626,8 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
    * depends on: the snapshot's version, the sanitizer, which guarded notes the visitor sees,
    * whether the request carried credentials (its caching headers), the view and the subject.
    * Entries expire with the snapshot's TTL, since a note's attachments are outside its version.
+   * A new snapshot (a draft edited) renders again; the ETag comes from the bytes, so an answer
+   * that reads the same keeps it and a revalidation is still a 304.
    */
   const remember = <T>(
     src: Published,
@@ -724,7 +701,7 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
       idFor: (id) => idFor(snap, id),
       summary: (noteId) => {
         const note = seen(noteId);
-        const promoted = displayLabels(note);
+        const promoted = displayLabels(snap, note);
         return {
           noteId,
           title: note.title,
@@ -736,7 +713,7 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
           noIndex: noIndexOf(snap, note),
           label: (name) => promoted.get(name) ?? null,
           relation: (name) => {
-            const target = relationTarget(note, name);
+            const target = isPrivate(snap, note, name) ? undefined : relationTarget(note, name);
             return target !== undefined && snap.view.isPublic(target) && access.canSee(target)
               ? target
               : null;
@@ -891,7 +868,8 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
         const blob = target.blobId && /^[A-Za-z0-9_-]{1,64}$/.test(target.blobId)
           ? target.blobId
           : null;
-        const etag = blob && weakEtag("image", blob);
+        // the bytes' own identity: another snapshot (a draft edited) never changes it
+        const etag = blob && `W/"${digest("image", blob)}"`;
         if (etag) {
           headers.set("etag", etag);
           if (etagMatches(ifNoneMatch ?? null, etag)) {
@@ -901,7 +879,11 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
         const upstream = target.kind === "note"
           ? await core.content(id)
           : await core.attachmentContent(id);
-        const image = await verifiedRasterStream(upstream, config.UPSTREAM_TIMEOUT_MS);
+        const image = await verifiedRasterStream(
+          upstream,
+          config.UPSTREAM_TIMEOUT_MS,
+          deps.deadlines,
+        );
         if (!image) throw publicNotFound();
         headers.set("content-type", image.mime);
         return new Response(guardedResponseBody(deps, image.stream, "Core"), { headers });

@@ -6,16 +6,10 @@
  * @module
  */
 import { contentBlobId, escapeHtml } from "../lore/preview.ts";
-import {
-  attachmentIdFromImageSrc,
-  type ElementView,
-  type HtmlRewriter,
-  noteIdFromHref,
-  noteIdFromImageSrc,
-  sanitizePlayerHtml,
-} from "../sanitize/html.ts";
+import { type ElementView, type HtmlRewriter, sanitizePlayerHtml } from "../sanitize/html.ts";
 import { loadHtmlEngine } from "../sanitize/html_engine.ts";
-import { decodeHtmlEntities, htmlToText } from "../sanitize/plain_text.ts";
+import { type NoteRef, noteRef } from "../sanitize/note_refs.ts";
+import { htmlToText } from "../sanitize/plain_text.ts";
 import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
 import type { PublicCaches } from "./public_snapshot.ts";
 import { ownShareAlias } from "./tree_filter.ts";
@@ -98,6 +92,7 @@ export async function publicContent(
  *   fetch: () => Promise.resolve(new Response(html)),
  * });
  * const nothingElseIsPublic: PublicLinkPolicy = {
+ *   rootId: "root1",
  *   isPublic: () => false,
  *   canSee: () => false,
  *   note: () => undefined,
@@ -157,6 +152,8 @@ export function normalizeForSearch(text: string): string {
 
 /** What the public rewriter needs to know about the share and this visitor. */
 export interface PublicLinkPolicy {
+  /** The share root (what `/share/` and `./` name). */
+  rootId: string;
   /** Public note (any visitor may follow a link to it; credentials are asked there). */
   isPublic(noteId: string): boolean;
   /** Public AND this visitor may see it (its title or bytes may be shown). */
@@ -185,39 +182,48 @@ export interface PublicLinkPolicy {
  * ```
  */
 export function publicImagePath(id: string, title: string): string {
-  const file = title.replace(/&[a-z]+;|&#\d+;/gi, " ").replace(/[^A-Za-z0-9._]+/g, "-")
+  const file = title.replace(/[^A-Za-z0-9._]+/g, "-")
     .replace(/^[-.]+|-+$/g, "").slice(0, 100) || "image";
   return `/api/public/images/${encodeURIComponent(id)}/${encodeURIComponent(file)}`;
 }
 
 /**
- * The rewriter of public HTML:
+ * The rewriter of public HTML. Every URL is read by {@linkcode noteRef}, so every way a note can
+ * be named (`#root/…`, Core's share URLs on any host, `./<id|alias>`, `api/notes/<id>`, image
+ * and attachment URLs, …) counts as naming it:
  * - images: image notes this visitor can see, and image attachments the note owns, both via
  *   `/api/public/images/…`; every other image (hidden notes, remote trackers, `data:`) is removed;
- * - links: to public notes → `/public/lore/<alias or id>`; to other notes → no href; absolute
- *   http(s)/mailto links elsewhere stay, except to the private backends; relative ones go;
+ * - links: to public notes → `/public/lore/<alias or id>`; to other notes, attachments and
+ *   unknown targets → no href; absolute http(s)/mailto links elsewhere stay, except to the
+ *   private backends; other relative ones go;
  * - `data-note-id`: always dropped (it could name a hidden note);
- * - text that came from a note the public may not see goes: see {@linkcode removedForPublic}.
+ * - text that may have come from a note the public may not see goes: see
+ *   {@linkcode removedForPublic}.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { sanitizePlayerHtml } from "../sanitize/html.ts";
  * import { loadHtmlEngine } from "../sanitize/html_engine.ts";
+ * import type { CoreNote } from "../upstream/core.ts";
  * await loadHtmlEngine();
+ * const town = { noteId: "town", title: "Harbor Town", type: "text" } as CoreNote;
  * const policy: PublicLinkPolicy = {
+ *   rootId: "town",
  *   isPublic: (id) => id === "town",
  *   canSee: (id) => id === "town",
- *   note: () => undefined,
- *   lookup: () => undefined,
+ *   note: (id) => (id === "town" ? town : undefined),
+ *   lookup: (ref) => (ref === "town" ? town : undefined),
  *   pagePath: (id) => `/public/lore/${id}`,
  *   backendHosts: new Set(["core:8080"]),
  * };
- * const raw = '<p><a href="#root/town">Harbor</a> <a href="http://core:8080/x">Core</a></p>' +
+ * const raw = '<p><a href="#root/town">Harbor</a> <a href="http://core:8080/x">Core</a> ' +
+ *   '<a href="https://lore.example/share/town">Town</a></p>' +
  *   '<img src="https://tracker.example/p.gif">';
  * assert.equal(
  *   sanitizePlayerHtml(raw, publicRewriter(policy, new Map())),
- *   '<p><a href="/public/lore/town">Harbor</a> <a>Core</a></p>', // and the tracker is gone
+ *   '<p><a href="/public/lore/town">Harbor</a> <a>Core</a> ' +
+ *     '<a href="/public/lore/town">Town</a></p>', // and the tracker is gone
  * );
  * ```
  */
@@ -227,19 +233,20 @@ export function publicRewriter(
 ): HtmlRewriter {
   return {
     image(src) {
-      const noteId = noteIdFromImageSrc(src);
-      if (noteId !== null) {
-        const target = policy.canSee(noteId) ? policy.note(noteId) : undefined;
-        return target?.type === "image" ? publicImagePath(noteId, target.title) : null;
-      }
-      const attachmentId = attachmentIdFromImageSrc(src);
-      const att = attachmentId === null ? undefined : attachments.get(attachmentId);
+      const ref = noteRef(src);
+      if (ref === null) return null;
+      const id = targetOf(policy, ref);
+      const target = id === undefined || !policy.canSee(id) ? undefined : policy.note(id);
+      if (target?.type === "image") return publicImagePath(target.noteId, target.title);
+      // `/api/public/images/<id>` serves attachments too: an id ref may name one
+      const att = ref.kind === "share" ? undefined : attachments.get(ref.id);
       return att?.role === "image" ? publicImagePath(att.attachmentId, att.title) : null;
     },
     link(href) {
-      const noteId = noteIdFromHref(href);
-      if (noteId !== null) return policy.isPublic(noteId) ? policy.pagePath(noteId) : null;
-      return externalLink(href, policy.backendHosts);
+      const ref = noteRef(href);
+      if (ref === null) return externalLink(href, policy.backendHosts);
+      const id = targetOf(policy, ref);
+      return id !== undefined && policy.isPublic(id) ? policy.pagePath(id) : null;
     },
     dataNoteId: () => null,
     removes: (el) => removedForPublic(policy, el),
@@ -247,36 +254,53 @@ export function publicRewriter(
 }
 
 /**
+ * The noteId a reference names, else undefined (an alias no note of the share has, or an
+ * attachment, whose owner the reference does not tell). Share references resolve as Core's
+ * share does: alias first, then noteId.
+ */
+function targetOf(policy: PublicLinkPolicy, ref: NoteRef): string | undefined {
+  if (ref.kind === "id") return ref.id;
+  if (ref.kind === "share") return ref.ref === "" ? policy.rootId : policy.lookup(ref.ref)?.noteId;
+  return undefined;
+}
+
+/**
  * Whether an element of a public note's HTML goes with all its text because that text may have
- * come from a note the public may not see (Core writes a reference link's text as its target's
- * title, and an included note's section carries the target's content):
+ * come from, or name, a note the public may not see:
  * - an include-note `<section>` whose `data-note-id` is not a public note;
- * - a link to a note that is not public when it is a reference link, a relative `<id>` or
- *   `./<alias>` link as Core's share pages write them, a link whose target lies outside the
- *   share (its title is unknown, so any text could be it), or a link whose text and the
- *   target's title, alias or id contain one another (as strings or as sets of words).
- *   Other text a writer typed stays, unlinked.
+ * - a link naming a note in any form {@linkcode noteRef} reads, unless the target is public:
+ *   - the target is unknown (outside the share, missing, an attachment): its title is unknown,
+ *     so any text could be it (fail closed);
+ *   - a reference link, or the bare `./<id|alias>` form Core's share pages write: Core wrote
+ *     the target's title as the text;
+ *   - otherwise when the text and the target's title, alias or id contain one another (as
+ *     strings or as sets of words). Other text a writer typed stays, unlinked.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import type { ElementView } from "../sanitize/html.ts";
+ * import type { CoreNote } from "../upstream/core.ts";
+ * const draft = { noteId: "draft1", title: "The Drowned Cult", attributes: [] } as unknown as CoreNote;
  * const policy: PublicLinkPolicy = {
+ *   rootId: "town",
  *   isPublic: (id) => id === "town",
  *   canSee: (id) => id === "town",
- *   note: () => undefined, // no other note of the share is known
- *   lookup: () => undefined,
+ *   note: (id) => (id === "draft1" ? draft : undefined),
+ *   lookup: (ref) => (ref === "draft1" ? draft : undefined),
  *   pagePath: (id) => `/public/lore/${id}`,
  *   backendHosts: new Set(),
  * };
  * const link = (href: string, text: string): ElementView => ({
  *   tagName: "a",
  *   attr: (name) => (name === "href" ? href : undefined),
- *   classes: ["reference-link"],
+ *   classes: [],
  *   text,
  *   startOffset: 0,
  * });
- * assert.equal(removedForPublic(policy, link("#root/draft1", "The Drowned Cult")), true);
+ * assert.equal(removedForPublic(policy, link("http://core:8080/share/draft1", "Drowned Cult")), true);
+ * assert.equal(removedForPublic(policy, link("#root/draft1", "old rumours")), false); // typed
+ * assert.equal(removedForPublic(policy, link("./outside9", "old rumours")), true); // unknown
  * assert.equal(removedForPublic(policy, link("#root/town", "Harbor Town")), false);
  * ```
  */
@@ -287,26 +311,33 @@ export function removedForPublic(policy: PublicLinkPolicy, el: ElementView): boo
   }
   if (el.tagName !== "a") return false;
   const href = el.attr("href");
-  if (href === undefined) return false;
-  const linked = noteIdFromHref(href);
-  // Relative links to notes only come from Core's share pages, which write the target's title.
-  const copied = linked === null ? policy.lookup(relativeShareRef(href)) : undefined;
-  const targetId = linked ?? copied?.noteId;
-  if (targetId === undefined || policy.isPublic(targetId)) return false;
-  const target = policy.note(targetId);
-  if (target === undefined || copied || el.classes.includes("reference-link")) return true;
+  const ref = href === undefined ? null : noteRef(href);
+  if (ref === null) return false;
+  const id = targetOf(policy, ref);
+  if (id !== undefined && policy.isPublic(id)) return false;
+  const target = id === undefined ? undefined : policy.note(id);
+  if (target === undefined) return true;
+  if ((ref.kind === "share" && ref.bare) || el.classes.includes("reference-link")) return true;
   return mayName(el.text, [
-    decodeHtmlEntities(target.title),
+    target.title,
     ownShareAlias(target) ?? "",
-    targetId,
+    target.noteId,
   ]);
 }
 
 const wordsOf = (text: string) => normalizeForSearch(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 
-/** Text and a name overlap: one contains the other, as a string or as a set of words. */
+/**
+ * Text and a name overlap: one contains the other, as a string or as a set of words. The text
+ * is also read percent-decoded (a pasted URL spells an id or alias as `%70%31…`).
+ */
 function mayName(rawText: string, names: readonly string[]): boolean {
-  const text = normalizeForSearch(decodeHtmlEntities(rawText));
+  // the text as a browser shows it: the parser decoded its character references already
+  return [rawText, percentDecoded(rawText)].some((text) => overlaps(text, names));
+}
+
+function overlaps(rawText: string, names: readonly string[]): boolean {
+  const text = normalizeForSearch(rawText);
   if (text === "") return false;
   const textWords = wordsOf(text);
   return names.some((raw) => {
@@ -320,10 +351,15 @@ function mayName(rawText: string, names: readonly string[]): boolean {
   });
 }
 
-/** `./x`, `x` (Core's share links) → `x`; anything with a scheme, path or fragment → "". */
-function relativeShareRef(href: string): string {
-  const ref = href.trim().replace(/^\.\//, "").replace(/[?#][\s\S]*$/, "");
-  return /^[^/:\\]+$/.test(ref) ? ref : "";
+/** Percent-encoded runs decoded where they are valid UTF-8, the rest as it is. */
+function percentDecoded(text: string): string {
+  return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
 }
 
 function externalLink(href: string, backendHosts: ReadonlySet<string>): string | null {

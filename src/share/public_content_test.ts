@@ -28,7 +28,7 @@ const NOTES = new Map([
   ["aliased", note("aliased")],
   ["img", note("img", "image", "Sea Chart (v2).png")],
   ["lockedImg", note("lockedImg", "image")],
-  ["hidden", note("hidden", "text", "The Drowned &amp; Bell")],
+  ["hidden", note("hidden", "text", "The Drowned & Bell")],
   ["hiddenImg", note("hiddenImg", "image")],
   ["aliasedHidden", {
     ...note("aliasedHidden", "text", "Cult Ledger"),
@@ -46,6 +46,7 @@ const NOTES = new Map([
 const PUBLIC = new Set(["pub", "aliased", "img", "lockedImg"]);
 
 const policy: PublicLinkPolicy = {
+  rootId: "pub",
   isPublic: (id) => PUBLIC.has(id),
   canSee: (id) => PUBLIC.has(id) && id !== "lockedImg",
   note: (id) => NOTES.get(id),
@@ -78,10 +79,15 @@ Deno.test("publicRewriter: images only of notes the visitor may see, or own imag
     ["api/attachments/att1/image/s.png", "/api/public/images/att1/Sigil.png"],
     ["api/attachments/file1/image/s.png", null], // not an image attachment
     ["api/attachments/other/image/s.png", null], // not this note's
-    ["https://x.example/api/attachments/att1/image/s.png", null],
+    // any spelling naming a visible image: shown from our own route, never fetched elsewhere
+    ["https://x.example/api/attachments/att1/image/s.png", "/api/public/images/att1/Sigil.png"],
+    ["//evil.example/api/images/img/x.png", "/api/public/images/img/Sea-Chart-v2-.png"],
+    ["../share/api/images/img/x.png", "/api/public/images/img/Sea-Chart-v2-.png"],
+    ["/api/public/images/att1/x", "/api/public/images/att1/Sigil.png"],
+    ["./img", "/api/public/images/img/Sea-Chart-v2-.png"],
+    ["http://core.internal:8080/share/hiddenImg", null],
     ["https://tracker.example/pixel.gif", null],
     ["data:image/png;base64,AAAA", null],
-    ["//evil.example/api/images/img/x.png", null],
   ];
   for (const [src, expected] of cases) assert.equal(rewriter.image(src), expected, src);
 });
@@ -102,6 +108,24 @@ Deno.test("publicRewriter: links to public pages, no href to others or to the ba
     ["#section-2", null],
     ["javascript:alert(1)", null],
     ["ftp://example.org/x", null],
+    // every other way to name a note: its public page, or nothing
+    ["http://core.internal:8080/share/pub", "/public/lore/pub"],
+    ["HTTPS://lore.example.org/SHARE/the-alias-of-pub", null], // no such alias: unknown
+    ["/share/pub?x=1#y", "/public/lore/pub"],
+    ["share/pub", "/public/lore/pub"],
+    ["../share/p%75b", "/public/lore/pub"],
+    ["./pub", "/public/lore/pub"],
+    ["pub", "/public/lore/pub"],
+    ["./", "/public/lore/pub"], // the share root
+    ["/share/", "/public/lore/pub"],
+    ["api/notes/pub/download", "/public/lore/pub"],
+    ["/etapi/notes/aliased", "/public/lore/the-alias"],
+    ["/public/lore/pub", "/public/lore/pub"],
+    ["./secret-ledger", null],
+    ["/share/api/notes/hidden", null],
+    ["api/images/hiddenImg/x.png", null],
+    ["api/attachments/att1/download", null], // no public route for attachment files
+    ["./outside1", null],
   ];
   for (const [href, expected] of cases) assert.equal(rewriter.link(href), expected, href);
   assert.equal(rewriter.dataNoteId?.("pub"), null);
@@ -142,7 +166,7 @@ Deno.test("renderPublicContent: player sanitizing with the rewriter; code escape
 
 Deno.test("publicImagePath and normalizeForSearch", () => {
   assert.equal(
-    publicImagePath("Ab_1", "Tom &amp; Jerry.png"),
+    publicImagePath("Ab_1", "Tom & Jerry.png"),
     "/api/public/images/Ab_1/Tom-Jerry.png",
   );
   assert.equal(publicImagePath("Ab_1", "../..//"), "/api/public/images/Ab_1/image");
@@ -163,16 +187,38 @@ Deno.test("removedForPublic: text that may have come from a hidden note goes wit
     ['<a href="#root/hidden">HIDDEN</a>!', "<p>!</p>"],
     // a target outside the share: its title is unknown, so fail closed
     ['<a href="#root/outside123">the old lighthouse</a>!', "<p>!</p>"],
+    ['<a href="http://core.example/share/outside123">rumours</a>!', "<p>!</p>"],
+    ['<a href="./outside123">rumours</a>!', "<p>!</p>"],
+    ['<a href="outside123">rumours</a>!', "<p>!</p>"],
+    ['<a href="/etapi/notes/outside123/content">rumours</a>!', "<p>!</p>"],
+    ['<a href="api/attachments/att9/download">Map.pdf</a>!', "<p>!</p>"],
+    ['<a href="#root">home</a>!', "<p>!</p>"],
+    // Core's share URLs and API forms naming a hidden note: its title, inside or around it
+    ['<a href="http://core.internal:8080/share/hidden">The Drowned & Bell</a>!', "<p>!</p>"],
+    ['<a href="../share/secret-ledger">Ledger</a>!', "<p>!</p>"],
+    ['<a href="/share/hidden">all about the drowned &amp; bell, again</a>!', "<p>!</p>"],
+    ['<a href="/share/api/notes/hidden/download">Bell</a>!', "<p>!</p>"],
+    ['<a href="api/images/hidden/x.png">the drowned bell</a>!', "<p>!</p>"],
+    ['<a href="/SHARE/h%69dden?x#y">drowned</a>!', "<p>!</p>"],
     // Core's share-page forms: relative id or alias
     ['<a href="./secret-ledger">a ledger</a>!', "<p>!</p>"],
     ['<a class="reference-link" href="hidden">x</a>!', "<p>!</p>"],
     // text the writer typed, unrelated to the hidden note, stays without its link
     ['<a href="#root/hidden">rumours</a>!', "<p><a>rumours</a>!</p>"],
     ['<a href="#root/hidden" title="The Drowned Bell">rumours</a>!', "<p><a>rumours</a>!</p>"],
+    ['<a href="/share/hidden">rumours</a>!', "<p><a>rumours</a>!</p>"],
+    [
+      '<a href="https://core.example/share/api/notes/hidden">rumours</a>!',
+      "<p><a>rumours</a>!</p>",
+    ],
     // public targets and ordinary links are untouched
     [
       '<a class="reference-link" href="#root/pub">pub</a>',
       '<p><a href="/public/lore/pub" class="reference-link">pub</a></p>',
+    ],
+    [
+      '<a href="http://core.example/share/the-alias-of-nothing">pub</a>, <a href="./pub">pub</a>',
+      '<p>, <a href="/public/lore/pub">pub</a></p>',
     ],
     ['<a href="#section-2">below</a>', "<p><a>below</a></p>"],
     [

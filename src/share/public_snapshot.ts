@@ -2,9 +2,10 @@
  * The share snapshot as the public routes see it: loaded with the server's public Core
  * credentials, cached for `PUBLIC_CACHE_MS` per Core identity with single-flight loading (a burst
  * of visitors causes one subtree search) and reloaded in the background from half that age on (a
- * share in steady use never makes a visitor wait), and fingerprinted so every public ETag changes
- * when anything in the shared subtree changes. The public answers rendered from a snapshot are
- * kept beside it, keyed by its version.
+ * share in steady use never makes a visitor wait), and versioned by a digest of the whole shared
+ * subtree. The public answers rendered from a snapshot are kept beside it, keyed by its version;
+ * the version never reaches a visitor (an answer's ETag is a digest of its own bytes, see
+ * `rendered_answer.ts`), since hidden notes are part of it.
  *
  * @module
  */
@@ -13,7 +14,6 @@ import { createTtlCache, type TtlCache } from "../cache/ttl_cache.ts";
 import type { Config } from "../config.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { loadShareSnapshot } from "./snapshot.ts";
-import { SANITIZER_VERSION } from "../sanitize/html.ts";
 import { ownShareAlias, type ShareView } from "./tree_filter.ts";
 import type { PixelSize } from "./image_sizes.ts";
 import { answerBytes, type RenderedAnswer } from "./rendered_answer.ts";
@@ -24,7 +24,10 @@ export interface PublicSnapshot {
   /** Every note of the subtree, public or not (callers ask `view` before using one). */
   byId: ReadonlyMap<string, CoreNote>;
   view: ShareView;
-  /** Digest of the whole snapshot; part of every public ETag. */
+  /**
+   * Digest of the whole snapshot, hidden notes included: keys what is rendered from it, and is
+   * never part of an answer (it changes when a draft does).
+   */
   version: string;
   /** Whether any public note sits behind `#shareCredentials`. */
   hasCredentials: boolean;
@@ -96,7 +99,7 @@ export const RENDERED_MAX_BYTES = 8 * 1024 * 1024;
 /**
  * Empty public caches: snapshots and rendered answers kept for `PUBLIC_CACHE_MS` (reloaded in
  * the background from half that age on), content and search text for an hour. `renderedMaxBytes`
- * bounds the rendered answers ({@linkcode RENDERED_MAX_BYTES} by default).
+ * bounds the rendered answers ({@linkcode RENDERED_MAX_BYTES} by default); `now` is their clock.
  *
  * @example
  * ```ts
@@ -109,16 +112,17 @@ export const RENDERED_MAX_BYTES = 8 * 1024 * 1024;
 export function createPublicCaches(
   config: Pick<Config, "PUBLIC_CACHE_MS">,
   renderedMaxBytes = RENDERED_MAX_BYTES,
+  now?: () => number,
 ): PublicCaches {
   const ttlMs = config.PUBLIC_CACHE_MS;
   // Reloading ahead keeps visitors from waiting, yet nothing served is older than ttlMs.
   const refreshAfterMs = ttlMs / 2;
   return {
-    snapshots: createTtlCache({ ttlMs, refreshAfterMs, maxEntries: 16 }),
-    contents: createTtlCache({ ttlMs: 3600_000, maxEntries: 500 }),
-    texts: createTtlCache({ ttlMs: 3600_000, maxEntries: 20_000 }),
-    imageSizes: createTtlCache({ ttlMs: 3600_000, maxEntries: 5_000 }),
-    backlinks: createTtlCache({ ttlMs, maxEntries: 64 }),
+    snapshots: createTtlCache({ ttlMs, refreshAfterMs, maxEntries: 16, now }),
+    contents: createTtlCache({ ttlMs: 3600_000, maxEntries: 500, now }),
+    texts: createTtlCache({ ttlMs: 3600_000, maxEntries: 20_000, now }),
+    imageSizes: createTtlCache({ ttlMs: 3600_000, maxEntries: 5_000, now }),
+    backlinks: createTtlCache({ ttlMs, maxEntries: 64, now }),
     kept: new Map(),
     rendered: createTtlCache({
       ttlMs,
@@ -126,6 +130,7 @@ export function createPublicCaches(
       maxEntries: 10_000,
       maxBytes: renderedMaxBytes,
       sizeOf: answerBytes,
+      now,
     }),
   };
 }
@@ -186,7 +191,7 @@ export function keepAnswer(caches: PublicCaches, request: string, ref: KeptAnswe
  * import assert from "node:assert/strict";
  * import { renderedAnswer } from "./rendered_answer.ts";
  * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 5_000 });
- * const answer = renderedAnswer("{}", 'W/"v1"', []);
+ * const answer = renderedAnswer("{}", []);
  * caches.snapshots.set("i", { version: "v1" } as PublicSnapshot);
  * caches.rendered.set("key", answer);
  * keepAnswer(caches, "api\nnote:harbor", { renderedKey: "key", identity: "i", version: "v1" });
@@ -307,17 +312,4 @@ export function digest(...parts: string[]): string {
   const h = createHash("sha256");
   for (const part of parts) h.update(part).update("\n");
   return h.digest("base64url").slice(0, 22);
-}
-
-/**
- * A weak ETag over the parts.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.match(weakEtag(digest("snapshot"), "note", "abc123"), /^W\/"[\w-]{22}"$/);
- * ```
- */
-export function weakEtag(...parts: string[]): string {
-  return `W/"${digest(SANITIZER_VERSION, ...parts)}"`;
 }

@@ -1,10 +1,14 @@
 /**
  * Public answers rendered once and kept: the body, its ETag and its headers, so a repeat visit
- * costs a cache lookup and a conditional one a comparison of ETags, never a render. The body is
- * kept as a string: Deno's server sends a string body for less than the same bytes as an array.
+ * costs a cache lookup and a conditional one a comparison of ETags, never a render. The ETag is a
+ * digest of what the visitor receives, so it changes only when the answer's bytes do: nothing a
+ * visitor cannot read (a hidden draft's edits, the share snapshot's version) can move it. The
+ * body is kept as a string: Deno's server sends a string body for less than the same bytes as an
+ * array.
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import { responseWith } from "../http/response.ts";
 import { etagMatches } from "../lore/preview.ts";
 
@@ -13,6 +17,7 @@ export interface RenderedAnswer {
   body: string;
   /** The body's length in UTF-8 bytes. */
   bytes: number;
+  /** {@linkcode answerEtag} of the body and headers. */
   etag: string;
   /** Every header of the 200 answer, `etag` and `content-type` included. */
   headers: readonly (readonly [string, string])[];
@@ -37,23 +42,57 @@ function utf8Length(text: string): number {
   return bytes;
 }
 
+/** Headers that say who may keep an answer, not what it is: outside its ETag. */
+const CACHING_HEADERS = new Set(["cache-control", "vary"]);
+
 /**
- * Renders an answer once: the body measured, the ETag added to the headers.
+ * The ETag of an answer: a weak validator over its body and the headers that describe it
+ * (content type, `X-Robots-Tag`, the site's policies), in any order. `Cache-Control` and `Vary`
+ * stay out: a visitor with credentials who gets the same bytes as everyone else gets the same
+ * ETag. Answers made from the same public bytes share it whatever snapshot they came from.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * const a = renderedAnswer("{}", 'W/"v1"', [["content-type", "application/json"]]);
+ * const json = [["content-type", "application/json"]] as const;
+ * const etag = answerEtag("{}", json);
+ * assert.match(etag, /^W\/"[\w-]{22}"$/);
+ * assert.equal(answerEtag("{}", [...json, ["cache-control", "private, no-cache"]]), etag);
+ * assert.notEqual(answerEtag('{"a":1}', json), etag);
+ * assert.notEqual(answerEtag("{}", [...json, ["x-robots-tag", "noindex"]]), etag);
+ * ```
+ */
+export function answerEtag(body: string, headers: Iterable<readonly [string, string]>): string {
+  const described = [...headers]
+    .filter(([name]) => !CACHING_HEADERS.has(name.toLowerCase()))
+    .map(([name, value]) => `${name.toLowerCase()}: ${value}`)
+    .sort();
+  const h = createHash("sha256");
+  for (const line of described) h.update(line).update("\n");
+  h.update("\n").update(body);
+  return `W/"${h.digest("base64url").slice(0, 22)}"`;
+}
+
+/**
+ * Renders an answer once: the body measured, its ETag ({@linkcode answerEtag}) added to the
+ * headers.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const headers = [["content-type", "application/json"]] as const;
+ * const a = renderedAnswer("{}", headers);
  * assert.equal(a.bytes, 2);
- * assert.deepEqual(a.headers.at(-1), ["etag", 'W/"v1"']);
+ * assert.deepEqual(a.headers.at(-1), ["etag", answerEtag("{}", headers)]);
  * ```
  */
 export function renderedAnswer(
   body: string,
-  etag: string,
   headers: Iterable<readonly [string, string]>,
 ): RenderedAnswer {
-  const all: (readonly [string, string])[] = [...headers, ["etag", etag]];
+  const given = [...headers];
+  const etag = answerEtag(body, given);
+  const all: (readonly [string, string])[] = [...given, ["etag", etag]];
   const notModified = all.filter(([name]) => name.toLowerCase() !== "content-type");
   return { body, bytes: utf8Length(body), etag, headers: all, notModified };
 }
@@ -64,8 +103,8 @@ export function renderedAnswer(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * const a = renderedAnswer("hello", 'W/"v1"', []);
- * assert.ok(answerBytes(a) >= 5 + 'W/"v1"'.length);
+ * const a = renderedAnswer("hello", []);
+ * assert.ok(answerBytes(a) >= 5 + a.etag.length);
  * ```
  */
 export function answerBytes(answer: RenderedAnswer): number {
@@ -81,8 +120,8 @@ export function answerBytes(answer: RenderedAnswer): number {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * const a = renderedAnswer("<p>Harbor</p>", 'W/"v1"', [["content-type", "text/html"]]);
- * const revisit = new Request("http://x/", { headers: { "if-none-match": 'W/"v1"' } });
+ * const a = renderedAnswer("<p>Harbor</p>", [["content-type", "text/html"]]);
+ * const revisit = new Request("http://x/", { headers: { "if-none-match": a.etag } });
  * assert.equal(answerFor(revisit, a).status, 304);
  * assert.equal(await answerFor(new Request("http://x/"), a).text(), "<p>Harbor</p>");
  * ```

@@ -24,6 +24,7 @@ const WORDING: Readonly<Record<number, Wording>> = {
   },
   404: { title: "Not found", text: "This page does not exist or is not public." },
   405: { title: "Not available", text: "This page can only be read, not sent to." },
+  421: { title: "Wrong address", text: "This site is not served under the address you used." },
   429: { title: "Too many requests", text: "Please wait a moment, then try again." },
   503: {
     title: "Temporarily unavailable",

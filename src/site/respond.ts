@@ -1,35 +1,16 @@
 /**
- * Successful public pages as HTTP responses: the site's headers, an ETag derived from the public
- * API's ETag and the page itself, and 304 for a matching `If-None-Match`. A page is rendered
- * once into a {@linkcode RenderedAnswer} the public share can keep.
+ * Successful public pages as HTTP responses: the site's headers, an ETag of the page itself
+ * (see `rendered_answer.ts`), and 304 for a matching `If-None-Match`. A page is rendered once
+ * into a {@linkcode RenderedAnswer} the public share can keep.
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { answerFor, type RenderedAnswer, renderedAnswer } from "../share/rendered_answer.ts";
 import { siteHeaders } from "./headers.ts";
 import { layout, type PageParts } from "./layout.ts";
 
 /** HTML pages' content type. */
 export const HTML_TYPE = "text/html; charset=utf-8";
-
-/**
- * The page's ETag: a digest of the public API's ETag and the rendered document, so both a change
- * of the data and a change of the site's templates give a new one.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * const etag = pageEtag('"snap-1"', "<!doctype html><title>Ashford</title>");
- * assert.match(etag, /^W\/"[\w-]{27}"$/);
- * assert.notEqual(pageEtag('"snap-2"', "<!doctype html><title>Ashford</title>"), etag);
- * ```
- */
-export function pageEtag(apiEtag: string, document: string): string {
-  const digest = createHash("sha256").update(apiEtag).update("\n").update(document)
-    .digest("base64url");
-  return `W/"${digest.slice(0, 27)}"`;
-}
 
 /**
  * Answers a rendered page. Pages are revalidated on every visit (`no-cache` + ETag), so an
@@ -41,37 +22,36 @@ export function pageEtag(apiEtag: string, document: string): string {
  * import assert from "node:assert/strict";
  * import { html } from "./html.ts";
  * const page = { title: "Ashford", main: html`<h1>Ashford</h1>`, noIndex: false };
- * const first = pageResponse(new Request("http://x/public/lore/ashford"), page, '"snap-1"');
+ * const first = pageResponse(new Request("http://x/public/lore/ashford"), page);
  * assert.equal(first.status, 200);
  * const etag = first.headers.get("etag")!;
  * const again = new Request("http://x/public/lore/ashford", {
  *   headers: { "if-none-match": etag },
  * });
- * assert.equal(pageResponse(again, page, '"snap-1"').status, 304);
+ * assert.equal(pageResponse(again, page).status, 304);
  * ```
  */
-export function pageResponse(req: Request, page: PageParts, apiEtag: string): Response {
-  return answerFor(req, renderedPage(page, apiEtag, req.headers.has("authorization")));
+export function pageResponse(req: Request, page: PageParts): Response {
+  return answerFor(req, renderedPage(page, req.headers.has("authorization")));
 }
 
 /**
  * A page rendered once: the document, its ETag and the site's headers (`private` when the
- * request carried credentials).
+ * request carried credentials). The ETag is the document's own: the same page read with a
+ * password has the same one.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { html } from "./html.ts";
  * const page = { title: "Ashford", main: html`<h1>Ashford</h1>`, noIndex: false };
- * const answer = renderedPage(page, '"snap-1"', false);
- * assert.equal(answer.etag, pageEtag('"snap-1"', answer.body));
+ * const answer = renderedPage(page, false);
+ * assert.equal(renderedPage(page, true).etag, answer.etag);
+ * const other = { ...page, main: html`<h1>Ashford Quay</h1>` };
+ * assert.notEqual(renderedPage(other, false).etag, answer.etag);
  * ```
  */
-export function renderedPage(
-  page: PageParts,
-  apiEtag: string,
-  authorized: boolean,
-): RenderedAnswer {
+export function renderedPage(page: PageParts, authorized: boolean): RenderedAnswer {
   const document = layout(page).html;
   const headers = siteHeaders({
     contentType: HTML_TYPE,
@@ -79,5 +59,5 @@ export function renderedPage(
     noIndex: page.noIndex,
     varyAuthorization: true,
   });
-  return renderedAnswer(document, pageEtag(apiEtag, document), headers);
+  return renderedAnswer(document, headers);
 }

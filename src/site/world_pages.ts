@@ -29,21 +29,14 @@ import {
   tidyText,
 } from "./site_model.ts";
 
-/** A page ready to render, with the ETag of the data it shows. */
+/** A page ready to render (its ETag comes from the rendered bytes alone). */
 export interface BuiltPage {
   parts: PageParts;
-  etag: string;
 }
 
-/** A machine-readable document (sitemap, feed) with the ETag of the data it shows. */
+/** A machine-readable document (sitemap, feed), its ETag likewise. */
 export interface BuiltDocument {
   body: string;
-  etag: string;
-}
-
-/** The ETag of the whole share as this visitor sees it (the root's answer covers the snapshot). */
-async function shareEtag(view: VisitorView): Promise<string> {
-  return (await view.note(view.rootId)).etag;
 }
 
 async function shareNoIndex(view: VisitorView): Promise<boolean> {
@@ -83,7 +76,7 @@ export async function buildHome(view: VisitorView, origin: string): Promise<Buil
       return [{ noteId: id, id: view.idFor(id), title: n.title, loreType: n.loreType }];
     }),
   );
-  return { parts: homePage(root.note, groups, root.noIndex, site), etag: root.etag };
+  return { parts: homePage(root.note, groups, root.noIndex, site) };
 }
 
 /**
@@ -129,7 +122,7 @@ export async function buildNote(
     description: summary.description && shorten(summary.description, DESCRIPTION_MAX),
     hasMap,
   });
-  return { parts, etag: result.etag };
+  return { parts };
 }
 
 /**
@@ -157,7 +150,7 @@ export async function buildSearch(
       excerpts.set(hit.id, excerpt(tidyText(await view.text(noteId)), query));
     }
   }));
-  return { parts: searchPage(query, result, site, excerpts), etag: await shareEtag(view) };
+  return { parts: searchPage(query, result, site, excerpts) };
 }
 
 /**
@@ -192,10 +185,7 @@ export async function buildType(
     summary: await summaryOf(view, byUrlId.get(n.id)!),
   })));
   const site = await siteFrame(view, origin);
-  return {
-    parts: typePage(loreType, notes, site, await shareNoIndex(view)),
-    etag: await shareEtag(view),
-  };
+  return { parts: typePage(loreType, notes, site, await shareNoIndex(view)) };
 }
 
 /**
@@ -218,10 +208,7 @@ export async function buildTimeline(view: VisitorView, origin: string): Promise<
       : [];
   }).sort((a, b) => naturalCompare(a.date, b.date) || naturalCompare(a.title, b.title));
   const site = await siteFrame(view, origin);
-  return {
-    parts: timelinePage(entries, site, await shareNoIndex(view)),
-    etag: await shareEtag(view),
-  };
+  return { parts: timelinePage(entries, site, await shareNoIndex(view)) };
 }
 
 /**
@@ -267,10 +254,7 @@ export async function buildMap(
     view.note(noteId),
   ]);
   const note = { id: view.idFor(noteId), title: displayTitle(result.note.title) };
-  return {
-    parts: mapPage({ note, ...map, trail: place.breadcrumbs }, site, result.noIndex),
-    etag: result.etag,
-  };
+  return { parts: mapPage({ note, ...map, trail: place.breadcrumbs }, site, result.noIndex) };
 }
 
 /**
@@ -299,7 +283,7 @@ export async function buildSitemap(view: VisitorView, origin: string): Promise<B
     ...site.maps.map((m) => ({ path: mapHref(m.id) })),
     ...(site.hasTimeline ? [{ path: TIMELINE_PATH }] : []),
   ]);
-  return { body, etag: await shareEtag(view) };
+  return { body };
 }
 
 /**
@@ -331,5 +315,5 @@ export async function buildFeed(view: VisitorView, origin: string): Promise<Buil
     updated: n.dateModified!,
     summary: await summaryOf(view, n.noteId),
   })));
-  return { body: atomFeed(site, entries), etag: await shareEtag(view) };
+  return { body: atomFeed(site, entries) };
 }

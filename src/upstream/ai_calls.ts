@@ -14,6 +14,7 @@
  * @module
  */
 import { ApiError } from "../http/errors.ts";
+import { type CancelDeadline, type Deadlines, sharedDeadlines } from "../util/deadlines.ts";
 import { ClientAbortError } from "./fetch.ts";
 
 /** What a piece of work gets: its own signal (total deadline, shutdown) and a progress hook. */
@@ -46,6 +47,8 @@ export interface AiCallsOptions<V = unknown> {
   /** A kept value's size in bytes; one larger than `maxKeptBytes` is not kept. */
   sizeOf?: (value: V) => number;
   now?: () => number;
+  /** Where `totalMs` and the clients' `idleMs` are counted; default the process-wide scheduler. */
+  deadlines?: Deadlines;
   /** Told when an outcome is kept for a retry (`ok`: a result, not an error), for the log. */
   onKept?(key: string, ok: boolean): void;
 }
@@ -108,6 +111,7 @@ interface Entry<V> {
  */
 export function createAiCalls<V>(opts: AiCallsOptions<V>): AiCalls<V> {
   const now = opts.now ?? (() => Date.now());
+  const deadlines = opts.deadlines ?? sharedDeadlines;
   const entries = new Map<string, Entry<V>>();
   const maxKeptBytes = opts.maxKeptBytes ?? Infinity;
 
@@ -135,17 +139,17 @@ export function createAiCalls<V>(opts: AiCallsOptions<V>): AiCalls<V> {
       waiters: 0,
       listeners: new Set(),
       stop: (error) => {
-        clearTimeout(timer);
+        cancelTotal();
         abort.abort(error);
         fail(error);
       },
     };
-    const timer = setTimeout(() =>
+    const cancelTotal = deadlines.start(opts.totalMs, () =>
       entry.stop(
         new ApiError(504, "UPSTREAM_TIMEOUT", `The AI call ran past its ${opts.totalMs} ms limit`, {
           service: "parser",
         }),
-      ), opts.totalMs);
+      ));
     const progress = () => {
       for (const restart of entry.listeners) restart();
     };
@@ -154,7 +158,7 @@ export function createAiCalls<V>(opts: AiCallsOptions<V>): AiCalls<V> {
     entry.promise.then(
       (value) => settle(key, entry, { ok: true, value }),
       (error) => settle(key, entry, { ok: false, error }),
-    ).finally(() => clearTimeout(timer));
+    ).finally(cancelTotal);
     entries.set(key, entry);
     return entry;
   };
@@ -193,20 +197,20 @@ export function createAiCalls<V>(opts: AiCallsOptions<V>): AiCalls<V> {
   const wait = (entry: Entry<V>, w: AiWait): Promise<V> =>
     new Promise<V>((resolve, reject) => {
       if (w.signal.aborted) return reject(new ClientAbortError());
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let cancelIdle: CancelDeadline | undefined;
       let done = false;
       const finish = (end: () => void) => {
         if (done) return;
         done = true;
-        clearTimeout(timer);
+        cancelIdle?.();
         entry.listeners.delete(restart);
         entry.waiters--;
         w.signal.removeEventListener("abort", onAbort);
         end();
       };
       const restart = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => finish(() => reject(w.cutOff())), w.idleMs);
+        cancelIdle?.();
+        cancelIdle = deadlines.start(w.idleMs, () => finish(() => reject(w.cutOff())));
       };
       const onAbort = () => finish(() => reject(new ClientAbortError()));
       entry.waiters++;

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { type ManualDeadlines, manualDeadlines } from "../../tests/helpers/manual_deadlines.ts";
 import { ApiError } from "../http/errors.ts";
 import { type AiCalls, type AiWork, createAiCalls } from "./ai_calls.ts";
 import { ClientAbortError } from "./fetch.ts";
@@ -35,18 +36,33 @@ const waiting = (idleMs = 5_000, signal = new AbortController().signal) => ({
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
+/** A registry whose deadlines run on `time` and whose kept answers expire on `clock`. */
 function withCalls(
-  fn: (calls: AiCalls<string>, clock: { now: number }) => Promise<void>,
+  fn: (calls: AiCalls<string>, clock: { now: number }, time: ManualDeadlines) => Promise<void>,
   opts: { totalMs?: number; ttlMs?: number; maxEntries?: number } = {},
 ) {
   const clock = { now: 1_000 };
+  const time = manualDeadlines();
   const calls = createAiCalls<string>({
     totalMs: opts.totalMs ?? 60_000,
     ttlMs: opts.ttlMs ?? 60_000,
     maxEntries: opts.maxEntries ?? 10,
     now: () => clock.now,
+    deadlines: time,
   });
-  return fn(calls, clock).finally(() => calls.close());
+  return fn(calls, clock, time).finally(() => calls.close());
+}
+
+/** Runs `key` and lets the client's `idleMs` pass without progress: it is cut off. */
+async function cutOffClient(
+  calls: AiCalls<string>,
+  time: ManualDeadlines,
+  key: string,
+  work: (w: AiWork) => Promise<string>,
+) {
+  const answer = calls.run(key, work, waiting(20));
+  time.advance(20);
+  await assert.rejects(answer, CutOff);
 }
 
 Deno.test("ai calls: an answer a client waited for is handed over and not kept", () =>
@@ -69,9 +85,9 @@ Deno.test("ai calls: identical requests meanwhile join the one running call", ()
   }));
 
 Deno.test("ai calls: a client cut off leaves the call running; the retry gets its answer once", () =>
-  withCalls(async (calls) => {
+  withCalls(async (calls, _, time) => {
     const w = manualWork<string>();
-    await assert.rejects(calls.run("k", w.run, waiting(20)), CutOff);
+    await cutOffClient(calls, time, "k", w.run);
     assert.equal(w.work.signal.aborted, false, "the work is not cancelled");
     w.resolve("made in the background");
     await tick();
@@ -86,9 +102,9 @@ Deno.test("ai calls: a client cut off leaves the call running; the retry gets it
   }));
 
 Deno.test("ai calls: a failure nobody waited for goes to the retry, once", () =>
-  withCalls(async (calls) => {
+  withCalls(async (calls, _, time) => {
     const w = manualWork<string>();
-    await assert.rejects(calls.run("k", w.run, waiting(20)), CutOff);
+    await cutOffClient(calls, time, "k", w.run);
     const failure = new ApiError(502, "UPSTREAM_ERROR", "The Parser failed");
     w.reject(failure);
     await tick();
@@ -100,15 +116,31 @@ Deno.test("ai calls: a failure nobody waited for goes to the retry, once", () =>
   }));
 
 Deno.test("ai calls: progress restarts the client's deadline", () =>
-  withCalls(async (calls) => {
-    const answer = calls.run("k", async ({ progress }) => {
-      for (let i = 0; i < 50; i++) {
-        await new Promise((r) => setTimeout(r, 5));
-        progress(); // e.g. a keepalive: never idle for 80 ms, far longer than that in total
-      }
-      return "done";
-    }, waiting(80));
+  withCalls(async (calls, _, time) => {
+    const w = manualWork<string>();
+    const answer = calls.run("k", w.run, waiting(80));
+    for (let i = 0; i < 10; i++) {
+      time.advance(60);
+      w.work.progress(); // e.g. a keepalive: never idle for 80 ms, far longer than that in total
+    }
+    w.resolve("done");
     assert.equal(await answer, "done");
+    assert.equal(time.now(), 600);
+  }));
+
+Deno.test("ai calls: without progress the client's deadline passes", () =>
+  withCalls(async (calls, _, time) => {
+    const w = manualWork<string>();
+    const answer = calls.run("k", w.run, waiting(80));
+    time.advance(60);
+    w.work.progress();
+    time.advance(79);
+    let settled = false;
+    answer.then(() => settled = true, () => settled = true);
+    await tick();
+    assert.equal(settled, false, "79 ms since the last progress: still waiting");
+    time.advance(1);
+    await assert.rejects(answer, CutOff);
   }));
 
 Deno.test("ai calls: a client that leaves ends its wait, not the call", () =>
@@ -125,10 +157,12 @@ Deno.test("ai calls: a client that leaves ends its wait, not the call", () =>
   }));
 
 Deno.test("ai calls: the total deadline aborts the work and is the call's outcome", () =>
-  withCalls(async (calls) => {
+  withCalls(async (calls, _, time) => {
     const w = manualWork<string>();
+    const answer = calls.run("k", w.run, waiting());
+    time.advance(30);
     await assert.rejects(
-      calls.run("k", w.run, waiting()),
+      answer,
       (e) =>
         e instanceof ApiError && e.status === 504 && /ran past its 30 ms limit/.test(e.message),
     );
@@ -136,10 +170,10 @@ Deno.test("ai calls: the total deadline aborts the work and is the call's outcom
   }, { totalMs: 30 }));
 
 Deno.test("ai calls: kept answers expire after the TTL; the oldest go first when full", () =>
-  withCalls(async (calls, clock) => {
+  withCalls(async (calls, clock, time) => {
     const cutOff = async (key: string, value: string) => {
       const w = manualWork<string>();
-      await assert.rejects(calls.run(key, w.run, waiting(1)), CutOff);
+      await cutOffClient(calls, time, key, w.run);
       w.resolve(value);
       await tick();
     };

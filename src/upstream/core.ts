@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { titleForCore, titlesFromCore } from "../core/titles.ts";
 import { ApiError } from "../http/errors.ts";
 import {
   coreAppInfoSchema,
@@ -71,7 +72,12 @@ export interface CreateAttributeInput {
   position?: number;
 }
 
-/** The ETAPI operations the service performs. */
+/**
+ * The ETAPI operations the service performs. Titles are the text as typed both ways: every
+ * note, revision and attachment read has its title decoded from Core's stored HTML
+ * ({@linkcode titlesFromCore}), and a title written is sent in the form Core's create-note
+ * stores ({@linkcode titleForCore}).
+ */
 export interface CoreClient {
   getNote(noteId: string): Promise<CoreNote>;
   createNote(input: CreateNoteInput): Promise<{ note: CoreNote; branch: CoreBranch }>;
@@ -100,8 +106,8 @@ export interface CoreClient {
   searchCallerQuery(query: string, opts?: CoreSearchOptions): Promise<CoreNote[]>;
   /**
    * {@linkcode CoreClient.searchCallerQuery}, with the list's JSON text as Core sent it when the
-   * validated list is exactly that text (else `null`): a route passing the list on unchanged
-   * sends it without serializing hundreds of notes again.
+   * validated list is exactly that text (else `null`, also when a title was decoded): a route
+   * passing the list on unchanged sends it without serializing hundreds of notes again.
    */
   listCallerQuery(
     query: string,
@@ -305,11 +311,22 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
     query: { search: query, ...opts },
   });
 
+  /** Notes (revisions, attachments) with their titles as typed: where Core's titles enter. */
+  const typedTitles = async <T extends { title: string }>(entities: T[]): Promise<T[]> => {
+    await titlesFromCore(entities);
+    return entities;
+  };
+  const typedTitle = async <T extends { title: string }>(entity: T): Promise<T> =>
+    (await typedTitles([entity]))[0];
+
   const searchCall = async (
     query: string,
     opts: CoreSearchOptions = {},
     explain?: (status: number, text: string) => ApiError | undefined,
-  ) => (await jsonCall(coreSearchAnswerSchema, searchRequest(query, opts), explain)).results;
+  ) =>
+    typedTitles(
+      (await jsonCall(coreSearchAnswerSchema, searchRequest(query, opts), explain)).results,
+    );
 
   const jsonBody = (body: unknown) => ({
     headers: { "content-type": "application/json" },
@@ -318,7 +335,7 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
 
   const noBody = async (req: UpstreamRequest) => {
     const up = await call(req);
-    await up.res.body?.cancel();
+    await up.res.body?.cancel().catch(() => {}); // a body the deadline ended is gone already
     up.release();
   };
 
@@ -326,19 +343,28 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
     (await call({ ...req, stream: true }, allow304)).res;
 
   return {
-    getNote: (id) => jsonCall(coreNoteAnswerSchema, { path: p`/etapi/notes/${id}` }),
-    createNote: (input) =>
-      jsonCall(coreNoteWithBranchSchema, {
+    getNote: async (id) =>
+      typedTitle(await jsonCall(coreNoteAnswerSchema, { path: p`/etapi/notes/${id}` })),
+    createNote: async (input) => {
+      const created = await jsonCall(coreNoteWithBranchSchema, {
         method: "POST",
         path: "/etapi/create-note",
-        ...jsonBody(input),
-      }),
-    patchNote: (id, patch) =>
-      jsonCall(coreNoteAnswerSchema, {
-        method: "PATCH",
-        path: p`/etapi/notes/${id}`,
-        ...jsonBody(patch),
-      }),
+        ...jsonBody({ ...input, title: titleForCore(input.title) }),
+      });
+      await typedTitle(created.note);
+      return created;
+    },
+    patchNote: async (id, patch) =>
+      typedTitle(
+        await jsonCall(coreNoteAnswerSchema, {
+          method: "PATCH",
+          path: p`/etapi/notes/${id}`,
+          // a PATCHed title is stored as sent: in create-note's form, so every title is uniform
+          ...jsonBody(
+            patch.title === undefined ? patch : { ...patch, title: titleForCore(patch.title) },
+          ),
+        }),
+      ),
     deleteNote: (id) => noBody({ method: "DELETE", path: p`/etapi/notes/${id}` }),
     content: (id, opts) =>
       streamed({
@@ -367,7 +393,11 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
         coreSearchAnswerSchema,
         maxBody,
       );
-      return { results: value.results, resultsJson: verbatimResults(text, value.results) };
+      const decoded = await titlesFromCore(value.results);
+      return {
+        results: value.results,
+        resultsJson: decoded ? null : verbatimResults(text, value.results),
+      };
     },
     getAttribute: (id) => jsonCall(coreAttributeSchema, { path: p`/etapi/attributes/${id}` }),
     createAttribute: (input) =>
@@ -388,12 +418,18 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
       }),
     deleteBranch: (id) => noBody({ method: "DELETE", path: p`/etapi/branches/${id}` }),
     revisions: async (id) =>
-      await jsonCall(coreRevisionSchema.array(), { path: p`/etapi/notes/${id}/revisions` }),
-    getRevision: (id) => jsonCall(coreRevisionSchema, { path: p`/etapi/revisions/${id}` }),
+      typedTitles(
+        await jsonCall(coreRevisionSchema.array(), { path: p`/etapi/notes/${id}/revisions` }),
+      ),
+    getRevision: async (id) =>
+      typedTitle(await jsonCall(coreRevisionSchema, { path: p`/etapi/revisions/${id}` })),
     revisionContent: (id) => streamed({ path: p`/etapi/revisions/${id}/content` }),
-    attachments: (id) =>
-      jsonCall(coreAttachmentSchema.array(), { path: p`/etapi/notes/${id}/attachments` }),
-    getAttachment: (id) => jsonCall(coreAttachmentSchema, { path: p`/etapi/attachments/${id}` }),
+    attachments: async (id) =>
+      typedTitles(
+        await jsonCall(coreAttachmentSchema.array(), { path: p`/etapi/notes/${id}/attachments` }),
+      ),
+    getAttachment: async (id) =>
+      typedTitle(await jsonCall(coreAttachmentSchema, { path: p`/etapi/attachments/${id}` })),
     attachmentContent: (id) => streamed({ path: p`/etapi/attachments/${id}/content` }),
     appInfo: () => jsonCall(coreAppInfoSchema, { path: "/etapi/app-info" }),
     login: async (password, tokenName) =>

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { callerQueryError, mapCoreError } from "./core.ts";
+import { callerQueryError, createCoreClient, mapCoreError } from "./core.ts";
 
 const body = (status: number, code: string) =>
   JSON.stringify({ status, code, message: `Note 'x' secret detail` });
@@ -72,4 +72,124 @@ Deno.test("callerQueryError: only Core's query failures, as 400 without Core's t
   ) {
     assert.equal(callerQueryError(status, body), undefined, body);
   }
+});
+
+// ---- titles ------------------------------------------------------------------------------------
+
+const coreNote = (noteId: string, title: string, isProtected = false) => ({
+  noteId,
+  isProtected,
+  title,
+  type: "text",
+  mime: "text/html",
+  parentNoteIds: ["root"],
+  childNoteIds: [],
+  parentBranchIds: [`root_${noteId}`],
+  childBranchIds: [],
+  attributes: [],
+});
+
+/** A client against a stand-in Core that stores titles as sent and records each request. */
+function titleClient(stored: Map<string, string>) {
+  const sent: { method: string; path: string; body: unknown }[] = [];
+  const core = createCoreClient({ baseUrl: "http://core:8080", token: "t" }, {
+    timeoutMs: 15_000,
+    fetch: (input, init) => Promise.resolve(answer(new URL(String(input)), init)),
+  });
+  /** What the stand-in Core answers (and stores) for one request. */
+  function answer(url: URL, init: RequestInit | undefined): Response {
+    const method = init?.method ?? "GET";
+    const body = init?.body ? JSON.parse(String(init.body)) : undefined;
+    sent.push({ method, path: url.pathname, body });
+    const path = url.pathname;
+    if (path === "/etapi/create-note") {
+      stored.set("new1", body.title);
+      return Response.json({
+        note: coreNote("new1", body.title),
+        branch: { branchId: "p_new1", noteId: "new1", parentNoteId: "p", notePosition: 10 },
+      }, { status: 201 });
+    }
+    if (path === "/etapi/notes" && url.searchParams.has("search")) {
+      const results = [...stored].map(([id, title]) => coreNote(id, title, id === "locked"));
+      return new Response(JSON.stringify({ results }));
+    }
+    const id = path.split("/")[3];
+    if (method === "PATCH" && body.title !== undefined) stored.set(id, body.title);
+    if (path.endsWith("/revisions")) {
+      return Response.json([{
+        revisionId: "r1",
+        noteId: id,
+        type: "text",
+        mime: "text/html",
+        isProtected: false,
+        title: stored.get(id),
+      }]);
+    }
+    if (path.endsWith("/attachments")) {
+      return Response.json([{
+        attachmentId: "a1",
+        ownerId: id,
+        role: "image",
+        mime: "image/png",
+        title: "Tom &amp; Jerry.png",
+      }]);
+    }
+    return Response.json(coreNote(id, stored.get(id)!));
+  }
+  return { core, sent };
+}
+
+Deno.test("titles: Core's stored HTML is decoded once where notes, revisions, attachments enter", async () => {
+  const stored = new Map([
+    ["n1", "Salt &amp; Smoke &lt;Tide&gt;"],
+    ["n2", "<b>Ash</b> &amp; Ember"],
+    ["n3", "Harbor"],
+    ["literal", "Tom &amp;amp; Jerry"],
+    ["locked", "U2FsdGVk&lt;cipher"],
+  ]);
+  const { core } = titleClient(stored);
+  assert.equal((await core.getNote("n1")).title, "Salt & Smoke <Tide>");
+  assert.equal((await core.getNote("n2")).title, "Ash & Ember", "a kept tag reduced to its text");
+  assert.equal((await core.getNote("literal")).title, "Tom &amp; Jerry", "decoded once only");
+  assert.deepEqual((await core.search("#lore")).map((n) => n.title), [
+    "Salt & Smoke <Tide>",
+    "Ash & Ember",
+    "Harbor",
+    "Tom &amp; Jerry",
+    "[protected]",
+  ]);
+  assert.equal((await core.revisions("n1"))[0].title, "Salt & Smoke <Tide>");
+  assert.equal((await core.attachments("n1"))[0].title, "Tom & Jerry.png");
+});
+
+Deno.test("titles: a list with a title decoded is never passed on as Core's text", async () => {
+  const plain = titleClient(new Map([["n3", "Harbor"]])).core;
+  const untouched = await plain.listCallerQuery("#lore");
+  assert.equal(untouched.resultsJson, JSON.stringify([coreNote("n3", "Harbor")]));
+  const escaped = titleClient(new Map([["n3", "Harbor"], ["n1", "A &amp; B"]])).core;
+  const decoded = await escaped.listCallerQuery("#lore");
+  assert.equal(decoded.resultsJson, null);
+  assert.deepEqual(decoded.results.map((n) => n.title), ["Harbor", "A & B"]);
+});
+
+Deno.test("titles: create and rename send create-note's stored form; a round trip is stable", async () => {
+  const stored = new Map<string, string>();
+  const { core, sent } = titleClient(stored);
+  const created = await core.createNote({
+    parentNoteId: "p",
+    title: "Salt & Smoke <Tide>",
+    type: "text",
+    content: "",
+  });
+  assert.equal(created.note.title, "Salt & Smoke <Tide>");
+  assert.equal(stored.get("new1"), "Salt &amp; Smoke &lt;Tide&gt;");
+  const read = await core.getNote("new1");
+  const renamed = await core.patchNote("new1", { title: read.title });
+  assert.equal(renamed.title, "Salt & Smoke <Tide>");
+  assert.equal(stored.get("new1"), "Salt &amp; Smoke &lt;Tide&gt;", "the same bytes as create");
+  await core.patchNote("new1", { title: "Tom &amp; Jerry" });
+  assert.equal(stored.get("new1"), "Tom &amp;amp; Jerry");
+  assert.equal((await core.getNote("new1")).title, "Tom &amp; Jerry");
+  await core.patchNote("new1", { type: "code" });
+  assert.deepEqual(sent.at(-1)?.body, { type: "code" }, "no title: none sent");
 });

@@ -8,8 +8,7 @@
  */
 import type { z } from "zod";
 import { ApiError } from "../http/errors.ts";
-import { concatBytes } from "../util/bytes.ts";
-import { type CancelDeadline, sharedDeadlines } from "../util/deadlines.ts";
+import { type CancelDeadline, type Deadlines, sharedDeadlines } from "../util/deadlines.ts";
 
 /** What the helper needs from its surroundings (injected so tests control it). */
 export interface UpstreamDeps {
@@ -27,6 +26,8 @@ export interface UpstreamDeps {
   onFailure?: (service: string, reason: UpstreamFailure) => void;
   /** Largest body read whole (JSON, content as text); default {@linkcode DEFAULT_MAX_BODY_BYTES}. */
   maxBodyBytes?: number;
+  /** Where `timeoutMs` is counted; default the process-wide {@linkcode sharedDeadlines}. */
+  deadlines?: Deadlines;
 }
 
 /**
@@ -171,9 +172,10 @@ export async function upstreamFetch(
     stop.abort(new DOMException("timeout", "TimeoutError"));
   };
   // calls share a timer per duration (util/deadlines.ts): one of their own would cost more
+  const deadlines = deps.deadlines ?? sharedDeadlines;
   const arm = () => {
     cancelDeadline?.();
-    cancelDeadline = sharedDeadlines.start(deps.timeoutMs, expire);
+    cancelDeadline = deadlines.start(deps.timeoutMs, expire);
   };
   arm();
   // A streamed request body (an upload) may take longer than the deadline to send: while bytes
@@ -208,6 +210,11 @@ export async function upstreamFetch(
       signal: stop.signal,
       redirect: "manual",
     });
+    if (req.stream && stop.signal.aborted) {
+      // the deadline passed (or the client left) just as the head came in: its body is gone
+      void res.body?.cancel().catch(() => {});
+      throw stop.signal.reason;
+    }
     deps.onTiming?.(performance.now() - started);
     if (req.stream) release();
     return { res, release, timedOut: () => expired };
@@ -318,17 +325,21 @@ export async function readBodyText(
     if (whole) return await up.res.text();
     if (!reader) return "";
     if (declared > maxBytes) throw oversized();
-    const chunks: Uint8Array[] = [];
+    // decoded as it comes: each chunk is let go at once, and no buffer of the whole body is
+    // made beside the text (a few large answers at once would otherwise leave the process's
+    // memory high long after, see docs/decisions.md)
+    const decoder = new TextDecoder();
+    const parts: string[] = [];
     let total = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) throw oversized();
-      chunks.push(value);
+      parts.push(decoder.decode(value, { stream: true }));
     }
-    const buf = concatBytes(chunks, total);
-    return new TextDecoder().decode(buf);
+    parts.push(decoder.decode());
+    return parts.join("");
   } catch (e) {
     // whatever went wrong, the rest of the body is not wanted: release the connection now
     void (reader ?? up.res.body)?.cancel().catch(() => {});

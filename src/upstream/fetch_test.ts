@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
+import { REFUSED_URL } from "../../tests/helpers/harness.ts";
+import { eventually, manualDeadlines } from "../../tests/helpers/manual_deadlines.ts";
 import { ApiError } from "../http/errors.ts";
 import { ClientAbortError, readBodyText, upstreamFetch } from "./fetch.ts";
+
+/**
+ * The deadlines of calls whose test is not about time: a clock that never moves, so a slow
+ * machine can never turn their answer into a timeout.
+ */
+const still = manualDeadlines();
 
 /** A tiny local backend whose behaviour each test chooses. */
 async function withBackend(
@@ -27,13 +35,19 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   });
 
 Deno.test("upstreamFetch: a backend that never answers gives 504 naming the service, not its address", async () => {
+  let asked = false;
   await withBackend(async (req) => {
-    await sleep(2000, req.signal);
+    asked = true;
+    await sleep(60_000, req.signal); // until the call gives up
     return new Response("late");
   }, async (url) => {
-    const err = await upstreamFetch({ fetch, timeoutMs: 100 }, "Core", url, { path: "/x" }).catch((
-      e,
-    ) => e);
+    const time = manualDeadlines();
+    const call = upstreamFetch({ fetch, deadlines: time, timeoutMs: 100 }, "Core", url, {
+      path: "/x",
+    });
+    await eventually("the backend holds the call", () => asked);
+    time.advance(100);
+    const err = await call.catch((e) => e);
     assert.ok(err instanceof ApiError);
     assert.equal(err.status, 504);
     assert.equal(err.code, "UPSTREAM_TIMEOUT");
@@ -42,9 +56,14 @@ Deno.test("upstreamFetch: a backend that never answers gives 504 naming the serv
 });
 
 Deno.test("upstreamFetch: an unreachable backend gives 503 without the network error's text", async () => {
-  const err = await upstreamFetch({ fetch, timeoutMs: 1000 }, "Core", "http://127.0.0.1:9", {
-    path: "/x",
-  })
+  const err = await upstreamFetch(
+    { fetch, deadlines: still, timeoutMs: 1000 },
+    "Core",
+    "http://127.0.0.1:9",
+    {
+      path: "/x",
+    },
+  )
     .catch((e) => e);
   assert.ok(err instanceof ApiError);
   assert.equal(err.status, 503);
@@ -56,14 +75,14 @@ Deno.test("upstreamFetch: an unreachable backend gives 503 without the network e
 Deno.test("upstreamFetch: the client's abort cancels the upstream call", async () => {
   let upstreamSawAbort = false;
   await withBackend(async (req) => {
-    await sleep(2000, req.signal);
+    await sleep(60_000, req.signal);
     upstreamSawAbort = req.signal.aborted;
     return new Response("late");
   }, async (url) => {
     const client = new AbortController();
     setTimeout(() => client.abort(), 50);
     const err = await upstreamFetch(
-      { fetch, timeoutMs: 5000, signal: client.signal },
+      { fetch, deadlines: still, timeoutMs: 5000, signal: client.signal },
       "Core",
       url,
       {
@@ -71,37 +90,68 @@ Deno.test("upstreamFetch: the client's abort cancels the upstream call", async (
       },
     ).catch((e) => e);
     assert.ok(err instanceof ClientAbortError);
-    await sleep(50);
-    assert.ok(upstreamSawAbort, "the backend's request was aborted");
+    await eventually("the backend's request was aborted", () => upstreamSawAbort);
   });
 });
 
 Deno.test("upstreamFetch: streamed calls stop the deadline at the head; buffered reads keep it", async () => {
+  // the rest of each body comes once the test has let the deadline's time pass
+  let sendRest = () => {};
   await withBackend(() => {
     const body = new ReadableStream<Uint8Array>({
       async start(c) {
         c.enqueue(new TextEncoder().encode("a"));
-        await sleep(250);
+        await new Promise<void>((r) => sendRest = r);
         c.enqueue(new TextEncoder().encode("b"));
         c.close();
       },
     });
     return new Response(body);
   }, async (url) => {
-    const streamed = await upstreamFetch({ fetch, timeoutMs: 100 }, "Core", url, {
-      path: "/",
-      stream: true,
-    });
+    const time = manualDeadlines();
+    const deps = { fetch, deadlines: time, timeoutMs: 100 };
+    const streamed = await upstreamFetch(deps, "Core", url, { path: "/", stream: true });
+    assert.equal(time.pending(), 0, "the head arrived: no deadline runs");
+    time.advance(250);
+    sendRest();
     assert.equal(await streamed.res.text(), "ab");
-    const buffered = await upstreamFetch({ fetch, timeoutMs: 100 }, "Core", url, { path: "/" });
-    const err = await readBodyText(buffered, {}, "Core", 1000).catch((e) => e);
+    const buffered = await upstreamFetch(deps, "Core", url, { path: "/" });
+    const reading = readBodyText(buffered, {}, "Core", 1000).catch((e) => e);
+    time.advance(250);
+    const err = await reading;
     assert.equal(err.status, 504);
+    sendRest();
   });
+});
+
+Deno.test("upstreamFetch: a streamed call whose deadline passes as its head comes in is a 504", async () => {
+  const time = manualDeadlines();
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>({ cancel: () => void (cancelled = true) });
+  const headJustLate = () => {
+    time.advance(100); // the deadline passes while the head is on its way
+    return Promise.resolve(new Response(body));
+  };
+  const failures: string[] = [];
+  const deps = {
+    fetch: headJustLate,
+    deadlines: time,
+    timeoutMs: 100,
+    onFailure: (_: string, reason: string) => failures.push(reason),
+  };
+  const err = await upstreamFetch(deps, "Core", "http://core", { path: "/x", stream: true })
+    .catch((e) => e);
+  assert.ok(err instanceof ApiError);
+  assert.deepEqual([err.status, err.code], [504, "UPSTREAM_TIMEOUT"]);
+  assert.deepEqual(failures, ["timeout"]);
+  await eventually("the body nobody will read is cancelled", () => cancelled);
 });
 
 Deno.test("readBodyText: oversized upstream bodies are refused", async () => {
   await withBackend(() => new Response("x".repeat(5000)), async (url) => {
-    const up = await upstreamFetch({ fetch, timeoutMs: 1000 }, "Core", url, { path: "/" });
+    const up = await upstreamFetch({ fetch, deadlines: still, timeoutMs: 1000 }, "Core", url, {
+      path: "/",
+    });
     const err = await readBodyText(up, {}, "Core", 100).catch((e) => e);
     assert.equal(err.status, 502);
   });
@@ -121,7 +171,7 @@ Deno.test("readBodyText: a small compressed body that inflates past the bound is
       }),
     async (url) => {
       // a caller that asks for compression gets it decoded by fetch, and counted as it inflates
-      const up = await upstreamFetch({ fetch, timeoutMs: 1000 }, "Core", url, {
+      const up = await upstreamFetch({ fetch, deadlines: still, timeoutMs: 1000 }, "Core", url, {
         path: "/",
         headers: { "accept-encoding": "gzip" },
       });
@@ -145,7 +195,7 @@ Deno.test("upstreamFetch: backends are asked for uncompressed answers", async ()
       { "accept-encoding": "gzip" },
     ];
     for (const headers of cases) {
-      const up = await upstreamFetch({ fetch, timeoutMs: 1000 }, "Core", url, {
+      const up = await upstreamFetch({ fetch, deadlines: still, timeoutMs: 1000 }, "Core", url, {
         path: "/",
         headers,
       });
@@ -164,7 +214,7 @@ Deno.test("upstreamFetch: query values are encoded and timing is reported", asyn
   }, async (url) => {
     const timings: number[] = [];
     const up = await upstreamFetch(
-      { fetch, timeoutMs: 1000, onTiming: (ms) => timings.push(ms) },
+      { fetch, deadlines: still, timeoutMs: 1000, onTiming: (ms) => timings.push(ms) },
       "Core",
       url,
       {
@@ -185,20 +235,39 @@ Deno.test("upstreamFetch: an upload that keeps sending is not cut off by the dea
   await withBackend(
     async (req) => new Response(String((await req.arrayBuffer()).byteLength)),
     async (url) => {
-      let n = 0;
+      const time = manualDeadlines();
+      // each chunk goes out 60 ms after the one before: 6 × 60 ms, far past the 100 ms deadline
+      let allowed = 0;
+      let sent = 0;
+      let wake = () => {};
+      const allow = () => {
+        allowed++;
+        wake();
+      };
       const body = new ReadableStream<Uint8Array>({
         async pull(c) {
-          await sleep(40); // 6 chunks × 40 ms: longer than the 100 ms deadline in total
-          if (n++ === 6) c.close();
+          while (sent === allowed) await new Promise<void>((r) => wake = r);
+          if (sent++ === 6) c.close();
           else c.enqueue(new Uint8Array(1000));
         },
       });
-      const up = await upstreamFetch({ fetch, timeoutMs: 100 }, "Core", url, {
+      const answer = upstreamFetch({ fetch, deadlines: time, timeoutMs: 100 }, "Core", url, {
         method: "PUT",
         path: "/",
         body,
-      });
-      assert.equal(await readBodyText(up, {}, "Core", 100), "6000");
+      }).then((up) => readBodyText(up, {}, "Core", 100));
+      for (let i = 0; i < 6; i++) {
+        const restarts = time.setAt(100).length;
+        time.advance(60);
+        allow();
+        await eventually(
+          `chunk ${i + 1} restarts the deadline`,
+          () => time.setAt(100).length > restarts,
+        );
+      }
+      allow();
+      assert.equal(await answer, "6000");
+      assert.ok(time.now() >= 360);
     },
   );
 });
@@ -221,17 +290,23 @@ Deno.test("readBodyText: a declared oversized body is refused unread; an undecla
     });
     return new Response(body);
   }, async (url) => {
-    const declared = await upstreamFetch({ fetch, timeoutMs: 1000 }, "Core", url, {
-      path: "/declared",
-    });
+    const declared = await upstreamFetch(
+      { fetch, deadlines: still, timeoutMs: 1000 },
+      "Core",
+      url,
+      {
+        path: "/declared",
+      },
+    );
     const e1 = await readBodyText(declared, {}, "Core", 100).catch((e) => e);
     assert.equal(e1.status, 502);
     assert.equal(e1.code, "UPSTREAM_ERROR");
-    const endless = await upstreamFetch({ fetch, timeoutMs: 5000 }, "Core", url, { path: "/" });
+    const endless = await upstreamFetch({ fetch, deadlines: still, timeoutMs: 5000 }, "Core", url, {
+      path: "/",
+    });
     const e2 = await readBodyText(endless, {}, "Core", 4096).catch((e) => e);
     assert.equal(e2.status, 502);
-    for (let i = 0; i < 100 && !cancelled; i++) await sleep(20);
-    assert.ok(cancelled, "the backend's body was cancelled, not read to the end");
+    await eventually("the backend's body was cancelled, not read to the end", () => cancelled);
     assert.ok(pulled < 10_000);
   });
 });
@@ -260,7 +335,9 @@ async function withRawBackend(
 Deno.test("upstreamFetch: a backend that answers with no HTTP at all is a 502, not unreachable", async () => {
   for (const answer of ["<html>not http\x00\xff</html>\r\n\r\n", null]) {
     await withRawBackend(answer, async (url) => {
-      const err = await upstreamFetch({ fetch, timeoutMs: 2000 }, "Core", url, { path: "/x" })
+      const err = await upstreamFetch({ fetch, deadlines: still, timeoutMs: 2000 }, "Core", url, {
+        path: "/x",
+      })
         .catch((e) => e);
       assert.ok(err instanceof ApiError, String(err));
       assert.equal(err.status, 502, JSON.stringify(answer));
@@ -271,10 +348,10 @@ Deno.test("upstreamFetch: a backend that answers with no HTTP at all is a 502, n
 });
 
 Deno.test("upstreamFetch: a closed port is unreachable (503)", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const url = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
-  listener.close();
-  const err = await upstreamFetch({ fetch, timeoutMs: 2000 }, "Parser", url, { path: "/" })
+  const url = REFUSED_URL;
+  const err = await upstreamFetch({ fetch, deadlines: still, timeoutMs: 2000 }, "Parser", url, {
+    path: "/",
+  })
     .catch((e) => e);
   assert.equal(err.status, 503);
   assert.equal(err.code, "UPSTREAM_UNAVAILABLE");

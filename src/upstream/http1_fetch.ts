@@ -20,10 +20,14 @@
  *   frees its memory at once. The runtime frees a chunk's memory only when a garbage collection
  *   finds it, and a stream of large chunks makes little garbage on the heap itself: a 100 MiB
  *   upload otherwise held tens of MiB of finished chunks.
+ * - A connection's read buffer starts small and doubles while reads fill it (up to 64 KiB, or
+ *   the head limit): a connection waiting for the answer to a slow upload, or idle in the pool,
+ *   holds a few KiB, while a large answer is still read in large pieces.
  *
  * @module
  */
 import { concatBytes } from "../util/bytes.ts";
+import { MIN_READ_BYTES } from "../util/read_size.ts";
 import {
   type BodyDecoder,
   bodyDecoder,
@@ -54,6 +58,11 @@ export interface Http1ClientOptions {
   maxHeadBytes?: number;
   /** Where requests the client does not handle go; default `globalThis.fetch` at call time. */
   fallback?: typeof fetch;
+  /**
+   * Opens a connection, resolving the host name (`Deno.connect` by default; a test gives its
+   * own resolver's outcome).
+   */
+  connect?: (options: Deno.ConnectOptions) => Promise<Deno.TcpConn>;
 }
 
 /** A pooled client. */
@@ -148,6 +157,8 @@ export function createHttp1Client(opts: Http1ClientOptions = {}): Http1Client {
     if (!list) idle.set(c.key, list = []);
     if (list.length >= maxIdle) return destroy(c);
     c.start = c.end = 0;
+    // a buffer grown for a large answer is not kept for the wait in the pool
+    if (c.buf.byteLength > MIN_READ_BYTES) c.buf = new Uint8Array(MIN_READ_BYTES);
     c.idle = true;
     c.idleSince = performance.now();
     c.tcp.unref(); // an idle connection must not keep the process alive
@@ -240,18 +251,34 @@ export function createHttp1Client(opts: Http1ClientOptions = {}): Http1Client {
     } else {
       if (c.start === c.end) c.start = c.end = 0;
       if (c.end === c.buf.length) {
-        // the decoders bound every partial line below the buffer's size, so start > 0 here
-        if (c.start === 0) throw invalidResponse("line too long");
-        c.buf.copyWithin(0, c.start, c.end);
-        c.end -= c.start;
-        c.start = 0;
+        if (c.start > 0) {
+          c.buf.copyWithin(0, c.start, c.end);
+          c.end -= c.start;
+          c.start = 0;
+        } else if (c.buf.length < bufferBytes) {
+          grow(c);
+        } else {
+          // the decoders bound every partial line below the largest buffer's size
+          throw invalidResponse("line too long");
+        }
       }
       n = await c.tcp.read(c.buf.subarray(c.end));
     }
     if (n === null) return false;
     c.end += n;
+    // a read that took all the room: more is coming than this buffer holds at once
+    if (c.end === c.buf.length && c.buf.length < bufferBytes) grow(c);
     c.received += n;
     return true;
+  }
+
+  /** Doubles the read buffer (up to its largest size), keeping the unread window. */
+  function grow(c: Connection): void {
+    const next = new Uint8Array(Math.min(bufferBytes, c.buf.length * 2));
+    next.set(c.buf.subarray(c.start, c.end));
+    c.end -= c.start;
+    c.start = 0;
+    c.buf = next;
   }
 
   async function readHead(c: Connection, limit: number): Promise<[ResponseHead, number]> {
@@ -299,7 +326,7 @@ export function createHttp1Client(opts: Http1ClientOptions = {}): Http1Client {
   }
 
   async function connect(x: Exchange, url: URL): Promise<Connection> {
-    const connecting = Deno.connect({
+    const connecting = (opts.connect ?? Deno.connect)({
       hostname: url.hostname.replace(/^\[(.*)\]$/, "$1"),
       port: url.port ? Number(url.port) : 80,
     }).catch((e) => {
@@ -327,7 +354,7 @@ export function createHttp1Client(opts: Http1ClientOptions = {}): Http1Client {
     return {
       tcp,
       key: url.host,
-      buf: new Uint8Array(bufferBytes),
+      buf: new Uint8Array(Math.min(MIN_READ_BYTES, bufferBytes)),
       start: 0,
       end: 0,
       idle: false,

@@ -3,7 +3,12 @@ import net from "node:net";
 import { startCoreSim } from "../../sims/core.ts";
 import { startParserSim } from "../../sims/parser.ts";
 import { W } from "../../sims/world.ts";
-import { startHarness } from "../../tests/helpers/harness.ts";
+import { REFUSED_URL, startHarness } from "../../tests/helpers/harness.ts";
+import {
+  answerMovingTime,
+  HANG_GUARD_MS,
+  manualDeadlines,
+} from "../../tests/helpers/manual_deadlines.ts";
 import { ApiError } from "../http/errors.ts";
 import { createCoreClient } from "./core.ts";
 import { readBodyText, upstreamFetch } from "./fetch.ts";
@@ -180,9 +185,13 @@ async function withRaw(
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Waits until `check` holds (the other side of a socket acts asynchronously). */
+/**
+ * Waits until `check` holds (the other side of a socket acts asynchronously), under the hang
+ * guard only: a busy machine makes it slower, never false.
+ */
 async function eventually(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await sleep(10);
+  const until = performance.now() + HANG_GUARD_MS;
+  while (!check() && performance.now() < until) await sleep(10);
   assert.ok(check(), what);
 }
 
@@ -320,6 +329,25 @@ Deno.test("http1Fetch: interim answers skipped, Set-Cookie kept apart, no body f
   });
 });
 
+Deno.test("http1Fetch: a head near its limit and a large body arrive whole through a buffer that grows", async () => {
+  // a connection's read buffer starts at a few KiB (a slow upload's connection holds no more)
+  const big = "h".repeat(60_000);
+  const body = "b".repeat(1024 * 1024 + 3);
+  await withRaw(
+    answering(() =>
+      `HTTP/1.1 200 OK\r\nX-Big: ${big}\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+    ),
+    async ({ url, backend, fetch }) => {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(url);
+        assert.equal(res.headers.get("x-big"), big);
+        assert.equal(await res.text(), body);
+      }
+      assert.equal(backend.accepted(), 1, "the connection was pooled and used again");
+    },
+  );
+});
+
 Deno.test("http1Fetch: bytes after a complete answer are not trusted: that connection is closed", async () => {
   await withRaw(
     answering(() => ok("one") + "HTTP/1.1 200 OK\r\n"),
@@ -410,11 +438,9 @@ Deno.test("http1Fetch: a reset mid-body errors the body stream with a TypeError"
 });
 
 Deno.test("http1Fetch: refused connections and unknown hosts are TypeErrors naming the class, never the URL", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = listener.addr.port;
-  listener.close();
+  const port = new URL(REFUSED_URL).port;
   const client = createHttp1Client();
-  const refused = await client.fetch(`http://127.0.0.1:${port}/etapi/x`, { redirect: "manual" })
+  const refused = await client.fetch(`${REFUSED_URL}/etapi/x`, { redirect: "manual" })
     .catch((e) => e);
   assert.ok(refused instanceof TypeError);
   assert.equal(refused.message, "connection refused");
@@ -427,11 +453,17 @@ Deno.test("http1Fetch: refused connections and unknown hosts are TypeErrors nami
     },
   );
   await assert.rejects(down, { status: 503, message: "Core is unreachable" });
-  const dns = await client.fetch("http://no-such-host.invalid/", { redirect: "manual" }).catch((
-    e,
-  ) => e);
+  // the resolver's answer is the test's: what `Deno.connect` throws for a name that does not
+  // resolve (this machine's resolver may be slow, or not answer at all)
+  const unresolvable = createHttp1Client({
+    connect: () =>
+      Promise.reject(new Error("failed to lookup address information: Name or service not known")),
+  });
+  const dns = await unresolvable.fetch("http://no-such-host.invalid/", { redirect: "manual" })
+    .catch((e) => e);
   assert.ok(dns instanceof TypeError);
   assert.match(dns.message, /^dns error/);
+  assert.equal(String(dns).includes("no-such-host"), false);
   const credentials = await client.fetch(`http://user:s3cret@127.0.0.1:${port}/`, {
     redirect: "manual",
   }).catch((e) => e);
@@ -445,9 +477,9 @@ Deno.test("http1Fetch: a kept connection the backend closed while idle is not us
     await write(conn, ok("then I close"));
     await sleep(10);
     conn.close();
-  }, async ({ url, backend, fetch }) => {
+  }, async ({ url, backend, client, fetch }) => {
     assert.equal(await (await fetch(url)).text(), "then I close");
-    await sleep(100);
+    await eventually(() => client.idleConnections() === 0, "the pool noticed the close");
     // not idempotent, so never retried: it only works when the dead connection was noticed
     assert.equal(await (await fetch(url, { method: "POST", body: "x" })).text(), "then I close");
     assert.equal(backend.accepted(), 2);
@@ -554,22 +586,34 @@ Deno.test("http1Fetch: an abort while a streamed body is being sent cancels the 
 // --- the pool ---------------------------------------------------------------------------------
 
 Deno.test("http1Fetch: idle connections are bounded per origin and closed after the idle timeout", async () => {
-  await withRaw(async (conn, _i, backend) => {
+  // answers only once three requests are in, so the three calls overlap however slow the machine
+  let arrived = 0;
+  let allIn = () => {};
+  const three = new Promise<void>((r) => allIn = r);
+  const serve = async (conn: Deno.TcpConn, _i: number, backend: RawBackend) => {
     const next = requestReader(conn);
     for (let req = await next(); req; req = await next()) {
-      await sleep(30); // so concurrent calls overlap
+      if (++arrived === 3) allIn();
+      await three;
       await write(conn, ok("ok"));
     }
     backend.closedByClient++;
-  }, async ({ url, backend, fetch }) => {
+  };
+  // an idle timeout out of reach: the kept connection is reused, whenever the next call comes
+  await withRaw(serve, async ({ url, backend, fetch }) => {
     await Promise.all([1, 2, 3].map(async () => await (await fetch(url)).text()));
     assert.equal(backend.accepted(), 3);
     await eventually(() => backend.closedByClient === 2, "all but one idle connection closed");
     await (await fetch(url)).text();
     assert.equal(backend.accepted(), 3); // the kept one was reused
-    await eventually(() => backend.closedByClient === 3, "the idle one timed out");
+  }, { maxIdlePerOrigin: 1, idleTimeoutMs: 600_000 });
+  // a short one: the idle connection is closed once it passes
+  arrived = 3;
+  await withRaw(serve, async ({ url, backend, fetch }) => {
     await (await fetch(url)).text();
-    assert.equal(backend.accepted(), 4);
+    await eventually(() => backend.closedByClient === 1, "the idle one timed out");
+    await (await fetch(url)).text();
+    assert.equal(backend.accepted(), 2);
   }, { maxIdlePerOrigin: 1, idleTimeoutMs: 300 });
 });
 
@@ -671,10 +715,12 @@ Deno.test("http1Fetch: a streamed body's chunks are sent whole, then freed; a sh
 
 Deno.test("http1Fetch: the Parser double's event stream arrives event by event", async () => {
   const core = await startCoreSim();
-  const sentAt: number[] = [];
+  let sent = 0;
+  const time = manualDeadlines(); // the double paces its events on the test's clock
   const parser = await startParserSim({
     core: { url: core.url, token: core.token },
-    brainDump: { paceMs: 30, onStreamEvent: (_e, at) => sentAt.push(at) },
+    brainDump: { paceMs: 30, onStreamEvent: () => sent++ },
+    deadlines: time,
   });
   const client = createHttp1Client();
   try {
@@ -689,15 +735,21 @@ Deno.test("http1Fetch: the Parser double's event stream arrives event by event",
     });
     assert.equal(res.headers.get("content-type")?.startsWith("text/event-stream"), true);
     let text = "";
-    let firstEventAt = 0;
-    for await (const chunk of res.body!) {
-      text += dec.decode(chunk, { stream: true });
-      if (!firstEventAt && text.includes("\n\n")) firstEventAt = performance.now();
-    }
+    let sentWhenFirstArrived = 0;
+    const reading = (async () => {
+      for await (const chunk of res.body!) {
+        text += dec.decode(chunk, { stream: true });
+        if (!sentWhenFirstArrived && text.includes("\n\n")) sentWhenFirstArrived = sent;
+      }
+    })();
+    // One paced event each time the test lets the pace pass, once every event sent is in hand:
+    // were the stream buffered, the first would never arrive while the double waits.
+    const received = () =>
+      text.split("\n\n").slice(0, -1).filter((e) => e.startsWith("event: ")).length;
+    await answerMovingTime(time, reading, () => time.pendingOf(30) === 1 && received() === sent);
     assert.match(text, /event: done\n/);
-    assert.ok(sentAt.length >= 3, `${sentAt.length} events`);
-    // the first event was in hand before the double had even sent its last one
-    assert.ok(firstEventAt < sentAt[sentAt.length - 1], "the stream was not buffered");
+    assert.ok(sent >= 3, `${sent} events`);
+    assert.equal(sentWhenFirstArrived, 1, "the first event arrived before the second was sent");
   } finally {
     client.closeIdle();
     await parser.close();

@@ -4,9 +4,13 @@
  * `{code,message}`, TypeBox 422 bodies, plain-text 500s) map to the shared error shape without
  * passing Parser's text on.
  *
+ * The Parser relays Core's titles as Core stores them; the schemas its answers are read with
+ * declare those fields `relayedTitle` (core/titles.ts), which decodes them once (`readRelayed`).
+ *
  * @module
  */
 import { z } from "zod";
+import { relayedTitle } from "../core/titles.ts";
 import { ApiError, type ErrorCode } from "../http/errors.ts";
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -49,6 +53,31 @@ const parserErrorSchema = z.looseObject({
   code: z.unknown().optional(),
   message: z.unknown().optional(),
   property: z.unknown().optional(),
+});
+
+/**
+ * The Parser's `POST /rag/query` answer: one best chunk per note, best first. `noteTitle` is the
+ * note's title as the Parser read it from Core when it indexed the note, decoded here to the
+ * typed title; `content` is the chunk's text as the Parser has it. Read it with `readRelayed`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readRelayed } from "../core/titles.ts";
+ *
+ * const read = await readRelayed(ragQueryAnswer, {
+ *   results: [{ noteId: "n1", noteTitle: "Salt &amp; Smoke", content: "Fish.", score: 0.8 }],
+ * });
+ * assert.equal(read.success && read.data.results[0].noteTitle, "Salt & Smoke");
+ * ```
+ */
+export const ragQueryAnswer = z.object({
+  results: z.array(z.object({
+    noteId: z.string(),
+    noteTitle: relayedTitle,
+    content: z.string(),
+    score: z.number(),
+  })),
 });
 
 /** The Parser operations the service performs that are not plain pass-throughs. */
@@ -314,7 +343,7 @@ export function createParserClient(
       ),
     signOut: async () => {
       const up = await call(jsonReq("POST", "/api/auth/sign-out", {}, origin));
-      await up.res.body?.cancel();
+      await up.res.body?.cancel().catch(() => {}); // a body the deadline ended is gone already
       up.release();
     },
     getSession: async () => {

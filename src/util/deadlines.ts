@@ -13,12 +13,18 @@
 /** Stops a deadline from firing; a no-op once it fired or was cancelled. */
 export type CancelDeadline = () => void;
 
-/** Sets deadlines: {@linkcode createDeadlines}. */
+/**
+ * Sets deadlines: {@linkcode createDeadlines}. Everything in the service that gives up after a
+ * while takes one (backend calls, AI waits, streams), so a test can run them on a clock it moves
+ * itself instead of racing the runtime's timers with real work.
+ */
 export interface Deadlines {
   /** Calls `onExpire` once, `ms` from now, unless cancelled first. `onExpire` must not throw. */
   start(ms: number, onExpire: () => void): CancelDeadline;
   /** Deadlines set and neither fired nor cancelled. */
   pending(): number;
+  /** The clock deadlines are counted on, in milliseconds (for work started earlier). */
+  now(): number;
 }
 
 /** The clock and timer a {@linkcode Deadlines} uses (tests pass their own). */
@@ -53,12 +59,14 @@ interface Queue {
  * import assert from "node:assert/strict";
  * const deadlines = createDeadlines();
  * const fired: string[] = [];
+ * const started = deadlines.now();
  * const cancel = deadlines.start(20, () => fired.push("cancelled one"));
  * deadlines.start(20, () => fired.push("late one"));
  * cancel();
  * await new Promise((r) => setTimeout(r, 40));
  * assert.deepEqual(fired, ["late one"]);
  * assert.equal(deadlines.pending(), 0);
+ * assert.ok(deadlines.now() - started >= 19);
  * ```
  */
 export function createDeadlines(clock: DeadlineClock = RUNTIME_CLOCK): Deadlines {
@@ -107,11 +115,13 @@ export function createDeadlines(clock: DeadlineClock = RUNTIME_CLOCK): Deadlines
       for (const q of queues.values()) n += q.entries.size;
       return n;
     },
+    now: () => clock.now(),
   };
 }
 
 /**
- * The scheduler backend calls share (upstream/fetch.ts), like the runtime's own timer list.
+ * The scheduler the service's deadlines share unless a test gives its own (`AppDeps.deadlines`),
+ * like the runtime's own timer list.
  *
  * @example
  * ```ts

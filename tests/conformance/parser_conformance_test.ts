@@ -53,7 +53,7 @@ Deno.test("parser conformance: the Parser double passes every step with all flag
       coreUrl: core.url,
       coreToken: core.token,
       flags: PARSER_FLAGS,
-      batchWaitMs: 10_000,
+      batchWaitMs: 120_000, // a guard: the steps go on as soon as the batch is done
     });
     assert.deepEqual(failures(rows), [], formatReport(rows));
     assert.deepEqual(rows.filter((r) => r.result === "skipped"), [], formatReport(rows));
@@ -69,7 +69,7 @@ Deno.test("parser conformance: without flags the integration steps are skipped a
       coreUrl: core.url,
       coreToken: core.token,
       flags: [],
-      batchWaitMs: 10_000,
+      batchWaitMs: 120_000, // a guard: the steps go on as soon as the batch is done
     });
     assert.deepEqual(failures(rows), [], formatReport(rows));
     const skipped = rows.filter((r) => r.result === "skipped");

@@ -235,6 +235,34 @@ export const noteSteps: Step[] = [
   },
   {
     method: "POST",
+    path: "/api/lore",
+    check: "a title with & < > is stored as Core's create stores text, read and found as typed",
+    run: async (s) => {
+      const title = `Salt & Smoke <Tide> ${s.tag}`;
+      const stored = `Salt &amp; Smoke &lt;Tide&gt; ${s.tag}`;
+      const note = await createLore(s, "typed", { title }); // the answer's title: as typed
+      const inCore = () =>
+        s.core.json("GET", `/etapi/notes/${note.noteId}`, z.looseObject({ title: z.string() }));
+      same((await inCore()).title, stored, "the title as Core holds it");
+      same((await readLore(s, note.noteId)).title, title, "title read back");
+      const renamed = await s.api.json("PATCH", `/api/lore/${note.noteId}`, 200, noteSchema, {
+        json: { title },
+      });
+      same(renamed.title, title, "title in the PATCH answer");
+      same((await inCore()).title, stored, "a rename stores what create stored");
+      const hits = await s.api.json(
+        "GET",
+        `/api/lore/mention-search?q=${encodeURIComponent(`& Smoke <Tide> ${s.tag}`)}`,
+        200,
+        z.object({ results: z.array(z.looseObject({ noteId: z.string(), title: z.string() })) }),
+      );
+      same(hits.results.map((r) => [r.noteId, r.title]), [[note.noteId, title]], "mentions");
+      same((await s.api.call("DELETE", `/api/lore/${note.noteId}`)).status, 204, "delete");
+      s.notes.delete("typed");
+    },
+  },
+  {
+    method: "POST",
     path: "/api/lore/:id/attributes",
     check: "label (#sigil dropped) and relation created and read back",
     run: async (s) => {

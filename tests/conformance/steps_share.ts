@@ -176,6 +176,132 @@ function expectUnrelatedTextUnlinked(html: string, what: string): void {
   );
 }
 
+// Every way a note can be linked (`#root/…`, Core's share URLs on any host and relative,
+// `./<ref>`, `<ref>`, `api/notes/<id>`-style, image URLs), planted in the public note through
+// Core, to the draft (hidden, in the share), to "B" (outside the share) and to the Guide (public).
+
+/** Every char percent-encoded: `%61%62`. */
+function encodeAll(text: string): string {
+  return [...new TextEncoder().encode(text)].map((b) => `%${b.toString(16).toUpperCase()}`)
+    .join("");
+}
+
+/** `[label, href]` of every form naming the note `id` (by `ref`, its alias or id, where possible). */
+function linkForms(id: string, ref: string): [string, string][] {
+  return [
+    ["root path", `#root/${id}`],
+    ["Core URL with a root path", `http://core.internal:8080/#root/${id}`],
+    ["share URL", `http://core.internal:8080/share/${ref}`],
+    ["share URL elsewhere", `HTTPS://Lore.Example.Org/base/share/${ref}?x=1#top`],
+    ["absolute share path", `/share/${ref}`],
+    ["relative share path", `share/${ref}`],
+    ["parent share path", `../share/${ref}`],
+    ["encoded share path", `/share/${encodeAll(ref)}`],
+    ["dot ref", `./${ref}`],
+    ["bare id", id],
+    ["download URL", `api/notes/${id}/download`],
+    ["share API URL", `/share/api/notes/${id}`],
+    ["ETAPI URL", `http://core.internal:8080/etapi/notes/${id}/content`],
+    ["image URL", `api/images/${id}/x.png`],
+  ];
+}
+
+/**
+ * Link targets of the link-form steps: `[role, label, ref, texts]`; the Guide is the public one.
+ * Labels start each paragraph, so they name no note (the search must not find one by them).
+ */
+function linkTargets(s: SuiteState): [string, string, string, string[]][] {
+  const draft = noteOf(s, "draft");
+  const outside = noteOf(s, "B");
+  return [
+    ["draft", "H", draftAlias(s), [draft.title, "Draft", `the whole ${draft.title} story`]],
+    ["B", "O", outside.noteId, [outside.title, "Brindle", `the whole ${outside.title} story`]],
+    ["guide", "R", noteOf(s, "guide").noteId, ["the guide"]],
+  ];
+}
+
+/** One paragraph per target, form and text: `<p>label form n: <a href>text</a></p>`. */
+function linkFormsHtml(s: SuiteState): string {
+  return linkTargets(s).flatMap(([role, label, ref, texts]) =>
+    linkForms(noteOf(s, role).noteId, ref).flatMap(([form, href]) =>
+      texts.map((text, i) => `<p>${label} ${form} ${i}: <a href="${href}">${text}</a></p>`)
+    )
+  ).join("");
+}
+
+/**
+ * Fails unless every link-form paragraph shows what visitors may see: no text of a link to a
+ * hidden or outside note (each text names it), and a link to the Guide's public page.
+ */
+function expectLinkForms(s: SuiteState, html: string, what: string): void {
+  const guide = noteOf(s, "guide").noteId;
+  for (const [role, prefix, , texts] of linkTargets(s)) {
+    for (const [form] of linkForms(noteOf(s, role).noteId, "")) {
+      texts.forEach((text, i) => {
+        const label = `${prefix} ${form} ${i}: `;
+        const want = role === "guide"
+          ? `<p>${label}<a href="/public/lore/${guide}">${text}</a></p>`
+          : `<p>${label}</p>`;
+        check(html.includes(want), `${what}: "${label}" is not ${JSON.stringify(want)}`);
+      });
+    }
+  }
+}
+
+// GM-facing fields: filled on published notes of Core's templates, with values no visitor may
+// ever read; player-facing fields beside them must show.
+
+/** A label kept private by the share root's `#sharePrivateFields`, and a relation. */
+const ROOT_PRIVATE = "ruler, relRival";
+
+/** `[role, loreType, player fields, GM-facing fields]` of the published notes the steps make. */
+function fieldNotes(
+  s: SuiteState,
+): [string, string, Record<string, string>, Record<string, string>][] {
+  const t = s.tag;
+  return [
+    ["gmChar", "character", { race: `Elf ${t}` }, { secrets: `Spy for the cult ${t}` }],
+    ["gmSession", "session", { recap: `Reached the reef ${t}` }, {
+      hooks: `The bell rings twice ${t}`,
+      gmNotes: `Brannoch listens ${t}`,
+    }],
+    ["gmQuest", "quest", { reward: `Forty crowns ${t}` }, {
+      hooks: `A drowned voice ${t}`,
+      consequences: `The reef floods ${t}`,
+    }],
+    ["gmMyth", "myth", { origin: `Sailors' songs ${t}` }, { truthStatus: `It is true ${t}` }],
+    ["gmScene", "scene", { participants: `The wreckers ${t}` }, {
+      outcome: `Mira is captured ${t}`,
+      gmNotes: `Use the fog ${t}`,
+    }],
+  ];
+}
+
+/** Values the public note gets: `[name, value, public]` (`label:mood` is the GM's own label). */
+function pubFields(s: SuiteState): [string, string, boolean][] {
+  const t = s.tag;
+  return [
+    ["region", `Lower harbour ${t}`, true],
+    ["secrets", `Smugglers' tunnel ${t}`, false],
+    ["ruler", `The harbourmaster ${t}`, false], // listed private on the share root
+    ["label:mood", "promoted,alias=Mood,single,text", false],
+    ["mood", `Restless ${t}`, false], // promoted by no known template, declared by nobody
+  ];
+}
+
+/** Every GM-facing value the field steps planted. */
+function gmValues(s: SuiteState): string[] {
+  return [
+    ...fieldNotes(s).flatMap(([, , , gm]) => Object.values(gm)),
+    ...pubFields(s).filter(([name, , shown]) => !shown && name !== "label:mood").map(([, v]) => v),
+  ];
+}
+
+/** Fails if the text shows a GM-facing field value. */
+function expectNoGmFields(s: SuiteState, text: string, what: string): void {
+  for (const value of gmValues(s)) check(!text.includes(value), `${what} shows "${value}"`);
+}
+
 /** `GET /api/share`'s answer for the Guide note as the one published root. */
 function guideAsRoot(s: SuiteState) {
   const guide = noteOf(s, "guide");
@@ -612,6 +738,144 @@ export const shareSteps: Step[] = [
     check: "the home page shows no hidden title, alias, id or GM text",
     run: async (s) => {
       expectNoHiddenNames(s, html(await s.api.call("GET", "/"), 200, "home page"), "the home page");
+    },
+  },
+  {
+    method: "PUT",
+    path: "/api/lore/:id/content",
+    needs: "share",
+    check: "the public note links to the draft, an outside note and the root in every form",
+    run: async (s) => {
+      const pub = noteOf(s, "pub");
+      const current = await s.api.call("GET", `/api/lore/${pub.noteId}/content`);
+      expectStatus(current, 200, "content of the public note");
+      const put = await s.api.call("PUT", `/api/lore/${pub.noteId}/content`, {
+        text: current.text + linkFormsHtml(s),
+      });
+      same(put.status, 204, "content PUT");
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/public/lore/:id",
+    needs: "share",
+    check: "every link form: hidden and outside notes unnamed, the root linked to its page",
+    run: async (s) => {
+      const a = await s.api.call("GET", `/api/public/lore/${alias(s)}`);
+      expectStatus(a, 200, "public note");
+      const note = publicNoteSchema.parse(JSON.parse(a.text));
+      expectLinkForms(s, note.contentHtml, "the public note");
+      expectNoHiddenNames(s, a.text, "the public note");
+      expectNoHidden(s, a.text, "the public note");
+    },
+  },
+  {
+    method: "GET",
+    path: "/public/lore/:id",
+    needs: "share",
+    check: "every link form on the page: hidden and outside notes unnamed, the root linked",
+    run: async (s) => {
+      const page = html(await s.api.call("GET", `/public/lore/${alias(s)}`), 200, "note page");
+      expectLinkForms(s, page, "the note page");
+      expectNoHiddenNames(s, page, "the note page");
+      expectNoHidden(s, page, "the note page");
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/public/search",
+    needs: "share",
+    check: "the titles behind every link form, whole or in part, find nothing",
+    run: async (s) => {
+      const draft = noteOf(s, "draft").title;
+      const outside = noteOf(s, "B").title;
+      for (const q of [draft, outside, `${draft} story`, "Brindle", draftAlias(s)]) {
+        const body = await s.api.json(
+          "GET",
+          `/api/public/search?q=${encodeURIComponent(q)}`,
+          200,
+          publicSearchSchema,
+        );
+        same(body.results, [], `public results for "${q}"`);
+        const page = html(await s.api.call("GET", `/?q=${encodeURIComponent(q)}`), 200, q);
+        check(/role="status">0 results for/.test(page), `the search page finds "${q}"`);
+      }
+    },
+  },
+  {
+    method: "POST",
+    path: "/api/lore/:id/attributes",
+    needs: "share",
+    check: "GM fields on the public note; the root lists a field and a relation private",
+    run: async (s) => {
+      const pub = noteOf(s, "pub");
+      const add = (noteId: string, type: string, name: string, value: string) =>
+        s.api.json("POST", `/api/lore/${noteId}/attributes`, 201, attributeSchema, {
+          json: { type, name, value },
+        });
+      for (const [name, value] of pubFields(s)) await add(pub.noteId, "label", name, value);
+      await add(pub.noteId, "relation", "relRival", noteOf(s, "guide").noteId);
+      await add(noteOf(s, "guide").noteId, "label", "sharePrivateFields", ROOT_PRIVATE);
+    },
+  },
+  {
+    method: "POST",
+    path: "/api/lore",
+    needs: "share",
+    check: "published session, quest, myth, scene and character notes with GM fields filled",
+    run: async (s) => {
+      for (const [role, loreType, player, gm] of fieldNotes(s)) {
+        await createLore(s, role, {
+          title: `${role} ${s.tag}`,
+          loreType,
+          attributes: { ...player, ...gm },
+          content: "<p>In brief.</p>",
+        }, noteOf(s, "guide"));
+      }
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/public/lore/:id",
+    needs: "share",
+    check: "GM fields never public: only player-facing attributes, no private relation",
+    run: async (s) => {
+      const a = await s.api.call("GET", `/api/public/lore/${alias(s)}`);
+      expectStatus(a, 200, "public note");
+      const pub = publicNoteSchema.parse(JSON.parse(a.text));
+      same(
+        pub.attributes,
+        [{ name: "Region", value: `Lower harbour ${s.tag}` }],
+        "attributes of the public note",
+      );
+      same(pub.resolvedRelations.map((r) => r.name), ["relAlly"], "relations of the public note");
+      expectNoGmFields(s, a.text, "the public note");
+      for (const [role, , player] of fieldNotes(s)) {
+        const b = await s.api.call("GET", `/api/public/lore/${noteOf(s, role).noteId}`);
+        expectStatus(b, 200, role);
+        const note = publicNoteSchema.parse(JSON.parse(b.text));
+        same(note.attributes.map((x) => x.value), Object.values(player), `attributes of ${role}`);
+        expectNoGmFields(s, b.text, role);
+      }
+    },
+  },
+  {
+    method: "GET",
+    path: "/public/lore/:id",
+    needs: "share",
+    check: "GM fields never on a page: player-facing ones in the infobox",
+    run: async (s) => {
+      const notes: [string, string][] = [
+        ["pub", alias(s)],
+        ...fieldNotes(s).map(([role]): [string, string] => [role, noteOf(s, role).noteId]),
+      ];
+      for (const [role, ref] of notes) {
+        const page = html(await s.api.call("GET", `/public/lore/${ref}`), 200, role);
+        expectNoGmFields(s, page, `the page of ${role}`);
+        check(!page.includes("Secrets") && !page.includes("GM Notes"), `${role} shows a GM label`);
+      }
+      const pubPage = html(await s.api.call("GET", `/public/lore/${alias(s)}`), 200, "pub");
+      check(pubPage.includes(`Lower harbour ${s.tag}`), "the page lacks the public field");
     },
   },
   {

@@ -129,11 +129,13 @@ Deno.test("compose.yaml: pinned images, proxy variables the service accepts, agr
   const proxyEnv = yamlPairs(service("proxy", "environment"));
   for (const name of Object.keys(proxyEnv)) assert.ok(variables.has(name), `${name} is not read`);
   const image = dockerEnv(dockerfile);
-  // the values the service gets, `${VAR:?…}` standing for a secret the user sets
+  const example = envFile(await readDeployFile("compose.env.example"));
+  // the values the service gets, `${VAR:?…}` standing for what the user sets: the example's
+  // value where it gives one, else a secret
   const filled = Object.fromEntries(
     Object.entries({ ...image, ...proxyEnv }).map((
       [k, v],
-    ) => [k, v.replace(/\$\{[^}]*\}/, "x".repeat(32))]),
+    ) => [k, v.replace(/\$\{(\w+)[^}]*\}/, (_, name) => example[name] || "x".repeat(32))]),
   );
   const config = loadConfig(filled);
 
@@ -152,10 +154,11 @@ Deno.test("compose.yaml: pinned images, proxy variables the service accepts, agr
   assert.equal(parserEnv.ALLCODEX_URL, config.CORE_URL);
   assert.deepEqual(service("core", "ports"), ['- "127.0.0.1:8081:8080"']);
   assert.ok(config.TRUST_PROXY, "browsers come through the reverse proxy");
+  // the name the reverse proxy snippets serve is the one the service answers to
+  assert.equal(config.PUBLIC_ORIGIN, "https://lore.example.com");
 
   // compose.env.example names every setting compose.yaml requires, and no other
   const required = new Set([...compose.matchAll(/\$\{(\w+):\?/g)].map((m) => m[1]));
-  const example = envFile(await readDeployFile("compose.env.example"));
   assert.deepEqual(Object.keys(example).sort(), [...required].sort());
 });
 

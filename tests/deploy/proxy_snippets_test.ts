@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
 import { allRoutes } from "../../src/routes/index.ts";
+import { envFile } from "./deploy_files.ts";
 import { CADDY_PATH, caddyTestsRun, readDeployFile, SERVICE_ADDRESS } from "./front_proxy.ts";
 
 const defaults = loadConfig({});
@@ -48,6 +49,18 @@ Deno.test("nginx.conf: upload size, timeouts and forwarded headers agree with th
   assert.match(nginx, /^\s*listen 443 ssl\b/m);
   assert.match(nginx, /^\s*ssl_certificate \S+;$/m);
   assert.match(nginx, /^\s*ssl_certificate_key \S+;$/m);
+});
+
+Deno.test("snippets: they serve the name the service answers to (PUBLIC_ORIGIN) and pass it on", async () => {
+  const env = envFile(await readDeployFile("lore-portal-proxy.env"));
+  const name = new URL(loadConfig(env).PUBLIC_ORIGIN!).hostname;
+  assert.equal(/^\s*server_name (\S+);$/m.exec(nginx)![1], name);
+  // the visitor's host, not the upstream's name: the service refuses hosts it does not know
+  assert.match(nginx, /^\s*proxy_set_header Host \$host;$/m);
+  assert.match(nginx, /^\s*proxy_set_header X-Forwarded-Host \$http_host;$/m);
+  // Caddy passes the visitor's Host on by itself
+  assert.equal(/^(\S+) \{$/m.exec(caddyfile)![1], name);
+  assert.doesNotMatch(caddyfile, /header_up Host /);
 });
 
 Deno.test("nginx.conf: the unbuffered location covers every server-sent-events route", () => {

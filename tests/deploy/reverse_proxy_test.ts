@@ -3,21 +3,29 @@
  * real service on the doubles (see front_proxy.ts for the one transformation they get): event
  * streams reach the client event by event, the client address the proxy forwards is the one the
  * login rate limit counts with `TRUST_PROXY=true`, the forwarded origin passes the cross-site
- * check, and uploads larger than nginx's default 1 MiB pass up to `MAX_UPLOAD_BYTES`.
+ * check, uploads larger than nginx's default 1 MiB pass up to `MAX_UPLOAD_BYTES`, and with the
+ * recipes' `PUBLIC_ORIGIN` the site's absolute URLs are on it while a host the service does not
+ * answer to, forwarded by the proxy, is refused.
  */
 import assert from "node:assert/strict";
 import { type HarnessOptions, withHarness } from "../helpers/harness.ts";
 import type { BrainDumpSimOptions } from "../../sims/parser_brain_dump.ts";
-import { makePng } from "../../sims/world.ts";
+import { makePng, W } from "../../sims/world.ts";
 import { loadConfig } from "../../src/config.ts";
+import { rawExchange } from "../helpers/raw_http.ts";
+import { envFile } from "./deploy_files.ts";
 import {
   caddyTestsRun,
   type FrontProxy,
   NGINX_SOURCE_ADDRESS,
   nginxTestsRun,
+  readDeployFile,
   startCaddy,
   startNginx,
 } from "./front_proxy.ts";
+
+/** The recipes' public origin (deploy/lore-portal-proxy.env), as the snippets serve it. */
+const PUBLIC_ORIGIN = envFile(await readDeployFile("lore-portal-proxy.env")).PUBLIC_ORIGIN;
 
 interface ProxyKind {
   name: string;
@@ -25,6 +33,11 @@ interface ProxyKind {
   runs: boolean;
   /** The proxy reaches the service from another address than the client's (nginx's proxy_bind). */
   ownSourceAddress: boolean;
+  /**
+   * The proxy passes on a request for any host name: the snippet's only server block is nginx's
+   * default; Caddy serves its site address alone (in the tests the proxy's own address).
+   */
+  forwardsAnyHost: boolean;
 }
 
 const PROXIES: ProxyKind[] = [
@@ -33,12 +46,14 @@ const PROXIES: ProxyKind[] = [
     start: startNginx,
     runs: nginxTestsRun("nginx in front"),
     ownSourceAddress: true,
+    forwardsAnyHost: true,
   },
   {
     name: "Caddy",
     start: startCaddy,
     runs: caddyTestsRun("Caddy in front"),
     ownSourceAddress: false,
+    forwardsAnyHost: false,
   },
 ];
 
@@ -156,5 +171,39 @@ for (const kind of PROXIES) {
         assert.equal(await upload(limit), 201, `an upload of exactly ${limit} bytes`);
         assert.equal(await upload(limit + 1), 413, "one byte more");
       }),
+  });
+
+  Deno.test({
+    name:
+      `${kind.name} in front: absolute URLs on PUBLIC_ORIGIN; a foreign host it passes on is refused`,
+    ignore: !kind.runs,
+    fn: () =>
+      withFront(kind, async (front) => {
+        const publicHost = new URL(PUBLIC_ORIGIN).host;
+        const get = (path: string, host: string) =>
+          rawExchange(
+            front.url,
+            `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+          );
+        const own = new URL(front.url).host;
+        const hosts = kind.forwardsAnyHost ? [own, publicHost] : [own];
+        for (const host of hosts) {
+          const robots = await get("/robots.txt", host);
+          assert.equal(robots.status, 200, `${host}: ${robots.text.slice(0, 200)}`);
+          assert.match(robots.body, new RegExp(`^Sitemap: ${PUBLIC_ORIGIN}/sitemap\\.xml$`, "m"));
+          const page = await get(`/public/lore/${W.charMira}`, host);
+          assert.equal(page.status, 200, host);
+          assert.ok(
+            page.body.includes(`<link rel="canonical" href="${PUBLIC_ORIGIN}/public/lore/`),
+            host,
+          );
+        }
+        if (kind.forwardsAnyHost) {
+          // the proxy passes a rebound name on as Host and X-Forwarded-Host: the service refuses
+          const foreign = await get(`/api/lore/${W.charMira}`, "attacker.example");
+          assert.equal(foreign.status, 421, foreign.text.slice(0, 300));
+          assert.equal(JSON.parse(foreign.body).error, "MISDIRECTED_REQUEST");
+        }
+      }, { env: { PUBLIC_ORIGIN } }),
   });
 }

@@ -29,7 +29,10 @@ Deno.test("systemd unit: its variables and its env file are what the service rea
   for (const name of [...unitEnvironmentNames(unit), ...Object.keys(env)]) {
     assert.ok(variables.has(name), `${name} is not a variable the service reads`);
   }
-  assert.ok(loadConfig(env).TRUST_PROXY, "the example is a valid configuration, behind a proxy");
+  const config = loadConfig(env);
+  assert.ok(config.TRUST_PROXY, "the example is a valid configuration, behind a proxy");
+  // the name the reverse proxy snippets serve is the one the service answers to
+  assert.equal(config.PUBLIC_ORIGIN, "https://lore.example.com");
   assert.equal(
     `${env.HOST}:${env.PORT}`,
     SERVICE_ADDRESS,

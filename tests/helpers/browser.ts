@@ -19,6 +19,7 @@ export const CHROMIUM_ARGS: readonly string[] = [
   "--disable-component-update",
   "--disable-sync",
   "--no-first-run",
+  "--disable-quic",
 ];
 
 function chromiumInstalled(): boolean {
@@ -50,8 +51,9 @@ export function browserTestsRun(suite: string): boolean {
 }
 
 /**
- * Launches Chromium, runs `fn`, always closes it. Fails with a clear message when Chromium is
- * missing (reached only under CI, see {@linkcode browserTestsRun}).
+ * Launches Chromium (with {@linkcode CHROMIUM_ARGS} and any `extraArgs`), runs `fn`, always
+ * closes it. Fails with a clear message when Chromium is missing (reached only under CI, see
+ * {@linkcode browserTestsRun}).
  *
  * @example
  * ```ts
@@ -68,13 +70,16 @@ export function browserTestsRun(suite: string): boolean {
  * }
  * ```
  */
-export async function withBrowser(fn: (browser: Browser) => Promise<void>): Promise<void> {
+export async function withBrowser(
+  fn: (browser: Browser) => Promise<void>,
+  extraArgs: readonly string[] = [],
+): Promise<void> {
   if (!chromiumInstalled()) {
     throw new Error(`${CHROMIUM_PATH} is missing; CI needs it (apt-get install chromium)`);
   }
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
-    args: [...CHROMIUM_ARGS],
+    args: [...CHROMIUM_ARGS, ...extraArgs],
   });
   try {
     await fn(browser);

@@ -101,6 +101,31 @@ export const COLD_CASES: Readonly<Record<string, ColdCase>> = {
       assert.equal(preview.body, "<p>Hi</p><a>x</a>");
     },
   },
+  "lore note whose stored title holds markup": {
+    run: async (h) => {
+      const { note } = h.core.store.createNote(
+        { parentNoteId: W.loreRoot, title: "<b>Salt</b> &amp; Smoke", type: "text", content: "" },
+        { rawTitle: true },
+      );
+      const res = await h.requestJson<{ title: string }>(`/api/lore/${note.noteId}`);
+      assert.equal(res.status, 200);
+      assert.equal(res.body.title, "Salt & Smoke", "the title reduced to its text");
+    },
+  },
+  "graph node whose stored title holds markup (relayed by the Parser)": {
+    harness: PARSER,
+    run: async (h) => {
+      const { note } = h.core.store.createNote(
+        { parentNoteId: W.loreRoot, title: "<b>Salt</b> &amp; Smoke", type: "text", content: "" },
+        { rawTitle: true },
+      );
+      const res = await h.requestJson<{ nodes: { title: string }[] }>(
+        `/api/lore/${note.noteId}/graph`,
+      );
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body.nodes.map((n) => n.title), ["Salt & Smoke"]);
+    },
+  },
   "brain dump review": {
     harness: PARSER,
     run: async (h) => {

@@ -10,6 +10,20 @@ import { responseCheck } from "../../src/pipeline/response_check.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import { type CoreSim, type CoreSimOptions, startCoreSim } from "../../sims/core.ts";
 import { type ParserSim, type ParserSimOptions, startParserSim } from "../../sims/parser.ts";
+import type { Deadlines } from "../../src/util/deadlines.ts";
+
+/**
+ * A base URL where nothing listens, so a connection is refused: a port below those `port: 0`
+ * hands out, so no server another test starts meanwhile can take it (as one could a port a test
+ * opened and closed again).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(new URL(REFUSED_URL).port, "9");
+ * ```
+ */
+export const REFUSED_URL = "http://127.0.0.1:9";
 
 /** The session secret test services use (so tests can seal cookies themselves). */
 export const TEST_SESSION_SECRET = "test-session-secret-0123456789abcdefghijklmnop";
@@ -70,6 +84,13 @@ export interface HarnessOptions {
    * (the env fallback), so Parser routes work without a browser login.
    */
   parserSession?: boolean;
+  /**
+   * The clock of every deadline in the service and of the doubles' delays, keepalives and paces
+   * (e.g. a `manualDeadlines()` the test advances); default the runtime's timers.
+   */
+  deadlines?: Deadlines;
+  /** The service's wall clock (cache ages, cooldowns, sessions); default `Date.now`. */
+  now?: () => number;
 }
 
 /**
@@ -91,10 +112,12 @@ export interface HarnessOptions {
  * ```
  */
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const core = await startCoreSim(opts.core);
+  const { deadlines } = opts;
+  const core = await startCoreSim({ deadlines, ...opts.core });
   const parser = opts.parser
     ? await startParserSim({
       core: { url: core.url, token: core.token },
+      deadlines,
       ...(typeof opts.parser === "object" ? opts.parser : {}),
     })
     : undefined;
@@ -123,6 +146,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const secrets = [config.CORE_TOKEN, config.PARSER_TOKEN].filter((s): s is string => !!s);
   const server = await startServer({
     config,
+    deadlines,
+    now: opts.now,
     log: createLogger({ level: "debug", format: config.LOG_FORMAT }, secrets, {
       out: () => (l) => (config.LOG_FORMAT === "combined" ? accessLines : logs).push(l),
       err: () => (l) => logs.push(l),

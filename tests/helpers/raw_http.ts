@@ -37,7 +37,7 @@ export interface RawOptions {
  * import type { Harness } from "./harness.ts";
  * // Declared, not run here: `h` is a running harness.
  * async function healthOverRawTcp(h: Harness): Promise<void> {
- *   const head = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+ *   const head = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
  *   assert.equal((await rawExchange(h.url, head)).status, 200);
  * }
  * ```

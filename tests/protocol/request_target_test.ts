@@ -1,7 +1,7 @@
 /**
  * What a raw client can put in the request line and the `Host` header, sent over TCP because
- * `fetch` would refuse to: a malformed `Host` is a 400 in our error shape with a request id and a
- * log line, and nothing but the request target's own path decides the route.
+ * `fetch` would refuse to: a malformed or missing `Host` is a 400 in our error shape with a
+ * request id and a log line, and nothing but the request target's own path decides the route.
  */
 import assert from "node:assert/strict";
 import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
@@ -52,7 +52,7 @@ Deno.test("raw: a Host carrying a path cannot change which route answers", () =>
     // and the plain request still works
     const ok = await rawExchange(h.url, get("/healthz", "lore.example:8080"));
     assert.equal(ok.status, 200);
-  }));
+  }, { env: { ALLOWED_HOSTS: "lore.example" } }));
 
 Deno.test("raw: dot segments and backslashes in the path are 400, not resolved to another route", () =>
   withHarness(async (h) => {
@@ -74,12 +74,33 @@ Deno.test("raw: an absolute-form target is routed by its own path; a bad authori
   withHarness(async (h) => {
     const r = await rawExchange(h.url, get("http://lore.example/healthz", "ignored.example"));
     assert.equal(r.status, 200);
+    // its authority, not the Host header, is the request's host (RFC 9112 §3.2.2): checked
+    const foreign = await rawExchange(h.url, get("http://attacker.example/healthz", "127.0.0.1"));
+    assert.equal(foreign.status, 421);
     await assertRefused(h, get("http://x:99999/healthz", "127.0.0.1"), "absolute-form bad port");
     await assertRefused(h, get("ftp://lore.example/healthz", "127.0.0.1"), "absolute-form ftp");
-  }));
+  }, { env: { ALLOWED_HOSTS: "lore.example" } }));
 
-Deno.test("raw: no Host at all (HTTP/1.0) is answered normally", () =>
+Deno.test("raw: no Host, or an empty one, is a 400 before any work (HTTP/1.1 and 1.0 alike)", () =>
   withHarness(async (h) => {
-    const r = await rawExchange(h.url, "GET /healthz HTTP/1.0\r\n\r\n");
-    assert.equal(r.status, 200);
+    h.core.clearRequests();
+    // Deno would make up `localhost:<port>` for these, a loopback name the host rule accepts
+    const requests = {
+      "HTTP/1.1 without Host": get(`/api/lore/${W.charMira}`, null),
+      "HTTP/1.1 with an empty Host": get(`/api/lore/${W.charMira}`, ""),
+      "absolute form without Host": get(`http://localhost/api/lore/${W.charMira}`, null),
+      "HTTP/1.0 without Host": `GET /api/lore/${W.charMira} HTTP/1.0\r\n\r\n`,
+      "HTTP/1.0 health check without Host": "GET /healthz HTTP/1.0\r\n\r\n",
+    };
+    for (const [what, request] of Object.entries(requests)) {
+      await assertRefused(h, request, what);
+      const r = await rawExchange(h.url, request);
+      assert.equal(JSON.parse(r.body).message, "A Host header is required", what);
+    }
+    assert.deepEqual(upstreamCalls(h), [], "nothing reached Core");
+    // the same requests with a Host are answered
+    const ok = await rawExchange(h.url, "GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+    assert.equal(ok.status, 200);
+    const page = await rawExchange(h.url, get(`/api/lore/${W.charMira}`, "localhost"));
+    assert.equal(page.status, 200);
   }));

@@ -1,13 +1,16 @@
 /**
  * AI deadlines over HTTP through the real app against the doubles (a call cut off
- * by a deadline never loses its result). The doubles' models are slowed down (`llmDelayMs`, or a
- * delay fault for imports) past small configured deadlines: a client that stops waiting gets a
- * 504 saying how to get the answer, the Parser's work goes on (notes really land in Core), and a
- * retry of the same request gets the original answer without a second Parser call. Nothing here
- * asserts how fast anything is: only what the user gets, with generous guards against hangs.
+ * by a deadline never loses its result). The service and the doubles share a clock the test
+ * moves itself (`manualDeadlines`): the doubles' models take `SLOW_MS` of it (`llmDelayMs`, or a
+ * delay fault for commits and imports), and the test lets the AI deadline pass while they work.
+ * A client that stops waiting gets a 504 saying how to get the answer, the Parser's work goes on
+ * (notes really land in Core), and a retry of the same request gets the original answer without
+ * a second Parser call. Nothing here depends on how fast anything runs: time passes only when
+ * the test says, and real work is only waited for, under a hang guard.
  */
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
+import { eventually, type ManualDeadlines, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import { type ParserSimOptions, reindexForOwner } from "../../sims/parser.ts";
 import { W } from "../../sims/world.ts";
 
@@ -15,21 +18,28 @@ import { W } from "../../sims/world.ts";
 type Json = any;
 
 const TEXT = "Captain Ysolde Farrow charts the Amber Shoals with Tobin Reedwick at low tide.";
-/** The AI deadline of these tests, and a model far slower than it. */
+/** The AI deadline of these tests, and a model far slower than it (both on the test's clock). */
 const AI_TIMEOUT_MS = 300;
 const SLOW_MS = 1_000;
-/** Longest any step may take before the test fails instead of hanging. */
-const HANG_GUARD_MS = 15_000;
 
 const roomy = { max: 1_000, windowMs: 60_000 };
 
+/** The harness, the Parser double's options and the clock both run on. */
+interface Rig {
+  h: Harness;
+  parser: ParserSimOptions;
+  time: ManualDeadlines;
+}
+
 function withSlowParser(
-  fn: (h: Harness, parser: ParserSimOptions) => Promise<void>,
+  fn: (rig: Rig) => Promise<void>,
   parser: ParserSimOptions,
   env: Record<string, string> = {},
 ): Promise<void> {
-  return withHarness((h) => fn(h, parser), {
+  const time = manualDeadlines();
+  return withHarness((h) => fn({ h, parser, time }), {
     parserSession: true,
+    deadlines: time,
     parser: {
       ...parser,
       rateLimits: { "brain-dump": roomy, consistency: roomy, suggest: roomy, copilot: roomy },
@@ -48,34 +58,23 @@ async function send(h: Harness, method: string, path: string, json?: unknown) {
   return r;
 }
 
-/** Resolves when `check` holds, polling; fails after the hang guard. */
-async function eventually(what: string, check: () => boolean): Promise<void> {
-  const until = Date.now() + HANG_GUARD_MS;
-  while (!check()) {
-    if (Date.now() > until) assert.fail(`never happened: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/**
+ * Sends a request whose model is slow and, once the client waits for the AI call and the model
+ * works, lets the AI deadline pass: the answer is the cut-off 504 (see {@linkcode assertCutOff}).
+ */
+async function sendPastDeadline({ h, time }: Rig, method: string, path: string, json?: unknown) {
+  const answer = send(h, method, path, json);
+  await eventually(
+    "the client waits while the model works",
+    () => time.pendingOf(AI_TIMEOUT_MS) === 1 && time.pendingOf(SLOW_MS) === 1,
+  );
+  time.advance(AI_TIMEOUT_MS);
+  return await answer;
 }
 
-/**
- * Repeats the same request until it is answered with something other than the AI deadline's
- * 504 (a retry that arrives while the Parser is still working waits for it, and may itself be
- * cut off again); every 504 on the way must point at the same kept answer.
- */
-async function retryUntilAnswered(
-  h: Harness,
-  method: string,
-  path: string,
-  json: unknown,
-  resultKey: string,
-) {
-  const until = Date.now() + HANG_GUARD_MS;
-  for (;;) {
-    const r = await send(h, method, path, json);
-    if (r.status !== 504) return r;
-    assert.equal(r.body.details.resultKey, resultKey, "a retry waits for the same call");
-    if (Date.now() > until) assert.fail(`${method} ${path} never answered`);
-  }
+/** Lets the model's time pass: the call cut off from its client runs to its end. */
+function modelAnswers({ time }: Rig) {
+  time.advance(SLOW_MS);
 }
 
 /** The first answer is the AI deadline's 504 with details saying where the answer will be. */
@@ -98,15 +97,18 @@ const loreTitled = (h: Harness, title: string) =>
 // ---- brain dump --------------------------------------------------------------------------------
 
 Deno.test("brain dump past the AI deadline: 504 with details, the notes land, a retry gets them", () =>
-  withSlowParser(async (h) => {
+  withSlowParser(async (rig) => {
+    const { h } = rig;
     const body = { rawText: TEXT };
-    const first = await send(h, "POST", "/api/brain-dump", body);
+    const first = await sendPastDeadline(rig, "POST", "/api/brain-dump", body);
     const key = assertCutOff(first, "/api/brain-dump/history");
 
     // the Parser was not cancelled: it writes the notes after its model answered
+    modelAnswers(rig);
     await eventually("the note is in Core", () => loreTitled(h, "Tobin Reedwick").length === 1);
 
-    const retry = await retryUntilAnswered(h, "POST", "/api/brain-dump", body, key);
+    // the retry gets the call's outcome (kept, or waited for while the call ends)
+    const retry = await send(h, "POST", "/api/brain-dump", body);
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
     assert.equal(retry.body.mode, "auto");
     assert.equal(retry.body.cached, false, "the original answer, not the idempotency cache's");
@@ -123,22 +125,37 @@ Deno.test("brain dump past the AI deadline: 504 with details, the notes land, a 
     assert.deepEqual(again.body.created, []);
     assert.equal(parserCalls(h, /^\/brain-dump/).length, 2);
     assert.ok(h.logs.some((l) => l.includes("ai call continues past its deadline")));
+    assert.ok(h.logs.some((l) => l.includes(key)), "the log names the kept answer's key");
   }, { brainDump: { llmDelayMs: SLOW_MS } }));
 
 Deno.test("brain dump: a model slower than UPSTREAM_TIMEOUT_MS but within the AI deadline answers", () =>
   withSlowParser(
-    async (h) => {
-      const review = await send(h, "POST", "/api/brain-dump", { rawText: TEXT, mode: "review" });
+    async ({ h, time }) => {
+      /** Sends, and lets the model's 400 ms pass: four upstream deadlines, within the AI one. */
+      const slowModel = async (json: unknown) => {
+        const answer = send(h, "POST", "/api/brain-dump", json);
+        // nothing else in flight whose 100 ms deadline the 400 would pass
+        await eventually(
+          "the model works",
+          () => time.pendingOf(400) === 1 && time.pendingOf(100) === 0,
+        );
+        time.advance(400);
+        return await answer;
+      };
+      const review = await slowModel({ rawText: TEXT, mode: "review" });
       assert.equal(review.status, 200, JSON.stringify(review.body));
       assert.equal(review.body.mode, "review");
       assert.ok(review.body.proposedEntities.length > 0);
-      const auto = await send(h, "POST", "/api/brain-dump", { rawText: TEXT });
+      const auto = await slowModel({ rawText: TEXT });
       assert.equal(auto.status, 200, JSON.stringify(auto.body));
       assert.ok(auto.body.created.length > 0);
 
       // an ordinary Parser call still has UPSTREAM_TIMEOUT_MS, and no kept answer
       h.parser!.fault({ path: "/brain-dump/history", delayMs: 1_000, times: 1 });
-      const history = await send(h, "GET", "/api/brain-dump/history");
+      const answer = send(h, "GET", "/api/brain-dump/history");
+      await eventually("the Parser holds the call", () => time.pendingOf(1_000) === 1);
+      time.advance(100);
+      const history = await answer;
       assert.equal(history.status, 504);
       assert.equal(history.body.error, "UPSTREAM_TIMEOUT");
       assert.deepEqual(history.body.details, { service: "parser" });
@@ -147,23 +164,47 @@ Deno.test("brain dump: a model slower than UPSTREAM_TIMEOUT_MS but within the AI
     { UPSTREAM_TIMEOUT_MS: "100", AI_TIMEOUT_MS: "10000" },
   ));
 
+/** The brain-dump double's keepalive interval in the test below. */
+const KEEPALIVE_MS = 100;
+
 Deno.test("brain dump: keepalives are progress — longer than the AI deadline in total, never idle", () =>
-  withSlowParser(async (h) => {
-    const r = await send(h, "POST", "/api/brain-dump", { rawText: TEXT });
+  withSlowParser(async ({ h, time }) => {
+    const answer = send(h, "POST", "/api/brain-dump", { rawText: TEXT });
+    await eventually("the model works", () => time.pendingOf(SLOW_MS) === 1);
+    // the model takes SLOW_MS (over three AI deadlines); a keepalive comes every KEEPALIVE_MS
+    for (let t = KEEPALIVE_MS; t < SLOW_MS; t += KEEPALIVE_MS) {
+      time.advance(KEEPALIVE_MS);
+      await eventually(
+        `the keepalive at ${t} ms restarted the client's AI deadline`,
+        () => time.setAt(AI_TIMEOUT_MS).at(-1) === t,
+      );
+    }
+    time.advance(KEEPALIVE_MS);
+    const r = await answer;
+    assert.ok(time.now() >= 3 * AI_TIMEOUT_MS);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.cached, false);
     assert.ok(r.body.created.some((n: { title: string }) => n.title === "Tobin Reedwick"));
     assert.deepEqual(parserCalls(h, /^\/brain-dump/), ["POST /brain-dump/stream"]);
-  }, { brainDump: { llmDelayMs: SLOW_MS, keepaliveMs: 40 } }));
+  }, { brainDump: { llmDelayMs: SLOW_MS, keepaliveMs: KEEPALIVE_MS } }));
+
+Deno.test("brain dump: without keepalives the same model is cut off at the AI deadline", () =>
+  withSlowParser(async (rig) => {
+    const r = await sendPastDeadline(rig, "POST", "/api/brain-dump", { rawText: TEXT });
+    assertCutOff(r, "/api/brain-dump/history");
+    assert.equal(rig.time.now(), AI_TIMEOUT_MS, "not a moment later");
+  }, { brainDump: { llmDelayMs: SLOW_MS, keepaliveMs: 10 * SLOW_MS } }));
 
 Deno.test("brain dump: a background call that fails gives its retry that failure, once", () =>
-  withSlowParser(async (h, parser) => {
+  withSlowParser(async (rig) => {
+    const { h, parser } = rig;
     const body = { rawText: TEXT };
-    const key = assertCutOff(
-      await send(h, "POST", "/api/brain-dump", body),
+    assertCutOff(
+      await sendPastDeadline(rig, "POST", "/api/brain-dump", body),
       "/api/brain-dump/history",
     );
-    const failed = await retryUntilAnswered(h, "POST", "/api/brain-dump", body, key);
+    modelAnswers(rig);
+    const failed = await send(h, "POST", "/api/brain-dump", body);
     assert.equal(failed.status, 502);
     assert.equal(failed.body.error, "UPSTREAM_ERROR");
     assert.equal(failed.body.details.upstreamCode, "NO_MODEL");
@@ -178,7 +219,7 @@ Deno.test("brain dump: a background call that fails gives its retry that failure
   }, { brainDump: { llmDelayMs: SLOW_MS, llmFailure: "no-model" } }));
 
 Deno.test("brain dump auto from the stream: the Parser's stream errors map like its plain ones", () =>
-  withSlowParser(async (h, parser) => {
+  withSlowParser(async ({ h, parser }) => {
     const body = { rawText: TEXT };
     h.core.fault({ path: "/etapi/app-info", status: 401, times: 1 }); // the Parser's preflight
     const down = await send(h, "POST", "/api/brain-dump", body);
@@ -196,18 +237,20 @@ Deno.test("brain dump auto from the stream: the Parser's stream errors map like 
   }, { brainDump: {} }));
 
 Deno.test("brain dump commit past the AI deadline: the retry gets the notes, nothing twice", () =>
-  withSlowParser(async (h) => {
+  withSlowParser(async (rig) => {
+    const { h } = rig;
     const body = {
       rawText: TEXT,
       approvedEntities: [{ title: "Amber Shoals", type: "location", action: "create" }],
     };
     h.parser!.fault({ path: "/brain-dump/commit", delayMs: SLOW_MS, times: 1 });
-    const key = assertCutOff(
-      await send(h, "POST", "/api/brain-dump/commit", body),
+    assertCutOff(
+      await sendPastDeadline(rig, "POST", "/api/brain-dump/commit", body),
       "/api/brain-dump/history",
     );
+    modelAnswers(rig);
     await eventually("the note is in Core", () => loreTitled(h, "Amber Shoals").length === 1);
-    const retry = await retryUntilAnswered(h, "POST", "/api/brain-dump/commit", body, key);
+    const retry = await send(h, "POST", "/api/brain-dump/commit", body);
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
     assert.deepEqual(retry.body.created.map((n: { title: string }) => n.title), ["Amber Shoals"]);
     assert.equal(loreTitled(h, "Amber Shoals").length, 1, "a repeat would have written it twice");
@@ -217,11 +260,13 @@ Deno.test("brain dump commit past the AI deadline: the retry gets the notes, not
 // ---- copilot, consistency, gaps, relationships --------------------------------------------
 
 Deno.test("copilot chat past the AI deadline: the retry gets the original turn", () =>
-  withSlowParser(async (h) => {
+  withSlowParser(async (rig) => {
+    const { h } = rig;
     const path = `/api/lore/${W.charMira}/copilot/chat`;
     const body = { transcript: [{ role: "user", content: "What do we know?" }] };
-    const key = assertCutOff(await send(h, "POST", path, body));
-    const retry = await retryUntilAnswered(h, "POST", path, body, key);
+    assertCutOff(await sendPastDeadline(rig, "POST", path, body));
+    modelAnswers(rig);
+    const retry = await send(h, "POST", path, body);
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
     assert.equal(typeof retry.body.sessionId, "string");
     assert.match(retry.body.assistantMessage, /^Mira Tallowend links to/);
@@ -229,41 +274,49 @@ Deno.test("copilot chat past the AI deadline: the retry gets the original turn",
   }, { copilot: { llmDelayMs: SLOW_MS } }));
 
 Deno.test("consistency past the AI deadline: the retry gets the original scan", () =>
-  withSlowParser(async (h) => {
+  withSlowParser(async (rig) => {
+    const { h } = rig;
     await reindexForOwner(h.parser!); // sampling the owner's index reaches the model
     const body = {};
-    const key = assertCutOff(await send(h, "POST", "/api/ai/consistency", body));
-    const retry = await retryUntilAnswered(h, "POST", "/api/ai/consistency", body, key);
+    assertCutOff(await sendPastDeadline(rig, "POST", "/api/ai/consistency", body));
+    modelAnswers(rig);
+    const retry = await send(h, "POST", "/api/ai/consistency", body);
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
     assert.ok(Array.isArray(retry.body.issues) && typeof retry.body.summary === "string");
     assert.deepEqual(parserCalls(h, /^\/consistency\//), ["POST /consistency/check"]);
   }, { ai: { llmDelayMs: SLOW_MS } }));
 
 Deno.test("gaps past the AI deadline: the retry gets the original analysis", () =>
-  withSlowParser(async (h) => {
-    const key = assertCutOff(await send(h, "POST", "/api/ai/gaps"));
-    const retry = await retryUntilAnswered(h, "POST", "/api/ai/gaps", undefined, key);
+  withSlowParser(async (rig) => {
+    const { h } = rig;
+    const key = assertCutOff(await sendPastDeadline(rig, "POST", "/api/ai/gaps"));
+    modelAnswers(rig);
+    const retry = await send(h, "POST", "/api/ai/gaps");
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
     assert.ok(retry.body.totalNotes > 0);
     assert.deepEqual(parserCalls(h, /^\/suggest\/gaps/), ["POST /suggest/gaps"]);
     // GET is another request: its own call, not the POST's answer
-    const get = await send(h, "GET", "/api/ai/gaps");
+    const get = await sendPastDeadline(rig, "GET", "/api/ai/gaps");
     assert.equal(get.status, 504);
     assert.notEqual(get.body.details.resultKey, key);
   }, { ai: { llmDelayMs: SLOW_MS } }));
 
 Deno.test("relationship suggestions past the AI deadline: the retry gets the original list", () =>
-  withSlowParser(async (h) => {
+  withSlowParser(async (rig) => {
+    const { h } = rig;
     await reindexForOwner(h.parser!); // the real Parser suggests only from the owner's index
     const body = { text: "Mira Tallowend sails with Oskar Venn to Saltmarrow Harbor." };
-    const key = assertCutOff(await send(h, "POST", "/api/ai/relationships", body));
-    const retry = await retryUntilAnswered(h, "POST", "/api/ai/relationships", body, key);
+    const key = assertCutOff(await sendPastDeadline(rig, "POST", "/api/ai/relationships", body));
+    modelAnswers(rig);
+    const retry = await send(h, "POST", "/api/ai/relationships", body);
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
     assert.ok(retry.body.suggestions.length > 0);
     assert.ok(retry.body.suggestions.every((s: Json) => typeof s.type === "string"));
     assert.deepEqual(parserCalls(h, /^\/suggest\/relationships/), ["POST /suggest/relationships"]);
     // the same text from another caller identity would be another key: here, another body is
-    const other = await send(h, "POST", "/api/ai/relationships", { text: `${body.text} Again.` });
+    const other = await sendPastDeadline(rig, "POST", "/api/ai/relationships", {
+      text: `${body.text} Again.`,
+    });
     assert.equal(other.status, 504);
     assert.notEqual(other.body.details.resultKey, key);
   }, { ai: { llmDelayMs: SLOW_MS } }));
@@ -271,10 +324,12 @@ Deno.test("relationship suggestions past the AI deadline: the retry gets the ori
 // ---- imports -----------------------------------------------------------------------------------
 
 Deno.test("system-pack import past the AI deadline: the retry gets the notes made, not duplicates", () =>
-  withSlowParser(async (h) => {
+  withSlowParser(async (rig) => {
+    const { h } = rig;
     const body = { notes: [{ name: "Shoal Wyrm", cr: 7 }] };
     h.parser!.fault({ path: "/import/system-pack", delayMs: SLOW_MS, times: 1 });
-    const key = assertCutOff(await send(h, "POST", "/api/import/system-pack", body));
+    assertCutOff(await sendPastDeadline(rig, "POST", "/api/import/system-pack", body));
+    modelAnswers(rig);
     await eventually(
       "the statblock is in Core",
       () =>
@@ -282,7 +337,7 @@ Deno.test("system-pack import past the AI deadline: the retry gets the notes mad
           h.core.store.getNote(x.noteId)?.title === "Shoal Wyrm"
         ),
     );
-    const retry = await retryUntilAnswered(h, "POST", "/api/import/system-pack", body, key);
+    const retry = await send(h, "POST", "/api/import/system-pack", body);
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
     assert.equal(retry.body.created, 1, "a repeat would have reported it a skipped duplicate");
     assert.equal(retry.body.detail.created[0].name, "Shoal Wyrm");

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
+import { answerMovingTime, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import { type RecordedRequest, reindexForOwner, seedRagIndex } from "../../sims/parser.ts";
 import { W } from "../../sims/world.ts";
 
@@ -327,8 +328,10 @@ Deno.test("a note's relationships: the Core part answers when the Parser cannot"
     assert.deepEqual(parserCalls(h, "/suggest/relationships"), []);
   }, { parser: true }));
 
-Deno.test("a note's relationships: Parser failure or timeout is a marker; a missing note is 404", () =>
-  withHarness(async (h) => {
+Deno.test("a note's relationships: Parser failure or timeout is a marker; a missing note is 404", () => {
+  // the Parser's deadline passes once, when its call is all the request waits for
+  const time = manualDeadlines();
+  return withHarness(async (h) => {
     h.parser!.fault({
       path: "/suggest/relationships",
       status: 500,
@@ -345,7 +348,11 @@ Deno.test("a note's relationships: Parser failure or timeout is a marker; a miss
       message: "The Parser failed to handle the request",
     });
     h.parser!.fault({ path: "/suggest/relationships", hang: true, times: 1 });
-    const slow = await send(h, "POST", `/api/lore/${W.charMira}/relationships`);
+    const slow = await answerMovingTime(
+      time,
+      send(h, "POST", `/api/lore/${W.charMira}/relationships`),
+      () => time.now() === 0 && h.parser!.held() === 1 && time.pending() === 1,
+    );
     assert.equal(slow.body.suggestionsError.error, "UPSTREAM_TIMEOUT");
     assert.equal(slow.body.relations.length, 3);
     h.parser!.clearRequests();
@@ -354,7 +361,8 @@ Deno.test("a note's relationships: Parser failure or timeout is a marker; a miss
     assert.deepEqual(parserCalls(h, "/suggest/relationships"), []);
     const bad = await send(h, "POST", "/api/lore/a.b/relationships");
     assert.equal(bad.status, 400);
-  }, { parser: true, parserSession: true, env: { UPSTREAM_TIMEOUT_MS: "400" } }));
+  }, { parser: true, parserSession: true, env: { UPSTREAM_TIMEOUT_MS: "400" }, deadlines: time });
+});
 
 Deno.test("graph: the double's traversal with our `type`, depth/maxNodes forwarded, missing → 404", () =>
   withParser(async (h) => {

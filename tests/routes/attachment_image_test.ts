@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
+import { answerMovingTime, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import { LAMP_SKETCH_PNG, makePng, SIGIL_PNG, W } from "../../sims/world.ts";
 
 interface ErrorBody {
@@ -198,6 +199,8 @@ Deno.test("attachment image: bad ids or a 256-character file name are 400, nothi
 Deno.test("attachment image: Core stalling before the sniffable head is a 504", async () => {
   let cancelled!: () => void;
   const upstreamCancelled = new Promise<void>((r) => cancelled = r);
+  let stalled = false;
+  const time = manualDeadlines();
   // a stand-in Core: the metadata answers, the bytes stop after the first ten
   const core = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
     const path = new URL(req.url).pathname;
@@ -213,20 +216,29 @@ Deno.test("attachment image: Core stalling before the sniffable head is a 504", 
     }
     const body = new ReadableStream<Uint8Array>({
       start: (c) => c.enqueue(LAMP_SKETCH_PNG.slice(0, 10)),
-      pull: () => new Promise(() => {}),
+      pull: () => {
+        stalled = true;
+        return new Promise(() => {});
+      },
       cancel: () => cancelled(),
     });
     return new Response(body, { headers: { "content-type": "image/png" } });
   });
   try {
     await withHarness(async (h) => {
-      const r = await h.requestJson<ErrorBody>("/api/attachments/slowAtt00001/image/slow.png");
+      // time moves only once the bytes stalled and one deadline is all that is left
+      const r = await answerMovingTime(
+        time,
+        h.requestJson<ErrorBody>("/api/attachments/slowAtt00001/image/slow.png"),
+        () => stalled && time.pending() === 1,
+      );
       assert.equal(r.status, 504);
       assert.equal(r.body.error, "UPSTREAM_TIMEOUT");
       await upstreamCancelled;
     }, {
       coreUrlOverride: `http://127.0.0.1:${core.addr.port}`,
       env: { UPSTREAM_TIMEOUT_MS: "300" },
+      deadlines: time,
     });
   } finally {
     await core.shutdown();

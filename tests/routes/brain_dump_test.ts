@@ -11,8 +11,10 @@ import {
   type HarnessOptions,
   withHarness,
 } from "../helpers/harness.ts";
+import { eventually, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import { rawExchange } from "../helpers/raw_http.ts";
 import { MAX_BATCH_ITEMS, MAX_COMMIT_ENTITIES } from "../../src/routes/brain_dump.ts";
+import { rewriteSseEvents } from "../../src/routes/parser_proxy.ts";
 import type { BrainDumpSimOptions } from "../../sims/parser_brain_dump.ts";
 import { W } from "../../sims/world.ts";
 
@@ -484,14 +486,12 @@ Deno.test("brain dump history: 20 or `limit` a page, uuid cursors, detail, diffs
 Deno.test("brain dump batch: submit, progress to done, counts, cancel, job errors", () =>
   withBrainDump(async (h, opts) => {
     const until = async (batchId: string) => {
-      for (let i = 0; i < 300; i++) {
-        const r = await h.requestJson<Json>(
-          `/api/brain-dump/batch/${batchId}`,
-        );
-        if (r.body.terminal) return r;
-        await new Promise((res) => setTimeout(res, 10));
-      }
-      throw new Error("the batch never finished");
+      let last: { status: number; body: Json } | undefined;
+      await eventually(`batch ${batchId} finishes`, async () => {
+        last = await h.requestJson<Json>(`/api/brain-dump/batch/${batchId}`);
+        return last.body.terminal === true;
+      });
+      return last!;
     };
     opts.batchPollMs = 10;
     const sub = await h.requestJson<{ batchId: string; jobs: unknown[] }>(
@@ -563,52 +563,58 @@ Deno.test("brain dump batch: submit, progress to done, counts, cancel, job error
 // The stream
 // ---------------------------------------------------------------------------------------------
 
-/** Reads a stream response, noting when each event arrived. */
-async function readEvents(res: Response): Promise<{ text: string; arrivals: number[] }> {
+/** Reads a stream response whole, adding each event's name to `arrived` as it arrives. */
+async function readEvents(res: Response, arrived: string[]): Promise<string> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let text = "";
-  const arrivals: number[] = [];
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     text += decoder.decode(value, { stream: true });
-    const complete = text.split("\n\n").slice(0, -1).filter((b) => b.startsWith("event: ")).length;
-    while (arrivals.length < complete) arrivals.push(performance.now());
+    arrived.splice(0, arrived.length, ...events(text).map((e) => e.event));
   }
-  return { text, arrivals };
+  return text;
 }
 
-Deno.test("brain dump stream: headers, events in order, delivered as the Parser sends them", () =>
-  withBrainDump(async (h, opts) => {
-    const emitted: { event: string; at: number }[] = [];
+Deno.test("brain dump stream: headers, events in order, delivered as the Parser sends them", () => {
+  const time = manualDeadlines();
+  return withBrainDump(async (h, opts) => {
+    const emitted: string[] = [];
     opts.paceMs = 60;
-    opts.onStreamEvent = (event, at) => emitted.push({ event, at });
+    opts.onStreamEvent = (event) => emitted.push(event);
     const res = await h.request("/api/brain-dump/stream", post({ rawText: SHORT }));
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type")!, /^text\/event-stream/);
     assert.equal(res.headers.get("x-accel-buffering"), "no");
     assert.match(res.headers.get("cache-control")!, /no-cache/);
-    const { text, arrivals } = await readEvents(res);
-    const evs = events(text);
-    assert.deepEqual(evs.map((e) => e.event), emitted.map((e) => e.event));
+    const arrived: string[] = [];
+    let ended = false;
+    const reading = readEvents(res, arrived).finally(() => ended = true);
+    // The double sends one event each time its pace passes on the test's clock. Whenever it
+    // waits, every event it sent has reached the client: nothing is held back for later ones.
+    for (;;) {
+      await eventually("the double paces its next event", () => ended || time.pendingOf(60) === 1);
+      if (ended) break;
+      await eventually(
+        `event ${emitted.length} reaches the client before the next is sent`,
+        () => arrived.length === emitted.length,
+      );
+      time.advance(60);
+    }
+    const evs = events(await reading);
+    assert.deepEqual(evs.map((e) => e.event), emitted);
+    assert.ok(emitted.length > 5, `the paced run sent ${emitted.length} events`);
     assert.equal(evs[0].data.stage, "preflight");
     assert.equal(evs.at(-1)!.event, "done");
     const raw = JSON.parse(evs.at(-1)!.data.raw as string);
     assert.deepEqual(raw.created.map((n: { title: string }) => n.title), ["Ada Quill", "Bo Reed"]);
+  }, { deadlines: time });
+});
 
-    // each event reaches the client long before the Parser is done: nothing is buffered
-    const span = emitted.at(-1)!.at - emitted[0].at;
-    assert.ok(span > 500, `the paced run took ${span} ms`);
-    assert.ok(arrivals[0] < emitted.at(-1)!.at - span / 2, "first event came early");
-    for (let i = 0; i < emitted.length; i++) {
-      const lag = arrivals[i] - emitted[i].at;
-      assert.ok(lag < span / 2, `event ${i} arrived ${lag} ms after it was sent (run ${span} ms)`);
-    }
-  }));
-
-Deno.test("brain dump stream: the client's abort cancels the Parser's stream", () =>
-  withBrainDump(async (h, opts) => {
+Deno.test("brain dump stream: the client's abort cancels the Parser's stream", () => {
+  const time = manualDeadlines();
+  return withBrainDump(async (h, opts) => {
     let aborted = 0;
     opts.paceMs = 100;
     opts.onStreamAbort = () => aborted++;
@@ -618,36 +624,49 @@ Deno.test("brain dump stream: the client's abort cancels the Parser's stream", (
       signal: ac.signal,
     });
     const reader = res.body!.getReader();
+    await eventually("the double paces its first event", () => time.pendingOf(100) === 1);
+    time.advance(100); // one event, then the double waits for its next pace, which never passes
     const first = new TextDecoder().decode((await reader.read()).value);
     assert.match(first, /^event: status\n/);
     ac.abort();
     await reader.cancel().catch(() => {});
-    for (let i = 0; i < 150 && aborted === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    assert.equal(aborted, 1, "the Parser saw its client go away");
+    await eventually("the Parser saw its client go away", () => aborted > 0);
+    assert.equal(aborted, 1);
     // the abort ended the run before anything was written
     assert.equal(loreTitled(h, "Tidewater Company").length, 0);
-    for (let i = 0; i < 50 && !h.logs.some((l) => l.includes('"stream end"')); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually(
+      "the stream's end is logged",
+      () => h.logs.some((l) => l.includes('"stream end"')),
+    );
     const end = h.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "stream end");
     assert.equal(end?.reason, "client-closed");
-  }));
+  }, { deadlines: time });
+});
 
-Deno.test("brain dump stream: a stalled Parser ends with our terminal error event", () =>
-  withBrainDump(async (h, opts) => {
+Deno.test("brain dump stream: a stalled Parser ends with our terminal error event", () => {
+  const time = manualDeadlines();
+  return withBrainDump(async (h, opts) => {
     let aborted = 0;
     opts.stallAfterEvents = 2;
     opts.onStreamAbort = () => aborted++;
     const res = await h.request("/api/brain-dump/stream", post({ rawText: TEXT }));
     assert.equal(res.status, 200);
-    const evs = events(await res.text());
+    const arrived: string[] = [];
+    const reading = readEvents(res, arrived);
+    await eventually(
+      "two events, then the stream waits for more",
+      () => arrived.length === 2 && time.pendingOf(300) === 1,
+    );
+    time.advance(300); // the double stalls: the stream's idle deadline passes
+    const evs = events(await reading);
     assert.deepEqual(evs.map((e) => e.event), ["status", "status", "error"]);
     assert.equal(evs[2].data.error, "UPSTREAM_TIMEOUT");
     assert.equal(typeof evs[2].data.requestId, "string");
     assert.equal(evs[2].data.requestId, res.headers.get("x-request-id"));
-    for (let i = 0; i < 100 && aborted === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    assert.equal(aborted, 1, "the stalled upstream request was cancelled");
-  }, { env: { STREAM_IDLE_TIMEOUT_MS: "300" } }));
+    await eventually("the stalled upstream request was cancelled", () => aborted > 0);
+    assert.equal(aborted, 1);
+  }, { env: { STREAM_IDLE_TIMEOUT_MS: "300" }, deadlines: time });
+});
 
 Deno.test("brain dump stream: both Parser error shapes and keepalives pass through unchanged", () =>
   withBrainDump(async (h, opts) => {
@@ -685,3 +704,42 @@ Deno.test("brain dump stream: both Parser error shapes and keepalives pass throu
     assert.match(kept, /\n\n: keepalive\n\n/);
     assert.equal(events(kept).at(-1)!.event, "done");
   }));
+
+Deno.test("stream rewrite: only the named event changes, whatever the chunk boundaries", async () => {
+  const enc = new TextEncoder();
+  /** The upstream as chunks of `size` bytes (1: every byte alone, multi-byte characters split). */
+  const chunked = (text: string, size: number) => {
+    const bytes = enc.encode(text);
+    return new Response(
+      new ReadableStream({
+        start(c) {
+          for (let i = 0; i < bytes.length; i += size) c.enqueue(bytes.slice(i, i + size));
+          c.close();
+        },
+      }),
+    );
+  };
+  const rewrite = {
+    done: (data: unknown) => {
+      const d = data as { raw: string };
+      return Promise.resolve(d.raw === "keep" ? undefined : { ...d, raw: d.raw.toUpperCase() });
+    },
+  };
+  const other = 'event: status\ndata: {"stage":"llm","message":"Salt & Smoke — é"}\n\n' +
+    ": keepalive\n\n" + 'event: token\r\ndata: {"content":"event: done"}\r\n\r\n';
+  const cases: [upstream: string, expected: string][] = [
+    [
+      `${other}event: done\ndata: {"type":"done","raw":"x &amp; y"}\n\n`,
+      `${other}event: done\ndata: {"type":"done","raw":"X &AMP; Y"}\n\n`,
+    ],
+    [`${other}event: done\ndata: {"raw":"keep"}\n\n`, ""], // unchanged: passed on as sent
+    [`${other}event: done\ndata: not json\n\n`, ""],
+    [`${other}event: done\ndata: {"raw":"cut`, ""], // the stream ends inside the event
+  ];
+  for (const [upstream, expected] of cases) {
+    for (const size of [1, 2, 7, upstream.length]) {
+      const out = await rewriteSseEvents(chunked(upstream, size), rewrite).text();
+      assert.equal(out, expected || upstream, `${JSON.stringify(upstream.slice(-40))} by ${size}`);
+    }
+  }
+});

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { SANITIZER_VERSION } from "../../src/sanitize/html.ts";
 import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
+import { eventually, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import { W } from "../../sims/world.ts";
 
 const SANDBOX_CSP = "sandbox; default-src 'none'";
@@ -312,21 +313,27 @@ Deno.test("preview: new content means a new ETag and fresh output", () =>
     ]);
   }));
 
-Deno.test("preview: content saved between metadata and content read is not cached as the old blob", () =>
-  withHarness(async (h) => {
+Deno.test("preview: content saved between metadata and content read is not cached as the old blob", () => {
+  const time = manualDeadlines(); // Core's content read waits until the test lets it answer
+  return withHarness(async (h) => {
     const id = W.charIselde;
     const original = h.core.store.getContent(id) as string;
     h.core.fault({ path: `/etapi/notes/${id}/content`, delayMs: 150, times: 1 });
     const pending = get(h, `/api/lore/${id}/preview`);
-    await new Promise((r) => setTimeout(r, 60));
+    await eventually(
+      "the metadata was read; the content read waits",
+      () => time.pendingOf(150) === 1,
+    );
     h.core.store.setNoteContent(id, "<p>Iselde left the lighthouse.</p>");
+    time.advance(150);
     const racing = await pending;
     assert.equal(racing.text, "<p>Iselde left the lighthouse.</p>");
     // back to the original blob: the newer text must not be served from the cache for it
     h.core.store.setNoteContent(id, original);
     const again = await get(h, `/api/lore/${id}/preview`);
     assert.match(again.text, /Keeper of/);
-  }));
+  }, { deadlines: time });
+});
 
 Deno.test("preview: stored XSS vectors never survive, in either mode", () =>
   withHarness(async (h) => {
@@ -381,7 +388,8 @@ Deno.test("preview: image notes show an <img> of our route with an escaped alt, 
     assert.match(r.headers.get("etag")!, /^"player-image-/);
     assert.deepEqual(upstreamCalls(h), [`GET /etapi/notes/${W.imgChart}`]);
     const id = addNote(h, {
-      title: `x" onerror="alert(1)"><script>alert(2)</script>`,
+      // the typed title `x" onerror="alert(1)"><script>alert(2)</script>` as Core stores it
+      title: `x" onerror="alert(1)"&gt;&lt;script&gt;alert(2)&lt;/script&gt;`,
       type: "image",
       mime: "image/png",
       content: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
+import { eventually, type ManualDeadlines, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import { copilotSimState } from "../../sims/parser_copilot.ts";
 import { W } from "../../sims/world.ts";
 
@@ -20,6 +21,16 @@ const ask = (content: string, extra: Record<string, unknown> = {}) => ({
 });
 const withParser = (fn: (h: Harness) => Promise<void>, parser: Record<string, unknown> = {}) =>
   withHarness(fn, { parser, parserSession: true });
+
+/** {@linkcode withParser} with the service and the doubles on a clock the test moves. */
+function withParserOnClock(
+  fn: (h: Harness, time: ManualDeadlines) => Promise<void>,
+  parser: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+) {
+  const time = manualDeadlines();
+  return withHarness((h) => fn(h, time), { parser, parserSession: true, env, deadlines: time });
+}
 
 /** Parser requests to feature routes (not credential lookups). */
 const parserCalls = (h: Harness) =>
@@ -38,19 +49,19 @@ function ragAnswers(h: Harness, results: unknown[]) {
 interface SseEvent {
   event: string;
   data: Record<string, unknown>;
-  /** ms since the request was sent. */
-  at: number;
 }
 
-/** Reads an SSE response event by event, timing each; `stopAfter` ends early (then aborts). */
+/**
+ * Reads an SSE response event by event into `out` (a test may watch it grow); `stopAfter` ends
+ * early (then cancels).
+ */
 async function readEvents(
   res: Response,
-  started: number,
   stopAfter?: (e: SseEvent) => boolean,
+  out: SseEvent[] = [],
 ): Promise<SseEvent[]> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
-  const out: SseEvent[] = [];
   let buffer = "";
   for (;;) {
     const { done, value } = await reader.read();
@@ -62,7 +73,7 @@ async function readEvents(
       buffer = buffer.slice(end + 2);
       const m = /^event: (\w+)\ndata: (.*)$/.exec(block);
       assert.ok(m, `an event: ${JSON.stringify(block)}`);
-      const e = { event: m[1], data: JSON.parse(m[2]), at: performance.now() - started };
+      const e = { event: m[1], data: JSON.parse(m[2]) };
       out.push(e);
       if (stopAfter?.(e)) {
         await reader.cancel();
@@ -74,12 +85,15 @@ async function readEvents(
   return out;
 }
 
-async function stream(h: Harness, body: unknown, id: string = MIRA) {
-  const started = performance.now();
+async function startStream(h: Harness, body: unknown, id: string = MIRA) {
   const res = await h.request(streamPath(id), { method: "POST", json: body });
   assert.equal(res.status, 200);
   assert.match(res.headers.get("content-type")!, /^text\/event-stream/);
-  return await readEvents(res, started);
+  return res;
+}
+
+async function stream(h: Harness, body: unknown, id: string = MIRA) {
+  return await readEvents(await startStream(h, body, id));
 }
 
 // ---- chat -------------------------------------------------------------------------------------
@@ -288,18 +302,20 @@ Deno.test("stream: our context status, then the Parser's events in order", () =>
   }));
 
 Deno.test("stream: the first status arrives while Core is still loading the context", () =>
-  withParser(async (h) => {
+  withParserOnClock(async (h, time) => {
     const delayMs = 800;
     h.core.fault({ method: "GET", path: `/etapi/notes/${MIRA}`, delayMs });
-    const events = await stream(h, ask("What do we know?"));
-    const first = events[0];
-    const ready = events.find((e) => e.data.message?.toString().startsWith("Context ready"))!;
-    assert.equal(first.data.stage, "context");
-    // relative: the first event came early in the wait for Core, not after it
-    assert.ok(
-      ready.at - first.at > ready.at / 2,
-      `first event at ${first.at} ms, context ready at ${ready.at} ms`,
-    );
+    const events: SseEvent[] = [];
+    const reading = readEvents(await startStream(h, ask("What do we know?")), undefined, events);
+    await eventually("the first event", () => events.length > 0);
+    assert.equal(events[0].data.stage, "context");
+    // Core answers only when the test lets its delay pass: the first event came before that
+    await eventually("Core holds the note read", () => time.pendingOf(delayMs) === 1);
+    const ready = (e: SseEvent) => !!e.data.message?.toString().startsWith("Context ready");
+    assert.ok(!events.some(ready), "the context is not ready yet");
+    time.advance(delayMs);
+    await reading;
+    assert.ok(events.some(ready));
     assert.equal(events.at(-1)!.event, "done");
   }));
 
@@ -314,35 +330,49 @@ Deno.test("stream: an unknown session ends the stream with one error event in ou
   }));
 
 Deno.test("stream: the client leaving reaches the Parser double", () =>
-  withParser(async (h) => {
+  withParserOnClock(async (h, time) => {
     const ac = new AbortController();
-    const started = performance.now();
     const res = await h.request(streamPath(), {
       method: "POST",
       json: ask("What do we know?"),
       signal: ac.signal,
     });
-    const seen = await readEvents(res, started, (e) => e.event === "reasoning");
-    ac.abort();
-    assert.equal(seen.at(-1)!.event, "reasoning");
-    const state = copilotSimState(h.parser!.store);
-    for (let i = 0; i < 200 && state.aborted.length === 0; i++) {
-      await new Promise((r) => setTimeout(r, 10));
+    const seen: SseEvent[] = [];
+    const reasoning = () => seen.at(-1)?.event === "reasoning";
+    const reading = readEvents(res, (e) => e.event === "reasoning", seen);
+    // the double paces its events on the test's clock: one more each time the pace passes
+    while (!reasoning()) {
+      await eventually("the double paces", () => reasoning() || time.pendingOf(100) === 1);
+      if (reasoning()) break;
+      const before = seen.length;
+      time.advance(100);
+      await eventually("the next event", () => seen.length > before);
     }
-    assert.equal(state.aborted.length, 1, "the double saw the client go away");
+    ac.abort();
+    await reading;
+    const state = copilotSimState(h.parser!.store);
+    await eventually("the double saw the client go away", () => state.aborted.length > 0);
+    assert.equal(state.aborted.length, 1);
     assert.ok(state.aborted[0].eventsSent < 11, "before the double's last event");
   }, { copilot: { paceMs: 100 } }));
 
 Deno.test("stream: a stalled Parser ends with a terminal timeout event", () =>
-  withHarness(async (h) => {
-    const events = await stream(h, ask("hi"));
-    assert.deepEqual(events.map((e) => e.event), ["status", "status", "status", "error"]);
-    assert.equal(events[3].data.error, "UPSTREAM_TIMEOUT");
-  }, {
-    parser: { copilot: { stallAfterEvents: 1 } },
-    parserSession: true,
-    env: { STREAM_IDLE_TIMEOUT_MS: "300" },
-  }));
+  withParserOnClock(
+    async (h, time) => {
+      const events: SseEvent[] = [];
+      const reading = readEvents(await startStream(h, ask("hi")), undefined, events);
+      await eventually(
+        "the events before the stall, and the stream waiting for more",
+        () => events.length === 3 && time.pendingOf(300) === 1,
+      );
+      time.advance(300); // nothing more arrives: the stream's idle deadline passes
+      await reading;
+      assert.deepEqual(events.map((e) => e.event), ["status", "status", "status", "error"]);
+      assert.equal(events[3].data.error, "UPSTREAM_TIMEOUT");
+    },
+    { copilot: { stallAfterEvents: 1 } },
+    { STREAM_IDLE_TIMEOUT_MS: "300" },
+  ));
 
 // ---- apply ------------------------------------------------------------------------------------
 

@@ -6,12 +6,27 @@
  * `error`) — leak nothing of what the backend sent, release every upstream connection, and
  * leave the process healthy. Samples come from tests/routes/samples/ (shared with the error-path
  * matrices) plus the routes only this suite covers; a route without a sample fails the suite.
+ *
+ * Time: the service and the doubles run on a clock the suite moves itself (`manualDeadlines`).
+ * Under the faults that answer (refuse, reset, …) it never moves: no deadline can pass, so a busy
+ * machine only makes the suite slower, never turns an answer into a timeout. Under the faults
+ * that wait out deadlines (hang, stall, drip) it moves from one deadline to the next only while
+ * the faulted backend holds a request: every held request meets its deadline, however slowly the
+ * machine runs. Routes that answer from the other backend when one fails (`degradesTo`) have a
+ * test of their own, where time moves only while every pending deadline is a call the fault
+ * holds, so the other backend is never cut off.
  */
 import assert from "node:assert/strict";
 import { allRoutes } from "../../src/routes/index.ts";
 import { concatBytes } from "../../src/util/bytes.ts";
 import { mapLimit } from "../../src/util/concurrency.ts";
 import { assertNoSecrets, type Harness, startHarness } from "../helpers/harness.ts";
+import {
+  answerMovingTime,
+  HANG_GUARD_MS,
+  type ManualDeadlines,
+  manualDeadlines,
+} from "../helpers/manual_deadlines.ts";
 import { DEFAULT_CORE_PASSWORD } from "../../sims/core.ts";
 import {
   FAULT_MARK,
@@ -156,11 +171,7 @@ const BODILESS_ANSWERS = [{ method: "DELETE", pathname: "/api/lore/:id" }]
 /** The cap on backend answers read whole, small so that padding past it stays cheap. */
 const CAP = 64 * 1024;
 
-/**
- * Small deadlines, so that every fault resolves within seconds, yet roomy enough for the
- * doubles' own work on a busy machine (where a slow double still meets one first, the proxy
- * knows, and the suite accepts the timeout; see `abandoned`).
- */
+/** Small deadlines, so that the faults that wait them out resolve within seconds. */
 const ENV = {
   UPSTREAM_TIMEOUT_MS: "4000",
   AI_TIMEOUT_MS: "4000",
@@ -175,37 +186,44 @@ const ENV = {
   ENABLE_WIPE: "true",
 };
 
-/** Only a hang guard: a request still unanswered after this fails the suite. */
-const HANG_GUARD_MS = 20_000;
 const CONCURRENCY = 64;
 /** Well inside the idle deadline; most answers then take longer than UPSTREAM_TIMEOUT_MS. */
 const DRIP_MS = 400;
 
 const label = (mode: FaultMode, s: FaultSample) => `[${mode}] ${s.method} ${s.path}`;
 
-/** A service wired to both doubles through one fault proxy each. */
+/** A service wired to both doubles through one fault proxy each, all on the clock `time`. */
 interface Rig {
   h: Harness;
   proxies: Record<"core" | "parser", FaultProxy>;
+  /** The clock of every deadline in the service and the doubles: it moves when a test says. */
+  time: ManualDeadlines;
   close(): Promise<void>;
 }
 
 async function startRig(opts: { padBytes?: number } = {}): Promise<Rig> {
   // padded to 4× the cap: enough to prove the cap, cheap enough for dozens at once
   const padBytes = opts.padBytes ?? 4 * CAP;
+  const time = manualDeadlines();
   const core = await startFaultProxy({ dripMs: DRIP_MS, padBytes });
   const parser = await startFaultProxy({ dripMs: DRIP_MS, padBytes });
+  // The doubles' own waits (the Parser's calls to Core) on a clock that never moves: time moved
+  // for the service's sake must not cut a double's work short.
+  const still = manualDeadlines();
   const h = await startHarness({
-    parser: true,
+    parser: { deadlines: still },
+    core: { deadlines: still },
     parserSession: true,
     coreUrlOverride: core.url,
     env: { ...ENV, PARSER_URL: parser.url, PARSER_ALLOWED_URLS: parser.url },
+    deadlines: time,
   });
   core.retarget(h.core.url);
   parser.retarget(h.parser!.url);
   return {
     h,
     proxies: { core, parser },
+    time,
     async close() {
       await h.close();
       await core.close();
@@ -268,36 +286,10 @@ function assertNoLeak(rig: Rig, text: string, what: string, page = false) {
   assertNoSecrets(rig.h, text);
 }
 
-/** A timeout answer (JSON or terminal SSE event), whatever the route. */
-function timedOut(o: Outcome): boolean {
-  try {
-    if (o.type.startsWith("text/event-stream")) {
-      const last = sseEvents(o.text).at(-1);
-      return last?.[0] === "error" && JSON.parse(last[1]).error === "UPSTREAM_TIMEOUT";
-    }
-    return o.status === 504 && JSON.parse(o.text).error === "UPSTREAM_TIMEOUT";
-  } catch {
-    return o.status === 504; // a site page
-  }
-}
-
-/**
- * Checks one answer against its fault. Returns "late" for a timeout where the fault calls for
- * something else: right only when a deadline passed before a (busy) double had answered at
- * all, which the caller checks against the proxies' count of such requests.
- */
-function check(
-  mode: FaultMode,
-  s: FaultSample,
-  o: Outcome,
-  baseline: number,
-  what: string,
-): "late" | undefined {
+/** Checks one answer against its fault. */
+function check(mode: FaultMode, s: FaultSample, o: Outcome, baseline: number, what: string) {
   const expected = EXPECTED[mode];
   if (s.reports) return; // any timely answer: checked for leaks only
-  if (timedOut(o) && (s.degradesTo !== undefined || expected.code !== "UPSTREAM_TIMEOUT")) {
-    return "late";
-  }
   if (s.degradesTo !== undefined) {
     assert.equal(o.status, s.degradesTo, `${what}: still answers from the other backend`);
     return;
@@ -392,42 +384,70 @@ Deno.test("fault suite: every Core- and Parser-backed route has a sample", () =>
   }
 });
 
+/** The faults that wait out deadlines (only a deadline ends what they hold). */
+const WAITING: ReadonlySet<FaultMode> = new Set(
+  FAULT_MODES.filter((m) => EXPECTED[m].code === "UPSTREAM_TIMEOUT"),
+);
+
+/**
+ * Moves `time` from one deadline to the next while `proxy` holds a request back, until stopped:
+ * each held request meets its deadline however slowly the machine runs, and no deadline passes
+ * while nothing waits on the fault.
+ */
+function moveWhileHeld(time: ManualDeadlines, proxy: FaultProxy): () => Promise<void> {
+  let stopped = false;
+  const moving = (async () => {
+    while (!stopped) {
+      if (proxy.held() > 0) time.advanceToNext();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  return () => {
+    stopped = true;
+    return moving;
+  };
+}
+
 /**
  * One fault on one backend for one group, in a fresh world (writes that reached a double under
- * another fault are gone); the other backend answers normally. Returns every broken expectation.
+ * another fault are gone); the other backend answers normally. Under a waiting fault a sample
+ * that degrades to the other backend is left to its own test: time moving for others could cut
+ * its call to the other backend short. Returns every broken expectation.
  */
 async function faultPass(
   rig: Rig,
   mode: FaultMode,
-  { faulted, samples }: Group,
+  group: Group,
   baseline: Map<FaultSample, number>,
 ): Promise<string[]> {
+  const { faulted } = group;
+  const waiting = WAITING.has(mode);
+  const samples = waiting ? group.samples.filter((s) => s.degradesTo === undefined) : group.samples;
+  const stopTime = waiting
+    ? moveWhileHeld(rig.time, rig.proxies[faulted])
+    : () => Promise.resolve();
   try {
     await rig.proxies[faulted].setMode(mode);
     const outcomes = await runAll(rig, samples, (s) => label(mode, s));
-    let late = 0;
     const failures = samples.flatMap((s, i) => {
       const what = label(mode, s);
       try {
         assertNoLeak(rig, outcomes[i].text, what, s.page);
-        if (check(mode, s, outcomes[i], baseline.get(s)!, what) === "late") late++;
+        check(mode, s, outcomes[i], baseline.get(s)!, what);
         return [];
       } catch (e) {
         return [(e as Error).message];
       }
     });
     const where = `[${mode}, ${faulted} faulted]`;
-    const abandoned = rig.proxies.core.abandoned() + rig.proxies.parser.abandoned();
-    if (late > abandoned) {
-      failures.push(
-        `${where} ${late} timeouts, but only ${abandoned} backend requests outlived their ` +
-          "deadline before the double answered",
-      );
-    }
     await rig.proxies[faulted].setMode("pass");
+    // AI calls run on past their clients' deadlines: time keeps moving until they end too
     for (const p of Object.values(rig.proxies)) {
-      if (!await p.drained(10_000)) failures.push(`${where} an upstream connection was kept open`);
+      if (!await p.drained(HANG_GUARD_MS)) {
+        failures.push(`${where} an upstream connection was kept open`);
+      }
     }
+    await stopTime();
     const main = !samples.some((s) => s.isolated);
     if (main && (mode === "stall" || mode === "drip") && rig.proxies[faulted].cutShort() === 0) {
       failures.push(`${where} no upstream body was cancelled`);
@@ -441,6 +461,7 @@ async function faultPass(
     }
     return failures;
   } finally {
+    await stopTime();
     await rig.close();
   }
 }
@@ -471,9 +492,8 @@ Deno.test("fault suite: every route under every fault answers, ends its stream, 
       .flat();
   };
   // Faults that wait out deadlines mostly sleep: they run side by side. The rest are quick.
-  const waiting = FAULT_MODES.filter((m) => EXPECTED[m].code === "UPSTREAM_TIMEOUT");
-  const failures = (await Promise.all(waiting.map(underFault))).flat();
-  for (const mode of FAULT_MODES.filter((m) => !waiting.includes(m))) {
+  const failures = (await Promise.all([...WAITING].map(underFault))).flat();
+  for (const mode of FAULT_MODES.filter((m) => !WAITING.has(m))) {
     failures.push(...await underFault(mode));
   }
   assert.deepEqual(failures, [], failures.join("\n"));
@@ -493,10 +513,39 @@ Deno.test("fault suite: parallel oversized answers are cut off at the cap and re
       assert.equal(o.status, 502);
       assert.equal(JSON.parse(o.text).error, "UPSTREAM_ERROR");
     }
-    assert.ok(await rig.proxies.core.drained(10_000), "every upstream connection is released");
+    assert.ok(await rig.proxies.core.drained(HANG_GUARD_MS), "every upstream connection released");
     assert.equal(rig.proxies.core.cutShort(), 12, "each body was cancelled, not read to its end");
     assert.equal((await call(rig.h, { ...sample, path: "/healthz" }, "healthz")).status, 200);
   } finally {
     await rig.close();
   }
+});
+
+Deno.test("fault suite: a route that degrades answers from the other backend once the faulted one's deadline passes", async () => {
+  const degrading = SAMPLES.filter((s) => s.degradesTo !== undefined);
+  const waitedOut: string[] = [];
+  for (const mode of ["hang", "stall"] as const) {
+    for (const s of degrading) {
+      const what = label(mode, s);
+      const rig = await startRig();
+      const { time } = rig;
+      try {
+        const faulted = rig.proxies[s.faulted];
+        await faulted.setMode(mode);
+        // time moves once, to the deadline of the call the fault holds, when it is the only one
+        // pending: the other backend's calls are never cut short
+        const held = () =>
+          time.now() === 0 && faulted.held() > 0 && time.pending() === faulted.held();
+        const o = await answerMovingTime(time, call(rig.h, s, what), held, what);
+        assertNoLeak(rig, o.text, what);
+        assert.equal(o.status, s.degradesTo, `${what}: ${o.text}`);
+        if (time.now() > 0) waitedOut.push(what);
+        assert.ok(await faulted.drained(HANG_GUARD_MS), `${what}: the held connection is closed`);
+      } finally {
+        await rig.close();
+      }
+    }
+  }
+  // all but logout without a session (nothing to end at the Parser) wait on the faulted backend
+  assert.equal(waitedOut.length, 2 * (degrading.length - 1), waitedOut.join("\n"));
 });

@@ -1,6 +1,7 @@
 /** Images (streamed download, legacy redirect) and image uploads over HTTP, real app + Core double. */
 import assert from "node:assert/strict";
 import { type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
+import { eventually, HANG_GUARD_MS, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import { CHART_PNG, makePng, W } from "../../sims/world.ts";
 
 interface ErrorBody {
@@ -84,7 +85,8 @@ async function rawUploadTitle(h: Harness, filename: string, png: Uint8Array): Pr
   await conn.write(
     new Uint8Array([
       ...enc.encode(
-        "POST /api/lore/upload-image HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+        `POST /api/lore/upload-image HTTP/1.1\r\nHost: ${new URL(h.url).host}\r\n` +
+          "Connection: close\r\n" +
           `Content-Type: image/png\r\nContent-Length: ${png.length}\r\nx-host-filename: `,
       ),
       ...enc.encode(filename),
@@ -140,14 +142,17 @@ function slowCore(opts: { chunks: number; gate?: Promise<void>; headBytes?: numb
   };
 }
 
-/** `p`, or a rejection after `ms` (the timer is always cleared). */
-async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
+/**
+ * `p`, or a rejection after the hang guard: turns a deadlock (the service waiting for what the
+ * test holds back) into a failure, however slowly the machine runs.
+ */
+async function unlessStuck<T>(what: string, p: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     return await Promise.race([
       p,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms);
+        timer = setTimeout(() => reject(new Error(`stuck: ${what}`)), HANG_GUARD_MS);
       }),
     ]);
   } finally {
@@ -243,11 +248,11 @@ Deno.test("GET image: a multi-MiB image streams (first bytes before Core finishe
   const core = slowCore({ chunks: 64, gate }); // 4 MiB, held back until we saw the first bytes
   try {
     await withHarness(async (h) => {
-      const res = await within(3000, "response head", h.request("/api/lore/slowImage001/image"));
+      const res = await unlessStuck("response head", h.request("/api/lore/slowImage001/image"));
       assert.equal(res.status, 200);
       assert.equal(res.headers.get("content-type"), "image/png");
       const reader = res.body!.getReader();
-      const first = await within(3000, "first bytes", reader.read());
+      const first = await unlessStuck("first bytes", reader.read());
       assert.ok(!first.done && first.value.byteLength > 0);
       assert.equal(core.finished(), false, "first bytes arrived while Core was still sending");
       open();
@@ -271,8 +276,7 @@ Deno.test("GET image: a client abort mid-stream cancels the upstream body", asyn
   try {
     await withHarness(async (h) => {
       const abort = new AbortController();
-      const res = await within(
-        3000,
+      const res = await unlessStuck(
         "response head",
         h.request("/api/lore/slowImage001/image", { signal: abort.signal }),
       );
@@ -281,7 +285,7 @@ Deno.test("GET image: a client abort mid-stream cancels the upstream body", asyn
       await reader.read();
       abort.abort();
       await reader.cancel().catch(() => {});
-      await within(3000, "upstream cancel", core.cancelled);
+      await unlessStuck("upstream cancel", core.cancelled);
       assert.equal(core.finished(), false);
     }, { coreUrlOverride: core.url });
   } finally {
@@ -291,15 +295,22 @@ Deno.test("GET image: a client abort mid-stream cancels the upstream body", asyn
 
 Deno.test("GET image: Core stalling before the sniffable head is a 504 and is cancelled", async () => {
   const core = slowCore({ chunks: 1, gate: new Promise(() => {}), headBytes: 10 });
+  const time = manualDeadlines();
   try {
     await withHarness(async (h) => {
-      const started = performance.now();
-      const r = await h.requestJson<ErrorBody>("/api/lore/slowImage001/image");
+      const answer = h.requestJson<ErrorBody>("/api/lore/slowImage001/image");
+      // the answer's head arrived (its call's deadline ended) and the sniff waits for more bytes
+      await eventually(
+        "the service waits for the image's first bytes",
+        () => time.setAt(300).length === 2 && time.pendingOf(300) === 1,
+      );
+      time.advance(300);
+      const r = await answer;
       assert.equal(r.status, 504);
       assert.equal(r.body.error, "UPSTREAM_TIMEOUT");
-      assert.ok(performance.now() - started < 2000);
-      await within(3000, "upstream cancel", core.cancelled);
-    }, { coreUrlOverride: core.url, env: { UPSTREAM_TIMEOUT_MS: "300" } });
+      assert.equal(time.now(), 300, "the head's own deadline, UPSTREAM_TIMEOUT_MS, ended it");
+      await unlessStuck("upstream cancel", core.cancelled);
+    }, { coreUrlOverride: core.url, env: { UPSTREAM_TIMEOUT_MS: "300" }, deadlines: time });
   } finally {
     await core.close();
   }
@@ -591,7 +602,7 @@ Deno.test("upload: bytes reach Core while the client is still sending (never buf
   });
   try {
     await withHarness(async (h) => {
-      const r = await within(3000, "upload", upload(h, body, { filename: "s.png" }));
+      const r = await unlessStuck("upload", upload(h, body, { filename: "s.png" }));
       assert.equal(r.status, 201);
       assert.equal(r.body.noteId, "streamImg001");
       assert.ok(firstBytesBeforeClientDone);

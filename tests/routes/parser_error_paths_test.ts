@@ -12,6 +12,7 @@ import {
   type HarnessOptions,
   startHarness,
 } from "../helpers/harness.ts";
+import { answerMovingTime, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import type { ParserSample } from "./samples/parser_sample.ts";
 import { samples as brainDump } from "./samples/brain_dump.ts";
 import { samples as ai } from "./samples/ai.ts";
@@ -130,13 +131,40 @@ Deno.test("Parser unreachable → 503 UPSTREAM_UNAVAILABLE", () =>
     (s, o) => expect(s, o, 503, "UPSTREAM_UNAVAILABLE"),
   ));
 
-Deno.test("Parser never answers → 504 UPSTREAM_TIMEOUT", () =>
-  eachSample(
-    { env: { UPSTREAM_TIMEOUT_MS: "150", AI_TIMEOUT_MS: "150" } },
-    (h) => h.parser!.fault({ path: FEATURE_PATHS, hang: true }),
-    (s, o) => expect(s, o, 504, "UPSTREAM_TIMEOUT"),
-    { atOnce: true },
-  ));
+Deno.test("Parser never answers → 504 UPSTREAM_TIMEOUT", async () => {
+  // One sample at a time on a clock that moves only while the Parser holds the request: from
+  // one deadline to the next, and for a route that degrades to Core once, when the held call's
+  // deadline is the only one pending (Core's calls are never cut short). An AI call may run no
+  // longer than its client waits, so none is left running past its sample.
+  const time = manualDeadlines();
+  const h = await startHarness({
+    parser: true,
+    parserSession: true,
+    deadlines: time,
+    env: { UPSTREAM_TIMEOUT_MS: "150", AI_TIMEOUT_MS: "150", AI_TOTAL_TIMEOUT_MS: "150" },
+  });
+  try {
+    for (const s of SAMPLES) {
+      h.parser!.fault({ path: FEATURE_PATHS, hang: true });
+      // The Parser holds every feature call: once this sample made one, only a deadline ends
+      // its wait (for a route that degrades to Core: once that call's is the one deadline left).
+      const from = h.parser!.requests.length;
+      const asked = () => h.parser!.requests.slice(from).some((r) => FEATURE_PATHS.test(r.path));
+      const t0 = time.now();
+      const once = () => time.now() === t0 && time.pending() === 1;
+      const held = () => asked() && (s.degradesTo === undefined || once());
+      // the whole answer: a stream's head comes first, its end when the deadline passes
+      const answer = h.request(s.path, { method: s.method, ...s.init })
+        .then((res) => outcome(s, res, h));
+      const o = await answerMovingTime(time, answer, held, label(s));
+      expect(s, o, 504, "UPSTREAM_TIMEOUT");
+      h.parser!.clearFaults();
+    }
+    assertNoSecrets(h, h.logs.join("\n"));
+  } finally {
+    await h.close();
+  }
+});
 
 Deno.test("Parser 401 → 401 UPSTREAM_UNAUTHORIZED", () =>
   eachSample(

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { type Harness, type HarnessOptions, withHarness } from "../helpers/harness.ts";
+import { eventually, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import { SHARE_CREDENTIALS, W } from "../../sims/world.ts";
 
 /** Long enough that only invalidation can explain a change seen within one test. */
@@ -146,8 +147,11 @@ Deno.test("public cache: a content write through the service is seen at once, AP
     assert.equal(revisit.status, 200);
   }, CACHED));
 
-Deno.test("public cache: an aging snapshot is reloaded in the background, stale meanwhile", () =>
-  withHarness(async (h) => {
+Deno.test("public cache: an aging snapshot is reloaded in the background, stale meanwhile", () => {
+  // the cache ages on `clock`; Core's slow answer takes as long as the test says (`time`)
+  const clock = { now: 1_000_000 };
+  const time = manualDeadlines();
+  return withHarness(async (h) => {
     assert.equal((await get(h, lore(W.charMira))).status, 200);
     assert.equal(subtreeSearches(h), 1);
     // Changed in Core directly: only the snapshot's reload can tell the service.
@@ -159,22 +163,19 @@ Deno.test("public cache: an aging snapshot is reloaded in the background, stale 
       isInheritable: false,
     });
     // Past half the cache time (a reload starts) and well before it expires.
-    await new Promise((r) => setTimeout(r, 1600));
+    clock.now += 1_600;
     // Core answers slowly, so the reload is still running while these visitors are answered.
     h.core.fault({ path: "/etapi/notes", delayMs: 300 });
     const during = await Promise.all([1, 2, 3].map(() => get(h, lore(W.charMira))));
     assert.deepEqual(during.map((g) => g.status), [200, 200, 200]); // the last good snapshot
     // The reload runs on its own: no visitor has to ask again for it to reach Core.
-    for (let i = 0; i < 50 && subtreeSearches(h) < 2; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.equal(subtreeSearches(h), 2);
-    let status = 200;
-    for (let i = 0; i < 50 && status === 200; i++) {
-      status = (await get(h, lore(W.charMira))).status;
-      if (status === 200) await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.equal(status, 404); // then the new version
-    assert.equal(subtreeSearches(h), 2); // one reload for every visitor
+    await eventually("the reload waits for Core", () => time.pendingOf(300) > 0);
     h.core.clearFaults();
-  }, { env: { PUBLIC_CACHE_MS: "3000" } }));
+    time.advance(300); // Core answers it
+    await eventually(
+      "the new version is served",
+      async () => (await get(h, lore(W.charMira))).status === 404,
+    );
+    assert.equal(subtreeSearches(h), 2); // one reload for every visitor
+  }, { env: { PUBLIC_CACHE_MS: "3000" }, now: () => clock.now, deadlines: time });
+});

@@ -4,23 +4,19 @@
  * whose lines parse as the Apache/nginx combined format.
  */
 import assert from "node:assert/strict";
-import { type Harness, withHarness } from "../helpers/harness.ts";
+import { type Harness, REFUSED_URL, withHarness } from "../helpers/harness.ts";
+import { eventually, manualDeadlines } from "../helpers/manual_deadlines.ts";
 
 /** The `request` lines logged so far, parsed. */
 function requestLines(h: Harness): Record<string, unknown>[] {
   return h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
 }
 
-/** A port nothing listens on (connections to it are refused). */
-function closedPort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr;
-  listener.close();
-  return port;
-}
-
-/** A backend that accepts connections and answers each with `reply` (null: never answers). */
-function fakeBackend(reply: string | null): { url: string; close(): void } {
+/**
+ * A backend that accepts connections and answers each with `reply` (null: never answers);
+ * `accepted` counts the connections.
+ */
+function fakeBackend(reply: string | null): { url: string; accepted(): number; close(): void } {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const conns: Deno.Conn[] = [];
   (async () => {
@@ -34,6 +30,7 @@ function fakeBackend(reply: string | null): { url: string; close(): void } {
   })().catch(() => {});
   return {
     url: `http://127.0.0.1:${listener.addr.port}`,
+    accepted: () => conns.length,
     close() {
       listener.close();
       for (const c of conns) {
@@ -56,7 +53,7 @@ function assertClean(line: unknown, backendUrl: string, h: Harness): void {
 }
 
 Deno.test("request log: a refused backend names reason refused, the client, and no address", async () => {
-  const backendUrl = `http://127.0.0.1:${closedPort()}`;
+  const backendUrl = REFUSED_URL;
   await withHarness(async (h) => {
     const res = await h.request("/api/lore", { headers: { "x-request-id": "refused-1" } });
     await res.body?.cancel();
@@ -85,12 +82,20 @@ Deno.test("request log: refused, timeout, garbage and an early close are told ap
   for (const client of ["fetch", "pooled"]) {
     for (const [name, reply, reason] of [...cases, ["refused", "refused", "refused"] as const]) {
       const backend = name === "refused"
-        ? { url: `http://127.0.0.1:${closedPort()}`, close() {} }
+        ? { url: REFUSED_URL, accepted: () => 0, close() {} }
         : fakeBackend(reply);
       const id = `failure-${name}-${client}`;
+      // the deadline passes only for the backend that never answers, and only once it holds
+      // the call: every other failure shows whatever the machine's speed
+      const time = manualDeadlines();
       try {
         await withHarness(async (h) => {
-          const res = await h.request("/api/lore", { headers: { "x-request-id": id } });
+          const answer = h.request("/api/lore", { headers: { "x-request-id": id } });
+          if (name === "timeout") {
+            await eventually("the backend holds the call", () => backend.accepted() > 0);
+            time.advance(300);
+          }
+          const res = await answer;
           await res.body?.cancel();
           assert.ok(res.status >= 502 && res.status <= 504, `${id}: ${res.status}`);
           const line = requestLines(h).find((l) => l.requestId === id)!;
@@ -100,6 +105,7 @@ Deno.test("request log: refused, timeout, garbage and an early close are told ap
         }, {
           coreUrlOverride: backend.url,
           env: { UPSTREAM_TIMEOUT_MS: "300", UPSTREAM_CLIENT: client },
+          deadlines: time,
         });
       } finally {
         backend.close();
@@ -144,7 +150,7 @@ const COMBINED =
   /^(\S+) (\S+) (\S+) \[(\d{2}\/[A-Z][a-z]{2}\/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4})\] "(\S+) (\S+) (HTTP\/\d\.\d)" (\d{3}) (\d+|-) "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)"$/;
 
 Deno.test("request log: LOG_FORMAT=combined writes lines tools parse, diagnostics apart", async () => {
-  const backendUrl = `http://127.0.0.1:${closedPort()}`;
+  const backendUrl = REFUSED_URL;
   await withHarness(async (h) => {
     const agent = 'Mozilla/5.0 "quoted" \\ crawler';
     await h.request("/favicon.svg?token=s3cret", {

@@ -5,6 +5,7 @@ import { loadConfig } from "../../src/config.ts";
 import { jsonLogger } from "../../src/http/log.ts";
 import { startServer } from "../../src/server.ts";
 import { assertNoSecrets, type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
+import { eventually, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import { DEFAULT_CORE_PASSWORD } from "../../sims/core.ts";
 import { reindexForOwner } from "../../sims/parser.ts";
 import { W } from "../../sims/world.ts";
@@ -345,7 +346,12 @@ Deno.test("search: rag mode without a Parser is 503 NOT_CONFIGURED (parser); bad
 // With the Parser: semantic search and Parser suggestions in mention search
 // ---------------------------------------------------------------------------------------------
 
-const withParser = { parser: true, parserSession: true } as const;
+/**
+ * Both doubles, the service's deadlines on a clock that never moves: the Parser's budget for
+ * mentions (`MENTION_PARSER_BUDGET_MS`) passes only where a test moves it, never because the
+ * double was slow to answer on a busy machine.
+ */
+const withParser = { parser: true, parserSession: true, deadlines: manualDeadlines() } as const;
 
 /** The Parser double builds its index (autocomplete reads it) from the sample world. */
 async function reindex(h: Harness) {
@@ -515,26 +521,24 @@ Deno.test("mention-search: merged and deduplicated, Core first, at most 8", () =
     assert.equal(searches(h).length, 1, "Core already filled the list: nothing to confirm");
   }, { ...withParser, core: { world: false } }));
 
-Deno.test("mention-search: a hanging Parser costs the budget, not the upstream timeout", () =>
-  withHarness(async (h) => {
+Deno.test("mention-search: a hanging Parser costs the budget, not the upstream timeout", () => {
+  const time = manualDeadlines();
+  return withHarness(async (h) => {
     h.parser!.fault({ path: "/suggest/autocomplete", hang: true });
-    // The upstream timeout is out of reach: only the budget can end this wait. The race is a
-    // hang guard, not a speed check.
-    let guard: ReturnType<typeof setTimeout> | undefined;
-    const r = await Promise.race([
-      get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef"),
-      new Promise<never>((_, reject) => {
-        guard = setTimeout(() => reject(new Error("waited for the upstream timeout")), 60_000);
-      }),
-    ]).finally(() => clearTimeout(guard));
+    const answer = get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef");
+    await eventually("the Parser holds the call", () => suggestCalls(h).length === 1);
+    time.advance(300); // the budget, far short of the upstream timeout
+    const r = await answer;
     assert.equal(r.status, 200);
     assert.deepEqual(r.body.results.map((x) => [x.noteId, x.source]), [[W.locReef, "core"]]);
     assert.equal(suggestCalls(h).length, 1, "the Parser was asked");
     assert.ok(h.logs.some((l) => l.includes("mention search without Parser")));
   }, {
     ...withParser,
+    deadlines: time,
     env: { MENTION_PARSER_BUDGET_MS: "300", UPSTREAM_TIMEOUT_MS: "600000" },
-  }));
+  });
+});
 
 Deno.test("mention-search: a failing Parser or none at all leaves Core's answer", async () => {
   await withHarness(async (h) => {

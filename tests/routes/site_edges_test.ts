@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { allRoutes } from "../../src/routes/index.ts";
 import { SITE_CSP } from "../../src/site/headers.ts";
-import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
+import { assertNoSecrets, type Harness, REFUSED_URL, withHarness } from "../helpers/harness.ts";
 import { rawExchange } from "../helpers/raw_http.ts";
 import { W } from "../../sims/world.ts";
 
@@ -54,7 +54,7 @@ Deno.test("robots.txt: behind a trusted proxy the sitemap is on the forwarded or
       headers: { "x-forwarded-host": "lore.example.org", "x-forwarded-proto": "https" },
     });
     assert.match(robots.body, /^Sitemap: https:\/\/lore\.example\.org\/sitemap\.xml$/m);
-  }, { env: { TRUST_PROXY: "true" } }));
+  }, { env: { TRUST_PROXY: "true", ALLOWED_HOSTS: "lore.example.org" } }));
 
 Deno.test("robots.txt: a share root with #shareDisallowRobotIndexing disallows everything", () =>
   withHarness(async (h) => {
@@ -73,15 +73,12 @@ Deno.test("robots.txt: no lore database → disallow everything; Core down → a
     assert.equal(robots.status, 200);
     assert.equal(robots.body, "User-agent: *\nDisallow: /\n");
   }, { noCoreCredentials: true });
-  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = closed.addr.port;
-  closed.close();
   await withHarness(async (h) => {
     const robots = await text(h, "/robots.txt");
     assert.equal(robots.status, 503);
     assert.equal(robots.headers.get("content-type"), "text/plain; charset=utf-8");
     assert.doesNotMatch(robots.body, /Allow|Disallow/);
-  }, { coreUrlOverride: `http://127.0.0.1:${port}` });
+  }, { coreUrlOverride: REFUSED_URL });
 });
 
 Deno.test("favicon: SVG at /favicon.svg and /favicon.ico, long-cached, linked from every page", () =>
@@ -183,4 +180,4 @@ Deno.test("HEAD: on the wire, no body and no claim of an empty one", () =>
       assert.equal(raw.body, "", path);
       assert.notEqual(raw.headers.get("content-length"), "0", path);
     }
-  }));
+  }, { env: { ALLOWED_HOSTS: "x" } }));

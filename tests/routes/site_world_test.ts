@@ -264,7 +264,7 @@ Deno.test("site: preview metadata with absolute URLs on the visitor's origin", a
     // the same page for another origin is its own answer
     const direct = await get(h, `/public/lore/${HARBOR_ALIAS}`);
     assert.ok(!direct.body.includes("lore.example.org"));
-  }, { env: { TRUST_PROXY: "true" } });
+  }, { env: { TRUST_PROXY: "true", ALLOWED_HOSTS: "lore.example.org" } });
 });
 
 Deno.test("site: lore type pages list what the visitor may see", () =>
