@@ -1,8 +1,8 @@
 /**
  * Production entry point: `--help`, `--version` and `--print-routes` print and exit; otherwise
- * configuration from the environment, real backends, a start-up summary of each backend, and
- * graceful shutdown on SIGTERM/SIGINT. Refuses to start on invalid configuration or an unknown
- * argument (exit status 2).
+ * configuration from the environment, real backends, a start-up summary (the host names it
+ * answers to, each backend), and graceful shutdown on SIGTERM/SIGINT. Refuses to start on
+ * invalid configuration or an unknown argument (exit status 2).
  *
  * @module
  */
@@ -43,7 +43,8 @@ async function serve(): Promise<void> {
   };
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
-  // after listening and never awaited: a slow backend delays only its own line
+  // after listening and never awaited: the host lines come at once, a slow backend delays
+  // only its own line
   void logStartupReport(log, config, server.app.fetch); // the client the app uses
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import type { CoreStore } from "../sims/core_store.ts";
-import { LORE_TYPES, templateId, W } from "../sims/world.ts";
+import { LORE_TYPES, markLore, W } from "../sims/world.ts";
 
 /**
  * Id of the note {@linkcode seedBenchNotes} gives four user relations.
@@ -41,9 +41,7 @@ export function seedBenchNotes(store: CoreStore, count: number): void {
       type: "text",
       content: `<p>${title} is part of the coast's long memory.</p>`,
     }, { rawTitle: true });
-    store.createAttribute({ noteId, type: "label", name: "lore", value: "" });
-    store.createAttribute({ noteId, type: "label", name: "loreType", value: type });
-    store.createAttribute({ noteId, type: "relation", name: "template", value: templateId(type) });
+    markLore(store, noteId, type);
   };
   for (let i = 1; i <= count; i++) {
     loreNote(

@@ -26,6 +26,50 @@ export interface Role {
 }
 
 /**
+ * The service's environment for doubles started by {@linkcode spawnRole}: `CORE_URL` and
+ * `CORE_TOKEN` of the Core double, and with a Parser double its `PARSER_URL` and `PARSER_TOKEN`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const core = { info: { url: "http://127.0.0.1:4001", token: "core-token" } };
+ * const parser = { info: { url: "http://127.0.0.1:4002", token: "parser-token" } };
+ * assert.deepEqual(backendEnv(core), { CORE_URL: core.info.url, CORE_TOKEN: "core-token" });
+ * assert.equal(backendEnv(core, parser).PARSER_TOKEN, "parser-token");
+ * ```
+ */
+export function backendEnv(
+  core: Pick<Role, "info">,
+  parser?: Pick<Role, "info">,
+): Record<string, string> {
+  return {
+    CORE_URL: core.info.url,
+    CORE_TOKEN: core.info.token,
+    ...(parser && { PARSER_URL: parser.info.url, PARSER_TOKEN: parser.info.token }),
+  };
+}
+
+/**
+ * Calls the Core double's ETAPI directly with its token: the JSON answer, or null for a 204;
+ * any other status that is not OK throws with the answer's text.
+ *
+ * @example
+ * ```ts
+ * async function deleteNote(core: Role, noteId: string) {
+ *   await coreEtapi(core, `/etapi/notes/${noteId}`, { method: "DELETE" });
+ * }
+ * ```
+ */
+export async function coreEtapi(core: Pick<Role, "info">, path: string, init: RequestInit) {
+  const res = await fetch(`${core.info.url}${path}`, {
+    ...init,
+    headers: { authorization: core.info.token, ...init.headers },
+  });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return res.status === 204 ? null : await res.json();
+}
+
+/**
  * Starts one role of bench/stack.ts in its own process and reads its address line.
  *
  * @example

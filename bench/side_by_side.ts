@@ -46,19 +46,19 @@ import { largePng } from "./large_png.ts";
 import { loadGenerator } from "./load.ts";
 import { mib, peakBytes, readMemory, sampleMemory } from "./memory.ts";
 import { startNginx } from "./nginx.ts";
+import { numberOption, serviceFlagsOption } from "./options.ts";
 import { count, ms, ratio, signedMs } from "./report.ts";
-import { processGroup, spawnRole, spawnService } from "./roles.ts";
+import { backendEnv, coreEtapi, processGroup, spawnRole, spawnService } from "./roles.ts";
 import { alternateStreams, brainDumpTargets } from "./sse_stream.ts";
 import { median, percentile } from "./stats.ts";
 
-const env = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
-const seconds = env("BENCH_SECONDS", 3);
-const rounds = env("BENCH_ROUNDS", 3);
-const connections = env("BENCH_CONNECTIONS", 50);
-const listConnections = env("BENCH_LIST_CONNECTIONS", 8);
-const extraNotes = env("BENCH_NOTES", 300);
-const streams = env("BENCH_STREAMS", 20);
-const uploadBytes = env("BENCH_UPLOAD_MIB", 100) * 1024 * 1024;
+const seconds = numberOption("BENCH_SECONDS", 3);
+const rounds = numberOption("BENCH_ROUNDS", 3);
+const connections = numberOption("BENCH_CONNECTIONS", 50);
+const listConnections = numberOption("BENCH_LIST_CONNECTIONS", 8);
+const extraNotes = numberOption("BENCH_NOTES", 300);
+const streams = numberOption("BENCH_STREAMS", 20);
+const uploadBytes = numberOption("BENCH_UPLOAD_MIB", 100) * 1024 * 1024;
 const passNote = Deno.env.get("BENCH_NOTE") ?? W.locReef;
 const publicNote = W.charMira;
 const logLevel = Deno.env.get("BENCH_LOG_LEVEL") ?? "info";
@@ -109,14 +109,11 @@ const bare = await start(spawnRole(["bare"]));
 const floor = wanted("floor") ? await start(spawnRole(["floor"])) : null;
 const lean = wanted("lean") ? await start(spawnRole(["lean"])) : null;
 const serviceEnv = {
-  CORE_URL: core.info.url,
-  CORE_TOKEN: core.info.token,
-  PARSER_URL: parser.info.url,
-  PARSER_TOKEN: parser.info.token,
+  ...backendEnv(core, parser),
   MAX_UPLOAD_BYTES: String(Math.max(20 * 1024 * 1024, uploadBytes + 1024 * 1024)),
   LOG_LEVEL: logLevel,
 };
-const serviceFlags = Deno.env.get("BENCH_SERVICE_FLAGS")?.split(" ").filter(Boolean);
+const serviceFlags = serviceFlagsOption();
 const service = await start(spawnService(serviceEnv, serviceFlags));
 const quiet = wanted("healthz-quiet")
   ? await start(spawnService({ ...serviceEnv, LOG_LEVEL: "warn" }, serviceFlags))
@@ -363,20 +360,12 @@ async function uploadRows(): Promise<RowResult[]> {
   await (await fetch(`${fresh?.url ?? service.url}/healthz`)).body?.cancel();
   const body = largePng(uploadBytes);
   const size = `${mib(uploadBytes)} MiB`;
-  const coreJson = async (path: string, init: RequestInit) => {
-    const res = await fetch(`${core.info.url}${path}`, {
-      ...init,
-      headers: { ...coreAuth, ...init.headers },
-    });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return res.status === 204 ? null : await res.json();
-  };
   const rows = [
     {
       name: "upload-direct",
       what: `Core double create-note + content PUT, ${size}`,
       send: async () => {
-        const created = await coreJson("/etapi/create-note", {
+        const created = await coreEtapi(core, "/etapi/create-note", {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({
@@ -387,7 +376,7 @@ async function uploadRows(): Promise<RowResult[]> {
             content: "",
           }),
         });
-        await coreJson(`/etapi/notes/${created.note.noteId}/content`, {
+        await coreEtapi(core, `/etapi/notes/${created.note.noteId}/content`, {
           method: "PUT",
           headers: { "content-type": "application/octet-stream" },
           body,
@@ -423,7 +412,7 @@ async function uploadRows(): Promise<RowResult[]> {
       const peak = sampler ? peakBytes(sampler.stop()) ?? 0 : 0;
       run.peak = Math.max(run.peak, peak);
       run.growth = Math.max(run.growth, peak - before);
-      await coreJson(`/etapi/notes/${noteId}`, { method: "DELETE" });
+      await coreEtapi(core, `/etapi/notes/${noteId}`, { method: "DELETE" });
     }
   }
   return rows.map((r) => {

@@ -32,18 +32,18 @@ import { startFaultProxy } from "../sims/fault_proxy.ts";
 import { W } from "../sims/world.ts";
 import { largePng } from "./large_png.ts";
 import { mib, peakBytes, readMemory, sampleMemory } from "./memory.ts";
+import { numberOption, serviceFlagsOption } from "./options.ts";
 import { ms } from "./report.ts";
-import { processGroup, spawnRole, spawnService } from "./roles.ts";
+import { backendEnv, coreEtapi, processGroup, spawnRole, spawnService } from "./roles.ts";
 import { median, percentile } from "./stats.ts";
 
-const env = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
-const connections = env("BENCH_SLOW_CONNECTIONS", 4000);
-const trickleMs = env("BENCH_TRICKLE_MS", 5000);
-const holdSeconds = env("BENCH_HOLD_SECONDS", 60);
-const settleSeconds = env("BENCH_SETTLE_SECONDS", 30);
-const rounds = env("BENCH_ROUNDS", 2);
-const answers = env("BENCH_ANSWERS", 13);
-const answerBytes = env("BENCH_ANSWER_MIB", 10) * 1024 * 1024;
+const connections = numberOption("BENCH_SLOW_CONNECTIONS", 4000);
+const trickleMs = numberOption("BENCH_TRICKLE_MS", 5000);
+const holdSeconds = numberOption("BENCH_HOLD_SECONDS", 60);
+const settleSeconds = numberOption("BENCH_SETTLE_SECONDS", 30);
+const rounds = numberOption("BENCH_ROUNDS", 2);
+const answers = numberOption("BENCH_ANSWERS", 13);
+const answerBytes = numberOption("BENCH_ANSWER_MIB", 10) * 1024 * 1024;
 const slowKind = Deno.env.get("BENCH_SLOW_KIND") ?? "upload";
 const KINDS = ["upload", "json", "content"] as const;
 type SlowKind = typeof KINDS[number];
@@ -51,19 +51,15 @@ if (![...KINDS, "mixed"].includes(slowKind)) {
   console.error(`BENCH_SLOW_KIND: one of ${[...KINDS, "mixed"].join(", ")}`);
   Deno.exit(2);
 }
-const serviceFlags = Deno.env.get("BENCH_SERVICE_FLAGS")?.split(" ").filter(Boolean);
+const serviceFlags = serviceFlagsOption();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0) & 0xff);
 
 const { start, stopAll } = processGroup();
 const core = await start(spawnRole(["core"]));
 const parser = await start(spawnRole(["parser", core.info.url, core.info.token]));
-const coreAuth = { authorization: core.info.token };
 const serviceEnv = {
-  CORE_URL: core.info.url,
-  CORE_TOKEN: core.info.token,
-  PARSER_URL: parser.info.url,
-  PARSER_TOKEN: parser.info.token,
+  ...backendEnv(core, parser),
   // the service listens on loopback here; on a public address `auto` turns the relay on
   CLIENT_DEADLINES: "on",
   ...Object.fromEntries(
@@ -279,29 +275,21 @@ async function slowRound(url: string, port: number, pid: number, round: number):
 
 /** The large notes, created in the Core double directly. */
 async function largeNotes(): Promise<{ content: string; image: string; json: string }> {
-  const call = async (path: string, init: RequestInit) => {
-    const res = await fetch(`${core.info.url}${path}`, {
-      ...init,
-      headers: { ...coreAuth, ...init.headers },
-    });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return res.status === 204 ? null : await res.json();
-  };
   const create = async (title: string, type: string, mime: string) =>
-    (await call("/etapi/create-note", {
+    (await coreEtapi(core, "/etapi/create-note", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ parentNoteId: W.media, title, type, mime, content: "" }),
     })).note.noteId as string;
   const content = await create("Large", "text", "text/html");
   const text = `<p>${"Salt and smoke. ".repeat(Math.ceil(answerBytes / 16))}</p>`;
-  await call(`/etapi/notes/${content}/content`, {
+  await coreEtapi(core, `/etapi/notes/${content}/content`, {
     method: "PUT",
     headers: { "content-type": "text/plain" },
     body: text.slice(0, answerBytes - 4) + "</p>",
   });
   const image = await create("large.png", "image", "image/png");
-  await call(`/etapi/notes/${image}/content`, {
+  await coreEtapi(core, `/etapi/notes/${image}/content`, {
     method: "PUT",
     headers: { "content-type": "application/octet-stream" },
     body: largePng(answerBytes),

@@ -12,20 +12,16 @@
  *
  * @module
  */
-import { spawnRole, spawnService } from "./roles.ts";
+import { numberOption } from "./options.ts";
+import { backendEnv, spawnRole, spawnService } from "./roles.ts";
 import { alternateStreams, brainDumpTargets } from "./sse_stream.ts";
 import { median } from "./stats.ts";
 
-const streams = Number(Deno.env.get("BENCH_STREAMS") ?? 40);
+const streams = numberOption("BENCH_STREAMS", 40);
 
 const core = await spawnRole(["core"]);
 const parser = await spawnRole(["parser", core.info.url, core.info.token]);
-const service = await spawnService({
-  CORE_URL: core.info.url,
-  CORE_TOKEN: core.info.token,
-  PARSER_URL: parser.info.url,
-  PARSER_TOKEN: parser.info.token,
-});
+const service = await spawnService(backendEnv(core, parser));
 const targets = brainDumpTargets(parser.info, service.url);
 
 let results;

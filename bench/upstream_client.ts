@@ -16,13 +16,13 @@ import { W } from "../sims/world.ts";
 import { type HttpRow, resultsTable, runHttpGroup } from "./http_rows.ts";
 import { loadGenerator } from "./load.ts";
 import { startNginx } from "./nginx.ts";
+import { numberOption } from "./options.ts";
 import { ratio } from "./report.ts";
-import { processGroup, spawnRole, spawnService } from "./roles.ts";
+import { backendEnv, processGroup, spawnRole, spawnService } from "./roles.ts";
 
-const env = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
-const seconds = env("BENCH_SECONDS", 5);
-const rounds = env("BENCH_ROUNDS", 5);
-const connections = env("BENCH_CONNECTIONS", 50);
+const seconds = numberOption("BENCH_SECONDS", 5);
+const rounds = numberOption("BENCH_ROUNDS", 5);
+const connections = numberOption("BENCH_CONNECTIONS", 50);
 const note = Deno.env.get("BENCH_NOTE") ?? W.locReef;
 
 const loadAverage = () => Deno.readTextFileSync("/proc/loadavg").split(" ")[0];
@@ -32,7 +32,7 @@ const load = await loadGenerator();
 const { start, stopAll } = processGroup();
 
 const core = await start(spawnRole(["core"]));
-const coreEnv = { CORE_URL: core.info.url, CORE_TOKEN: core.info.token };
+const coreEnv = backendEnv(core);
 const viaFetch = await start(spawnService({ ...coreEnv, UPSTREAM_CLIENT: "fetch" }));
 const viaPooled = await start(spawnService({ ...coreEnv, UPSTREAM_CLIENT: "pooled" }));
 const nginx = await start(startNginx(core.info.url, core.info.token));

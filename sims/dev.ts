@@ -9,6 +9,7 @@
  * @module
  */
 import { loadConfigOrExit } from "../src/config.ts";
+import { namedHosts } from "../src/http/host_check.ts";
 import { startServer } from "../src/server.ts";
 import { startCoreSim } from "./core.ts";
 import { DEFAULT_OWNER, startParserSim } from "./parser.ts";
@@ -54,7 +55,7 @@ Zero-login is ${config.ZERO_LOGIN ? "ON: a browser works at once" : "OFF: log in
   config.ZERO_LOGIN ? " (turn it off: ZERO_LOGIN=false deno task dev)" : ""
 }.
 Answers localhost and IP addresses${
-  config.ALLOWED_HOSTS.length ? `, and ${config.ALLOWED_HOSTS.join(", ")}` : ""
+  namedHosts(config).length ? `, and ${namedHosts(config).join(", ")}` : ""
 }; another name: ALLOWED_HOSTS=<name> deno task dev.
 Sample account: ${DEFAULT_OWNER.email} / ${DEFAULT_OWNER.password}
   curl -c jar -H 'content-type: application/json' \\

@@ -105,6 +105,60 @@ export function templateId(type: LoreType): string {
   return `_template_${type}`;
 }
 
+/**
+ * Makes a note a lore note of `type` as the portal writes one: `#lore`, `#loreType` and a
+ * `~template` relation to the type's template, so the template's labels are promoted.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createCoreStore } from "./core_store.ts";
+ * const store = createCoreStore();
+ * seedWorld(store);
+ * const { note } = store.createNote({
+ *   parentNoteId: W.guide,
+ *   title: "Cove",
+ *   type: "text",
+ *   content: "",
+ * });
+ * markLore(store, note.noteId, "location");
+ * const own = store.ownAttributes(note.noteId).map((a) => `${a.name}=${a.value}`);
+ * assert.deepEqual(own, ["lore=", "loreType=location", "template=_template_location"]);
+ * ```
+ */
+export function markLore(store: CoreStore, noteId: string, type: LoreType): void {
+  label(store, noteId, "lore");
+  label(store, noteId, "loreType", type);
+  relation(store, noteId, "template", templateId(type));
+}
+
+/**
+ * A new text note under `parentNoteId`, made a lore note of `type` by {@linkcode markLore}; its
+ * content one paragraph (`<p><title> in the salt.</p>` unless given). Returns its id.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createCoreStore } from "./core_store.ts";
+ * const store = createCoreStore();
+ * seedWorld(store);
+ * const id = createLoreNote(store, W.guide, "The First Lamp", "event");
+ * assert.equal(store.getNote(id)?.title, "The First Lamp");
+ * assert.equal(store.search("#loreType=event").hits.some((n) => n.noteId === id), true);
+ * ```
+ */
+export function createLoreNote(
+  store: CoreStore,
+  parentNoteId: string,
+  title: string,
+  type: LoreType,
+  content = `<p>${title} in the salt.</p>`,
+): string {
+  const { note } = store.createNote({ parentNoteId, title, type: "text", content });
+  markLore(store, note.noteId, type);
+  return note.noteId;
+}
+
 /** Credentials of the password-protected share branch (`#shareCredentials`). */
 export const SHARE_CREDENTIALS = { user: "player", password: "lantern" } as const;
 /** `#shareAlias` of the harbor note. */
@@ -620,11 +674,7 @@ export function seedWorld(store: CoreStore): void {
         content: spec.content ?? CONTENT[spec.id] ?? "",
         isProtected: spec.isProtected,
       }, { rawTitle: true });
-      if (spec.lore) {
-        label(store, spec.id, "lore");
-        label(store, spec.id, "loreType", spec.lore);
-        relation(store, spec.id, "template", templateId(spec.lore));
-      }
+      if (spec.lore) markLore(store, spec.id, spec.lore);
     });
   }
   at(() => {

@@ -51,6 +51,7 @@ import { errorPageResponse } from "./site/error_page.ts";
 import { sharedHttp1Client } from "./upstream/http1_fetch.ts";
 import { answerAiRoute } from "./pipeline/ai_route.ts";
 import type { ResponseCheck } from "./pipeline/response_check.ts";
+import { jsonAnswerPaths } from "./route_responses.ts";
 import { type Deadlines, sharedDeadlines } from "./util/deadlines.ts";
 
 /** What an app needs from the outside world; everything but `config` has a default. */
@@ -136,10 +137,8 @@ export function createApp(deps: AppDeps): App {
     allowed: cors?.allows,
   };
   // outside /api/, unknown paths and methods answer the site's HTML page, except where health
-  // checkers (JSON readers) call
-  const operationsPaths = new Set(routes.filter((r) => r.tag === "operations").map((r) => r.path));
-  const answersJson = (path: string) =>
-    path === "/api" || path.startsWith("/api/") || operationsPaths.has(path);
+  // checkers (JSON readers) call; the documented answers follow the same rule
+  const answersJson = jsonAnswerPaths(routes);
 
   async function handle(req: Request, info: RequestInfo = {}): Promise<Response> {
     const started = performance.now();
@@ -176,7 +175,9 @@ export function createApp(deps: AppDeps): App {
       // credentials, no zero-login session, no backend call (http/host_check.ts)
       const host = hosts.check(req, url);
       if (!host.ok) {
-        pageErrors = !answersJson(url.pathname);
+        // a name refused (421) gets the site's page off the API; an unreadable X-Forwarded-Host
+        // (400), like an unreadable Host, the JSON error on every path
+        pageErrors = host.error.status === 421 && !answersJson(url.pathname);
         log.log("info", "host refused", { requestId, host: host.host });
         throw host.error;
       }

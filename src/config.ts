@@ -27,23 +27,33 @@ const backendUrl = (backend: Backend) =>
     return z.NEVER;
   });
 
-/** A comma-separated list of backend base URLs (extra allow-list entries). */
-const urlList = (backend: Backend) =>
+const splitList = (v: string) => v.split(",").map((p) => p.trim()).filter(Boolean);
+
+/**
+ * A comma-separated list, each entry read by `entry`: its value, or why it is refused. The first
+ * refused entry fails the variable, named by its position: an entry with credentials in it must
+ * not be printed back.
+ */
+const listOf = (entry: (part: string) => { value: string } | { message: string }) =>
   z.string().transform((v, ctx) => {
     const out: string[] = [];
     for (const [i, part] of splitList(v).entries()) {
-      const r = backendBaseUrl(backend, part);
-      if (!r.ok) {
-        // by position: an entry with credentials in it must not be printed back
+      const r = entry(part);
+      if ("message" in r) {
         ctx.addIssue({ code: "custom", message: `entry ${i + 1}: ${r.message}` });
         return z.NEVER;
       }
-      out.push(r.url);
+      out.push(r.value);
     }
     return out;
   });
 
-const splitList = (v: string) => v.split(",").map((p) => p.trim()).filter(Boolean);
+/** A comma-separated list of backend base URLs (extra allow-list entries). */
+const urlList = (backend: Backend) =>
+  listOf((part) => {
+    const r = backendBaseUrl(backend, part);
+    return r.ok ? { value: r.url } : { message: r.message };
+  });
 
 /**
  * A web origin (scheme, host, optional port, nothing else) as browsers send `Origin`: lower-case
@@ -62,21 +72,11 @@ function webOrigin(text: string): string | undefined {
 }
 
 /** A comma-separated list of web origins: scheme, host and optional port, nothing else. */
-const originList = z.string().transform((v, ctx) => {
-  const out: string[] = [];
-  for (const [i, part] of splitList(v).entries()) {
-    const origin = webOrigin(part);
-    if (origin === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        message: `entry ${i + 1}: must be an http(s) origin such as https://app.example.org ` +
-          "(no path, no `*`)",
-      });
-      return z.NEVER;
-    }
-    out.push(origin);
-  }
-  return out;
+const originList = listOf((part) => {
+  const origin = webOrigin(part);
+  return origin !== undefined
+    ? { value: origin }
+    : { message: "must be an http(s) origin such as https://app.example.org (no path, no `*`)" };
 });
 
 /** The site's public origin: one web origin. */
@@ -95,23 +95,14 @@ const publicOrigin = z.string().transform((v, ctx) => {
 const HOST_NAME = /^(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
 
 /** A comma-separated list of host names without port, normalised as requests' hosts are. */
-const hostList = z.string().transform((v, ctx) => {
-  const out: string[] = [];
-  for (const [i, part] of splitList(v).entries()) {
-    const name = part.includes(":") && !part.startsWith("[") ? undefined : hostNameOf(part);
-    const plain = name !== undefined &&
-      (name.startsWith("[") ? part.endsWith("]") : HOST_NAME.test(name));
-    if (!plain) {
-      ctx.addIssue({
-        code: "custom",
-        message: `entry ${i + 1}: must be a host name such as lore.example.org (no scheme, ` +
-          "port, path or `*`: list every name)",
-      });
-      return z.NEVER;
-    }
-    out.push(name);
-  }
-  return out;
+const hostList = listOf((part) => {
+  const name = part.includes(":") && !part.startsWith("[") ? undefined : hostNameOf(part);
+  const plain = name !== undefined &&
+    (name.startsWith("[") ? part.endsWith("]") : HOST_NAME.test(name));
+  return plain ? { value: name } : {
+    message: "must be a host name such as lore.example.org (no scheme, port, path or `*`: list " +
+      "every name)",
+  };
 });
 
 const noteId = z.string().regex(/^[A-Za-z0-9_]{1,128}$/, "must be a note id");
@@ -130,8 +121,9 @@ export const envSchema = z.object({
       "The site's public origin, e.g. `https://lore.example.org`: the public site's absolute " +
         "URLs (canonical link, `og:url`, sitemap, feed, robots.txt's `Sitemap:`) use it " +
         "whatever a request's `Host` says, its host is accepted (see `ALLOWED_HOSTS`), and " +
-        "pages on it pass the cross-site check. Unset: absolute URLs use the host the request " +
-        "named, once accepted.",
+        "pages on it pass the cross-site check. A request naming its host came with its scheme " +
+        "(`Secure` cookies for `https`, see `COOKIE_SECURE`). Unset: absolute URLs use the host " +
+        "the request named, once accepted.",
     ),
   ALLOWED_HOSTS: hostList.default([])
     .describe(
@@ -190,8 +182,10 @@ export const envSchema = z.object({
     ),
   COOKIE_SECURE: z.enum(["auto", "always"]).default("auto")
     .describe(
-      "`auto`: cookies are `Secure` when the request came over HTTPS (or " +
-        "`X-Forwarded-Proto: https` with `TRUST_PROXY`); `always`: always.",
+      "`auto`: cookies are `Secure` when the browser came over HTTPS: on `PUBLIC_ORIGIN`'s " +
+        "host when that is `https://…` (whatever a proxy reports), on any other host when the " +
+        "request came over HTTPS (or `X-Forwarded-Proto: https` with `TRUST_PROXY`); " +
+        "`always`: always.",
     ),
   ZERO_LOGIN: bool(false)
     .describe(

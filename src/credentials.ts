@@ -134,7 +134,8 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
   return {
     forRequest(req, reqDeps) {
       const setCookies: string[] = [];
-      const secure = config.COOKIE_SECURE === "always" || isHttps(req, config.TRUST_PROXY);
+      // asked only when a cookie is set: most requests set none
+      const secure = () => config.COOKIE_SECURE === "always" || isHttps(req, config);
       const upstream = (detached: boolean): UpstreamDeps => ({
         fetch: deps.fetch,
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -176,7 +177,7 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
             )
               .autoProvision(config.PARSER_INTERNAL_SECRET);
             const session = { parserUrl: config.PARSER_URL, parserToken: token };
-            setCookies.push(...await sessionCookies(await key(), session, secure));
+            setCookies.push(...await sessionCookies(await key(), session, secure()));
             return session;
           } catch (e) {
             provisionBlockedUntil = now() + config.PROVISION_COOLDOWN_MS;
@@ -242,16 +243,16 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
         },
         async startSession(s) {
           const k = await key();
-          setCookies.push(...await sessionCookies(k, s, secure));
+          setCookies.push(...await sessionCookies(k, s, secure()));
           coreCache.delete(sessionKey(s));
         },
         async endSession() {
           const s = await cookieSession();
           if (s) coreCache.delete(sessionKey(s));
-          setCookies.push(...clearSessionCookies(secure));
+          setCookies.push(...clearSessionCookies(secure()));
         },
         async setCoreOff(on) {
-          setCookies.push(await coreOffCookie(await key(), on, secure));
+          setCookies.push(await coreOffCookie(await key(), on, secure()));
           await rc.invalidateCore();
         },
         async invalidateCore() {

@@ -1,7 +1,8 @@
 /**
  * The OpenAPI document and README's route list, both derived from the route table so they
  * cannot drift from what the service actually serves: parameters, bodies and every answer with
- * its schema (route_responses.ts), the error shape declared once as `Error`.
+ * its schema (route_responses.ts: the pipeline's, the host rule's 400 and 421 included), the
+ * error shape declared once as `Error`.
  *
  * @module
  */
@@ -23,12 +24,9 @@ const toSchema = (s: z.ZodType, io: "input" | "output" = "input") => {
 /** Where the error shape is declared once in the document. */
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
 
-/** An OpenAPI response object for one documented answer. */
+/** An OpenAPI response object for one documented answer: its media types, then JSON. */
 function responseObject(doc: ResponseDoc): Record<string, unknown> {
-  if (doc.schema) {
-    const schema = doc.schema === errorBodySchema ? ERROR_REF : toSchema(doc.schema, "output");
-    return { description: doc.description, content: { "application/json": { schema } } };
-  }
+  const content: Record<string, unknown> = {};
   if (doc.mediaType) {
     const events = doc.events &&
       Object.fromEntries(
@@ -36,10 +34,15 @@ function responseObject(doc: ResponseDoc): Record<string, unknown> {
       );
     // OpenAPI has no words for SSE events: an extension lists each event's data
     const media = events ? { "x-events": events } : {};
-    const content = Object.fromEntries([doc.mediaType].flat().map((type) => [type, media]));
-    return { description: doc.description, content };
+    for (const type of [doc.mediaType].flat()) content[type] = media;
   }
-  return { description: doc.description };
+  if (doc.schema) {
+    const schema = doc.schema === errorBodySchema ? ERROR_REF : toSchema(doc.schema, "output");
+    content["application/json"] = { schema };
+  }
+  return Object.keys(content).length
+    ? { description: doc.description, content }
+    : { description: doc.description };
 }
 
 /**

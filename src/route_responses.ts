@@ -1,10 +1,12 @@
 /**
  * Every answer a route can give, from its declaration: its own `responses` plus the statuses
  * the pipeline gives for any route of its kind — invalid input, another origin, a body over its
- * limit, missing credentials, backend failures, the AI deadline, an internal error. Each error
- * body is the one error shape unless the route says otherwise (a status's own schema or media
- * type, or `errorMediaType` for all of them). The OpenAPI document and the response check (tests)
- * both read answers from here, so the two cannot disagree.
+ * limit, missing credentials, backend failures, the AI deadline, an internal error — and for
+ * every route alike before it is even looked up: a missing or malformed `Host` (400) and a host
+ * the service does not answer to (421, http/host_check.ts). Each error body is the one error
+ * shape unless the route says otherwise (a status's own schema or media type, or
+ * `errorMediaType` for all of them). The OpenAPI document and the response check (tests) both
+ * read answers from here, so the two cannot disagree.
  *
  * @module
  */
@@ -12,7 +14,10 @@ import type { z } from "zod";
 import { errorBodySchema } from "./http/errors.ts";
 import type { ResponseSpec, Route } from "./router.ts";
 
-/** One answer of a route, ready to document or check. */
+/**
+ * One answer of a route, ready to document or check. A status may have both a `mediaType` and a
+ * `schema`: a site page's 400 is its HTML page, or the JSON error of a refused `Host`.
+ */
 export interface ResponseDoc {
   description: string;
   /** The JSON body's schema: the route's own, or the error shape for a 4xx/5xx. */
@@ -26,6 +31,10 @@ export interface ResponseDoc {
 /**
  * An answer the pipeline gives: its status, error code and when; `details` is what only the JSON
  * error body says, and `refusal` marks a refusal before the handler runs (always JSON).
+ * `beforeRouting` marks an answer given before the route is looked up, so on every route
+ * whatever it declares: always the JSON error (`json`), or (`path`) the JSON error on the paths
+ * of the API and the health checks and the site's HTML error page elsewhere
+ * ({@linkcode jsonAnswerPaths}).
  */
 interface Implied {
   status: number;
@@ -33,6 +42,46 @@ interface Implied {
   text: string;
   details?: string;
   refusal?: boolean;
+  beforeRouting?: "json" | "path";
+}
+
+/** The host rule's answers (http/request_url.ts, http/host_check.ts), before any routing. */
+const HOST_RULE: Implied[] = [
+  {
+    status: 400,
+    code: "INVALID_REQUEST",
+    text: "a missing or malformed `Host` (or, with `TRUST_PROXY`, `X-Forwarded-Host`)",
+    beforeRouting: "json",
+  },
+  {
+    status: 421,
+    code: "MISDIRECTED_REQUEST",
+    text: "a host name the service does not answer to (see `PUBLIC_ORIGIN`, `ALLOWED_HOSTS`)",
+    beforeRouting: "path",
+  },
+];
+
+/** The media type of the site's error page (site/error_page.ts). */
+const PAGE = "text/html";
+
+/**
+ * Where the pipeline's own answers (an unknown path, a refused host) are the JSON error: under
+ * `/api` and on the health checks' paths (the `operations` routes, read by JSON clients);
+ * elsewhere they are the site's HTML error page.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { allRoutes } from "./routes/index.ts";
+ * const answersJson = jsonAnswerPaths(allRoutes);
+ * assert.equal(answersJson("/api/no-such-route"), true);
+ * assert.equal(answersJson("/healthz"), true);
+ * assert.equal(answersJson("/public/no-such-page"), false);
+ * ```
+ */
+export function jsonAnswerPaths(routes: readonly Route[]): (path: string) => boolean {
+  const operations = new Set(routes.filter((r) => r.tag === "operations").map((r) => r.path));
+  return (path) => path === "/api" || path.startsWith("/api/") || operations.has(path);
 }
 
 const UPSTREAM: Implied[] = [
@@ -122,6 +171,7 @@ function impliedResponses(route: Route): Implied[] {
     code: "INTERNAL_ERROR",
     text: "the request failed inside the service",
   });
+  implied.push(...HOST_RULE);
   return implied;
 }
 
@@ -133,8 +183,13 @@ function impliedResponses(route: Route): Implied[] {
  * keeps its own text, any other is described by the pipeline's cases, and the pipeline's
  * refusals before the handler are left out (they would be JSON).
  *
+ * `which`: every answer a client may get (`all`, what the document says), or only those of a
+ * request that reached the route (`routed`, what the response check holds its answers to): the
+ * host rule answers before any route is looked up, so a route that gave one would be wrong.
+ *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { z } from "zod";
  * import { defineRoute } from "./router.ts";
  *
@@ -143,17 +198,31 @@ function impliedResponses(route: Route): Implied[] {
  *   responses: { 200: { description: "ok", schema: z.object({ ok: z.boolean() }) } },
  *   handler: () => new Response(),
  * });
- * routeResponses(route).get(500)?.description; // "`INTERNAL_ERROR`: the request failed inside the service"
+ * const docs = routeResponses(route);
+ * assert.equal(
+ *   docs.get(500)?.description,
+ *   "`INTERNAL_ERROR`: the request failed inside the service",
+ * );
+ * assert.match(docs.get(421)?.description ?? "", /^`MISDIRECTED_REQUEST`: /);
+ * assert.deepEqual([...routeResponses(route, "routed").keys()], [200, 500]);
  * ```
  */
-export function routeResponses(route: Route): Map<number, ResponseDoc> {
+export function routeResponses(
+  route: Route,
+  which: "all" | "routed" = "all",
+): Map<number, ResponseDoc> {
   const pages = route.errorMediaType;
   const docs = new Map<number, ResponseDoc>();
   for (const [status, spec] of Object.entries(route.responses)) {
     docs.set(Number(status), ownDoc(Number(status), spec, pages));
   }
   const own = new Set(docs.keys());
-  for (const { status, code, text, details, refusal } of impliedResponses(route)) {
+  for (const implied of impliedResponses(route)) {
+    if (implied.beforeRouting) {
+      if (which === "all") addBeforeRouting(docs, implied, route);
+      continue;
+    }
+    const { status, code, text, details, refusal } = implied;
     const doc = docs.get(status);
     if (pages) {
       if (refusal || own.has(status)) continue;
@@ -168,6 +237,30 @@ export function routeResponses(route: Route): Map<number, ResponseDoc> {
     }
   }
   return new Map([...docs].sort(([a], [b]) => a - b));
+}
+
+/**
+ * Adds an answer given before routing to `route`'s documented ones: always, whatever the route
+ * says of the status (its own text never covers it), and in the media type the pipeline answers
+ * it in, besides the status's own when they differ.
+ */
+function addBeforeRouting(docs: Map<number, ResponseDoc>, implied: Implied, route: Route): void {
+  const page = implied.beforeRouting === "path" && !jsonAnswerPaths([route])(route.path);
+  const line = page ? implied.text : `\`${implied.code}\`: ${implied.text}`;
+  const doc = docs.get(implied.status);
+  if (!doc) {
+    docs.set(
+      implied.status,
+      page
+        ? { description: line, mediaType: PAGE }
+        : { description: line, schema: errorBodySchema },
+    );
+    return;
+  }
+  if (!doc.description.includes(line)) doc.description += `; ${line}`;
+  const types = doc.mediaType === undefined ? [] : [doc.mediaType].flat();
+  if (page && !types.includes(PAGE)) doc.mediaType = [...types, PAGE];
+  if (!page && !doc.schema) doc.schema = errorBodySchema;
 }
 
 /**

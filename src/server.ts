@@ -12,6 +12,7 @@ import { type App, type AppDeps, createApp } from "./app.ts";
 import { type ConnectionGuard, guardConnections } from "./http/connection_deadlines.ts";
 import { ApiError, errorResponse } from "./http/errors.ts";
 import type { Config } from "./config.ts";
+import { loopbackAddress } from "./util/host_name.ts";
 
 /** A running server. */
 export interface RunningServer {
@@ -42,8 +43,7 @@ export function clientDeadlinesOn(
   config: Pick<Config, "HOST" | "CLIENT_DEADLINES">,
 ): boolean {
   if (config.CLIENT_DEADLINES !== "auto") return config.CLIENT_DEADLINES === "on";
-  const host = config.HOST.toLowerCase().replace(/^\[(.*)\]$/, "$1");
-  return !(host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host));
+  return !loopbackAddress(config.HOST);
 }
 
 /**
@@ -118,10 +118,11 @@ export function startServer(deps: AppDeps): Promise<RunningServer> {
         hostname: config.HOST,
         port: config.PORT,
         target: inner.addr,
-        deadlines: {
+        limits: {
           headerMs: config.CLIENT_HEADER_TIMEOUT_MS,
           idleMs: config.CLIENT_IDLE_TIMEOUT_MS,
         },
+        deadlines: deps.deadlines,
         onDeadline: (kind) =>
           app.log.log(kind === "header" ? "info" : "debug", "connection closed", {
             reason: kind === "header" ? "request head not complete in time" : "idle",

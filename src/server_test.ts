@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { loadConfig } from "./config.ts";
 import { bufferedLines, type ByteWriter, jsonLogger } from "./http/log.ts";
 import { startServer } from "./server.ts";
+import type { Deadlines } from "./util/deadlines.ts";
+import { manualDeadlines } from "../tests/helpers/manual_deadlines.ts";
 
 /** A stdout stand-in that is slow: each write takes a timer tick. */
 function slowStdout(): ByteWriter & { lines(): Record<string, unknown>[] } {
@@ -16,11 +18,12 @@ function slowStdout(): ByteWriter & { lines(): Record<string, unknown>[] } {
   };
 }
 
-async function serve(env: Record<string, string>, out: ByteWriter) {
+async function serve(env: Record<string, string>, out: ByteWriter, deadlines?: Deadlines) {
   const dataDir = await Deno.makeTempDir({ prefix: "lpp-server-test-" });
   const config = loadConfig({ HOST: "127.0.0.1", PORT: "0", DATA_DIR: dataDir, ...env });
   const server = await startServer({
     config,
+    deadlines,
     log: jsonLogger("debug", bufferedLines(out, { flushMs: 60_000 })),
   });
   return {
@@ -52,18 +55,23 @@ for (const deadlines of ["on", "off"]) {
 }
 
 Deno.test("server: with client deadlines off an idle connection is left to the reverse proxy", async () => {
+  const time = manualDeadlines();
   const { server, close } = await serve(
-    { CLIENT_DEADLINES: "auto", CLIENT_IDLE_TIMEOUT_MS: "100" }, // auto is off on loopback
+    // auto is off on loopback
+    { CLIENT_DEADLINES: "auto", CLIENT_IDLE_TIMEOUT_MS: "100", CLIENT_HEADER_TIMEOUT_MS: "200" },
     slowStdout(),
+    time,
   );
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
   try {
-    await new Promise((r) => setTimeout(r, 500)); // five idle deadlines
+    time.advance(500); // five idle deadlines
     const head = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
     await conn.write(new TextEncoder().encode(head));
     const buf = new Uint8Array(4096);
     const n = await conn.read(buf);
     assert.match(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1\.1 200 /);
+    // a relay would have set the idle deadline on accepting the connection, before any answer
+    assert.deepEqual([time.setAt(100), time.setAt(200)], [[], []], "no client deadline was set");
   } finally {
     conn.close();
     await close();

@@ -1,8 +1,10 @@
 /**
- * The start-up summary: once the service listens, one log line per backend saying whether it is
- * configured, whether it answers (else why: refused, DNS, TLS, timeout, a bad answer, a refused
- * token) and Core's version; with no backend configured, a warning naming what to set. It uses
- * the readiness probe, bounded by a short deadline, and never puts a URL or token in a line.
+ * The start-up summary: once the service listens, which host names it answers to (and a warning
+ * when browsers would reach it by a name it refuses), then one log line per backend saying
+ * whether it is configured, whether it answers (else why: refused, DNS, TLS, timeout, a bad
+ * answer, a refused token) and Core's version; with no backend configured, a warning naming what
+ * to set. It uses the readiness probe, bounded by a short deadline, and never puts a URL or token
+ * in a line.
  * A backend's host name is looked up first, with the resolver the runtime's `fetch` uses: a name
  * that does not resolve, or whose resolver does not answer before the deadline, is reported as
  * DNS, not as a backend that is down or slow.
@@ -11,10 +13,12 @@
  */
 import { lookup } from "node:dns/promises";
 import type { Config } from "./config.ts";
+import { namedHosts } from "./http/host_check.ts";
 import type { Logger, LogLevel } from "./http/log.ts";
 import { type BackendReadiness, createReadinessProbe, NOTHING_CONFIGURED } from "./readiness.ts";
 import { networkFailure, type UpstreamFailure } from "./upstream/fetch.ts";
 import type { Deadlines } from "./util/deadlines.ts";
+import { loopbackAddress } from "./util/host_name.ts";
 
 /** The longest the start-up check waits for a backend (less when `UPSTREAM_TIMEOUT_MS` is). */
 export const STARTUP_CHECK_MS = 5_000;
@@ -222,9 +226,62 @@ export async function startupReport(
   ];
 }
 
+/** The hosts answered whatever the configuration says (http/host_check.ts). */
+const ALWAYS_ANSWERED = "IP addresses, localhost and *.localhost";
+
 /**
- * Writes {@linkcode startupReport}'s lines to `log`; a failure of the check itself is logged
- * too, never thrown (it runs beside a service that is already listening).
+ * The host rule's lines (http/host_check.ts): which host names the service answers to, and a
+ * `warn` line when browsers on other machines reach it (a `HOST` that is not loopback, or a
+ * proxy in front, `TRUST_PROXY`) while it answers no name at all: every request by name would
+ * get 421. That line names the variables to set.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "./config.ts";
+ * const [hosts, warning] = hostReport(loadConfig({ HOST: "0.0.0.0", PORT: "8080" }));
+ * assert.deepEqual(hosts.fields, { hosts: [], alsoAnswered: "IP addresses, localhost and *.localhost" });
+ * assert.equal(warning.level, "warn");
+ * assert.match(warning.msg, /http:\/\/lore\.lan:8080\/ is refused with 421: set PUBLIC_ORIGIN/);
+ * const named = hostReport(loadConfig({ HOST: "0.0.0.0", ALLOWED_HOSTS: "lore.lan" }));
+ * assert.deepEqual(named.map((l) => l.msg), [
+ *   "answering host names lore.lan, and IP addresses, localhost and *.localhost",
+ * ]);
+ * ```
+ */
+export function hostReport(
+  config: Pick<Config, "HOST" | "PORT" | "PUBLIC_ORIGIN" | "ALLOWED_HOSTS" | "TRUST_PROXY">,
+): StartupLine[] {
+  const hosts = namedHosts(config);
+  const lines: StartupLine[] = [{
+    level: "info",
+    msg: hosts.length
+      ? `answering host names ${hosts.join(", ")}, and ${ALWAYS_ANSWERED}`
+      : `answering ${ALWAYS_ANSWERED} only`,
+    fields: { hosts, alsoAnswered: ALWAYS_ANSWERED },
+  }];
+  const exposed = !loopbackAddress(config.HOST);
+  if (hosts.length === 0 && (exposed || config.TRUST_PROXY)) {
+    const port = config.PORT && config.PORT !== 80 ? `:${config.PORT}` : "";
+    const example = exposed ? `http://lore.lan${port}/` : "https://lore.example.org/";
+    const why = exposed
+      ? `HOST=${config.HOST} takes connections from other machines`
+      : "TRUST_PROXY is on (a proxy in front passes on the name visitors use)";
+    lines.push({
+      level: "warn",
+      msg: `${why}, but no host name is answered: a request by name such as ${example} is ` +
+        "refused with 421: set PUBLIC_ORIGIN to the address browsers use, or list the names " +
+        "in ALLOWED_HOSTS",
+      fields: { set: ["PUBLIC_ORIGIN", "ALLOWED_HOSTS"] },
+    });
+  }
+  return lines;
+}
+
+/**
+ * Writes {@linkcode hostReport}'s lines at once, then {@linkcode startupReport}'s (checked with
+ * `opts`) to `log`; a failure of the check itself is logged too, never thrown (it runs beside a
+ * service that is already listening).
  *
  * @example
  * ```ts
@@ -233,16 +290,20 @@ export async function startupReport(
  * import { jsonLogger } from "./http/log.ts";
  * const lines: string[] = [];
  * await logStartupReport(jsonLogger("info", (l) => lines.push(l)), loadConfig({}), fetch);
- * assert.equal(JSON.parse(lines[0]).level, "warn");
+ * assert.match(JSON.parse(lines[0]).msg, /^answering IP addresses, localhost/);
+ * assert.equal(JSON.parse(lines[1]).level, "warn"); // no backend configured
  * ```
  */
 export async function logStartupReport(
   log: Logger,
   config: Config,
   fetchFn: typeof fetch,
+  opts: StartupCheckOptions = {},
 ): Promise<void> {
+  // at once: the host lines need no backend
+  for (const l of hostReport(config)) log.log(l.level, l.msg, l.fields);
   try {
-    for (const l of await startupReport(config, fetchFn)) log.log(l.level, l.msg, l.fields);
+    for (const l of await startupReport(config, fetchFn, opts)) log.log(l.level, l.msg, l.fields);
   } catch (e) {
     log.log("warn", "start-up check failed", { error: e instanceof Error ? e.name : "unknown" });
   }

@@ -97,3 +97,27 @@ Deno.test("main.ts start-up: CORE_URL copied with /etapi is understood and said;
     await core.close();
   }
 });
+
+Deno.test("main.ts start-up: the host names answered, and a warning when browsers would get 421", async () => {
+  // behind a proxy with no name set: every visitor's request by name would be refused
+  const unnamed = await startUpLines(
+    { TRUST_PROXY: "true" },
+    (ls) => ls.some((l) => l.msg === NOTHING_CONFIGURED),
+  );
+  const warning = unnamed.find((l) => l.level === "warn" && /421/.test(String(l.msg)));
+  assert.match(String(warning?.msg), /set PUBLIC_ORIGIN .* or list the names in ALLOWED_HOSTS$/);
+  assert.equal(
+    unnamed.find((l) => String(l.msg).startsWith("answering"))?.msg,
+    "answering IP addresses, localhost and *.localhost only",
+  );
+  // named: said, and no warning
+  const named = await startUpLines(
+    { TRUST_PROXY: "true", PUBLIC_ORIGIN: "https://lore.example.org" },
+    (ls) => ls.some((l) => l.msg === NOTHING_CONFIGURED),
+  );
+  assert.deepEqual(
+    named.find((l) => String(l.msg).startsWith("answering"))?.hosts,
+    ["lore.example.org"],
+  );
+  assert.ok(!named.some((l) => /421/.test(String(l.msg))), "no warning");
+});

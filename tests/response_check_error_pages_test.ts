@@ -87,7 +87,8 @@ Deno.test("error pages: the pipeline's JSON refusal of bad input fails the check
 });
 
 Deno.test("error pages: documented as the page's media type, without error codes", () => {
-  const docs = routeResponses(table[0]);
+  // what the route itself can answer (the host rule answers before any route: below)
+  const docs = routeResponses(table[0], "routed");
   // the query would allow 400 INVALID_REQUEST, a JSON refusal: left out; 400 stays as Core's
   assert.equal(docs.get(400)?.description, "the backend refused the request");
   assert.equal(docs.get(404)?.description, "Not found (the same page for all)");
@@ -100,4 +101,14 @@ Deno.test("error pages: documented as the page's media type, without error codes
     responses: Record<string, { content?: Record<string, unknown> }>;
   };
   assert.deepEqual(op.responses[500].content, { "text/html": {} });
+  // before routing: a refused host is the site's page, a missing Host the JSON error
+  assert.deepEqual(op.responses[421].content, { "text/html": {} });
+  assert.deepEqual(op.responses[400].content, {
+    "text/html": {},
+    "application/json": { schema: { $ref: "#/components/schemas/Error" } },
+  });
+  assert.match(
+    (op.responses[400] as { description: string }).description,
+    /^the backend refused the request; `INVALID_REQUEST`: a missing or malformed `Host`/,
+  );
 });

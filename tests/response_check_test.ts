@@ -186,12 +186,13 @@ Deno.test("openapi: answers carry their schemas, media types and the one error s
   const good = doc.paths["/api/test/good"].get as {
     responses: Record<string, { description: string; content?: Record<string, unknown> }>;
   };
-  assert.deepEqual(Object.keys(good.responses), ["200", "400", "404", "500"]);
+  // 421 and a Host case of 400: the host rule's, before any route (route_responses.ts)
+  assert.deepEqual(Object.keys(good.responses), ["200", "400", "404", "421", "500"]);
   const ok = good.responses[200].content!["application/json"] as {
     schema: { properties: Record<string, unknown>; required: string[] };
   };
   assert.deepEqual(Object.keys(ok.schema.properties), ["id", "size"]);
-  for (const status of ["400", "404", "500"]) {
+  for (const status of ["400", "404", "421", "500"]) {
     assert.deepEqual(good.responses[status].content, {
       "application/json": { schema: { $ref: "#/components/schemas/Error" } },
     }, status);
@@ -231,6 +232,7 @@ Deno.test("openapi: a route's description becomes its operation's", () => {
     "403",
     "404",
     "409",
+    "421",
     "422",
     "429",
     "500",

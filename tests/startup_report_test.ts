@@ -8,11 +8,14 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../src/config.ts";
 import { NOTHING_CONFIGURED } from "../src/readiness.ts";
 import {
+  hostReport,
+  logStartupReport,
   STARTUP_CHECK_MS,
   type StartupCheckOptions,
   type StartupLine,
   startupReport,
 } from "../src/startup_report.ts";
+import { jsonLogger } from "../src/http/log.ts";
 import { REFUSED_URL } from "./helpers/harness.ts";
 import { eventually, manualDeadlines } from "./helpers/manual_deadlines.ts";
 import { startCoreSim } from "../sims/core.ts";
@@ -171,4 +174,73 @@ Deno.test("start-up: a bad answer, and a Parser address that is not the Parser",
     const p = byBackend(await report({ PARSER_URL: url }), "parser");
     assert.deepEqual([p.level, p.fields.reachable, p.fields.failure], ["warn", true, "bad answer"]);
   }, () => new Response("<html>a web server</html>", { status: 404 }));
+});
+
+/** The host rule's start-up lines for `env`. */
+const hostLines = (env: Record<string, string>) => hostReport(loadConfig(env));
+
+Deno.test("start-up: listening beyond loopback with no host name set, one warning names what to set", () => {
+  for (const HOST of ["0.0.0.0", "::", "192.168.1.20"]) {
+    const [hosts, warning, ...rest] = hostLines({ HOST, PORT: "8080" });
+    assert.deepEqual(rest, []);
+    assert.equal(hosts.level, "info");
+    assert.equal(hosts.msg, "answering IP addresses, localhost and *.localhost only");
+    assert.deepEqual(hosts.fields.hosts, []);
+    assert.equal(warning.level, "warn");
+    assert.equal(
+      warning.msg,
+      `HOST=${HOST} takes connections from other machines, but no host name is answered: a ` +
+        "request by name such as http://lore.lan:8080/ is refused with 421: set PUBLIC_ORIGIN " +
+        "to the address browsers use, or list the names in ALLOWED_HOSTS",
+    );
+  }
+  // port 80 is left out of the example, as browsers leave it out
+  assert.match(hostLines({ HOST: "0.0.0.0", PORT: "80" })[1].msg, /http:\/\/lore\.lan\/ is/);
+});
+
+Deno.test("start-up: behind a trusted proxy with no host name set, the same warning", () => {
+  const [, warning] = hostLines({ HOST: "127.0.0.1", TRUST_PROXY: "true" });
+  assert.equal(warning.level, "warn");
+  assert.match(warning.msg, /^TRUST_PROXY is on .* https:\/\/lore\.example\.org\/ is refused/);
+  assert.match(warning.msg, /set PUBLIC_ORIGIN .* ALLOWED_HOSTS$/);
+});
+
+Deno.test("start-up: the host names answered are said; no warning once one is set or on loopback", () => {
+  const named = hostLines({
+    HOST: "0.0.0.0",
+    PUBLIC_ORIGIN: "https://Lore.Example.org",
+    ALLOWED_HOSTS: "lore.lan,wiki.example.com",
+  });
+  assert.deepEqual(named, [{
+    level: "info",
+    msg: "answering host names lore.example.org, lore.lan, wiki.example.com, and IP addresses, " +
+      "localhost and *.localhost",
+    fields: {
+      hosts: ["lore.example.org", "lore.lan", "wiki.example.com"],
+      alsoAnswered: "IP addresses, localhost and *.localhost",
+    },
+  }]);
+  assert.deepEqual(hostLines({ HOST: "0.0.0.0", ALLOWED_HOSTS: "lore.lan" }).length, 1);
+  // only this machine connects: addresses and localhost are all it can be called by
+  for (const HOST of ["127.0.0.1", "localhost", "::1", "127.0.0.2"]) {
+    assert.deepEqual(hostLines({ HOST }).map((l) => l.level), ["info"], HOST);
+  }
+});
+
+Deno.test("start-up: the log has the host lines first, before any backend answers", async () => {
+  const lines: Record<string, unknown>[] = [];
+  const log = jsonLogger("info", (l) => lines.push(JSON.parse(l)));
+  // a backend whose name never resolves: its line waits, the host lines do not
+  const time = manualDeadlines();
+  const config = loadConfig({ HOST: "0.0.0.0", PARSER_URL: "http://parser.example" });
+  const reporting = logStartupReport(log, config, fetch, {
+    resolves: () => new Promise(() => {}),
+    deadlines: time,
+  });
+  assert.deepEqual(lines.map((l) => l.level), ["info", "warn"]);
+  assert.match(String(lines[1].msg), /^HOST=0\.0\.0\.0 .* 421/);
+  await eventually("the check waits", () => time.pending() === 1);
+  time.advance(STARTUP_CHECK_MS);
+  await reporting;
+  assert.deepEqual(lines.slice(2).map((l) => l.backend), ["core", "parser"]);
 });

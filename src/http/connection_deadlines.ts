@@ -19,17 +19,25 @@
  * body.ts): the relay cannot tell a body byte from the next request's. A client that reads a
  * response slowly is not timed out here. Each direction reads into a buffer sized to its
  * traffic (util/read_size.ts), so thousands of slow clients do not each hold a large one.
+ * The deadlines are counted by a `Deadlines` scheduler (util/deadlines.ts) like every other
+ * deadline of the service, so a test runs them on a clock it moves itself.
  *
  * @module
  */
+import { type CancelDeadline, type Deadlines, sharedDeadlines } from "../util/deadlines.ts";
 import { MIN_READ_BYTES, nextReadSize } from "../util/read_size.ts";
 
-/** The deadlines, in milliseconds. */
-export interface ConnectionDeadlines {
+/** The limits, in milliseconds. */
+export interface ConnectionLimits {
   /** From a request's first byte until its head is complete. */
   headerMs: number;
   /** Silence allowed while no request is in progress. */
   idleMs: number;
+  /**
+   * After a response that ends its connection, how long the client may go on sending (the rest
+   * of a body that was not read) before the socket is closed; default {@linkcode LINGER_MS}.
+   */
+  lingerMs?: number;
 }
 
 /** A relayed connection, as the handler of one of its requests sees it. */
@@ -62,17 +70,24 @@ export interface GuardOptions {
   port: number;
   /** The inner `Deno.serve` address (loopback). */
   target: Deno.NetAddr;
-  deadlines: ConnectionDeadlines;
+  limits: ConnectionLimits;
+  /** Where the limits are counted; default the process-wide scheduler (`AppDeps.deadlines`). */
+  deadlines?: Deadlines;
   /** Called when a deadline closes a connection. */
   onDeadline?: (kind: "header" | "idle") => void;
 }
 
 /**
- * After a response that ends its connection, how long the client may go on sending (the rest of a
- * body we stopped reading) before the socket is closed. Closing at once would reset a connection
+ * The default of {@linkcode ConnectionLimits.lingerMs}. Closing at once would reset a connection
  * with unread input, and the client could lose the response it has not read yet.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(LINGER_MS, 5_000);
+ * ```
  */
-const LINGER_MS = 5_000;
+export const LINGER_MS = 5_000;
 
 /**
  * Listens on `hostname:port` and relays every connection to `target` under the deadlines.
@@ -91,7 +106,7 @@ const LINGER_MS = 5_000;
  *     hostname: "127.0.0.1",
  *     port: 8080,
  *     target: inner.addr,
- *     deadlines: { headerMs: 15_000, idleMs: 75_000 },
+ *     limits: { headerMs: 15_000, idleMs: 75_000 },
  *   });
  *   return guard;
  * }
@@ -169,17 +184,19 @@ async function relay(
   client.setNoDelay(true);
   inner.setNoDelay(true);
   const id = key(inner.localAddr);
-  const { headerMs, idleMs } = opts.deadlines;
+  const { headerMs, idleMs, lingerMs = LINGER_MS } = opts.limits;
+  const deadlines = opts.deadlines ?? sharedDeadlines;
   let inFlight = 0;
   let awaitingHead = false;
   let closeAfter = false;
   let closed = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  // the one deadline armed at a time (header, idle or linger)
+  let cancel: CancelDeadline = () => {};
 
   const close = () => {
     if (closed) return;
     closed = true;
-    clearTimeout(timer);
+    cancel();
     relays.delete(id);
     for (const c of [client, inner]) {
       try {
@@ -188,11 +205,11 @@ async function relay(
     }
   };
   const arm = (ms: number, kind: "header" | "idle") => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
+    cancel();
+    cancel = deadlines.start(ms, () => {
       opts.onDeadline?.(kind);
       close();
-    }, ms);
+    });
   };
   const idle = () => {
     awaitingHead = false;
@@ -203,7 +220,7 @@ async function relay(
     started(completed) {
       inFlight++;
       awaitingHead = false;
-      clearTimeout(timer);
+      cancel();
       const ended = () => {
         if (--inFlight > 0 || closed) return;
         if (!closeAfter) return idle();
@@ -236,7 +253,7 @@ async function relay(
   const fromServer = async () => {
     await pump(inner, client);
     if (!closeAfter) return close();
-    arm(LINGER_MS, "idle");
+    arm(lingerMs, "idle");
     await client.closeWrite();
   };
   await Promise.allSettled([fromClient().catch(close), fromServer().catch(close)]);

@@ -14,9 +14,10 @@
  * navigation: typed address, bookmark) — `same-site` included, since a sibling subdomain is
  * another origin — or an `Origin` header other than ours. Ours are the origin the request itself
  * names, whose host the host rule accepted before (host_check.ts: a page on a name rebound to
- * this service never gets this far), and `PUBLIC_ORIGIN`, which stays ours when a proxy in front
- * rewrites the `Host`. Requests carrying neither header (curl, servers, browsers without fetch
- * metadata) pass: they bring no other site's page along. An `Origin` the operator allowed
+ * this service never gets this far; on `PUBLIC_ORIGIN`'s host, with its scheme: the plain-HTTP
+ * page of an HTTPS site is another origin), and `PUBLIC_ORIGIN`, which stays ours when a proxy
+ * in front rewrites the `Host`. Requests carrying neither header (curl, servers, browsers
+ * without fetch metadata) pass: they bring no other site's page along. An `Origin` the operator allowed
  * (`CORS_ORIGINS`, see cors.ts) counts as ours whatever `Sec-Fetch-Site` says; a request from
  * such a page without `Origin` (an `<img>`, a link) does not.
  *
@@ -71,7 +72,7 @@ export function checkCrossSite(
   if (
     (site && site !== "same-origin" && site !== "none") ||
     (origin && origin !== policy.publicOrigin &&
-      origin !== requestOrigin(req, url, policy.trustProxy))
+      origin !== requestOrigin(req, url, policy.trustProxy, policy.publicOrigin))
   ) {
     throw new ApiError(403, "CSRF_REJECTED", "Cross-site requests are not allowed");
   }

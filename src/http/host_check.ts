@@ -50,10 +50,7 @@ const ACCEPTED: HostVerdict = { ok: true };
  * ```
  */
 export function hostRule(settings: HostSettings): { check(req: Request, url: URL): HostVerdict } {
-  const named = new Set(settings.ALLOWED_HOSTS);
-  if (settings.PUBLIC_ORIGIN) {
-    named.add(withoutTrailingDot(new URL(settings.PUBLIC_ORIGIN).hostname));
-  }
+  const named = new Set(namedHosts(settings));
   const accepted = (hostname: string) => named.has(hostname) || alwaysAcceptedHost(hostname);
   return {
     check(req, url) {
@@ -81,6 +78,27 @@ export function hostRule(settings: HostSettings): { check(req: Request, url: URL
   };
 }
 
+/**
+ * The host names a configuration names for the rule: `PUBLIC_ORIGIN`'s host first, then
+ * `ALLOWED_HOSTS`, each once. IP literals and loopback names are accepted besides them.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const settings = { PUBLIC_ORIGIN: "https://Lore.Example.org.", ALLOWED_HOSTS: ["lore.lan"] };
+ * assert.deepEqual(namedHosts(settings), ["lore.example.org", "lore.lan"]);
+ * assert.deepEqual(namedHosts({ ALLOWED_HOSTS: [] }), []);
+ * ```
+ */
+export function namedHosts(
+  settings: Pick<HostSettings, "PUBLIC_ORIGIN" | "ALLOWED_HOSTS">,
+): string[] {
+  const own = settings.PUBLIC_ORIGIN
+    ? [withoutTrailingDot(new URL(settings.PUBLIC_ORIGIN).hostname)]
+    : [];
+  return [...new Set([...own, ...settings.ALLOWED_HOSTS])];
+}
+
 function refused(host: string): HostVerdict {
   return {
     ok: false,
@@ -100,9 +118,13 @@ function forwardedHost(req: Request): string | undefined {
 }
 
 /**
- * The origin the browser used to reach us: the request's own URL (see `requestUrl`), or, behind
- * a trusted proxy, the forwarded host and protocol; normalised as browsers write `Origin` (lower
- * case, no default port). Meant for requests whose host {@linkcode hostRule} accepted.
+ * The origin the browser used to reach us, normalised as browsers write `Origin` (lower case, no
+ * default port). Its host is the one the request names: its own (see `requestUrl`), or behind a
+ * trusted proxy the forwarded host. Its scheme is `PUBLIC_ORIGIN`'s when that host is
+ * `PUBLIC_ORIGIN`'s (without a port, or with the same one): browsers reach that name the way the
+ * operator says, whatever a hop in between reports. Otherwise, behind a trusted proxy,
+ * `X-Forwarded-Proto`'s, also without a forwarded host (a load balancer that keeps `Host`);
+ * else the connection's own. Meant for requests whose host {@linkcode hostRule} accepted.
  *
  * @example
  * ```ts
@@ -113,16 +135,38 @@ function forwardedHost(req: Request): string | undefined {
  *   headers: { "x-forwarded-host": "Lore.Example.org:443", "x-forwarded-proto": "https" },
  * });
  * assert.equal(requestOrigin(proxied, url, true), "https://lore.example.org");
+ * // the public origin's host, reached over a hop that says http: the public origin's scheme
+ * const named = new URL("http://lore.example.org/api");
+ * assert.equal(
+ *   requestOrigin(new Request(named), named, false, "https://lore.example.org"),
+ *   "https://lore.example.org",
+ * );
  * ```
  */
-export function requestOrigin(req: Request, url: URL, trustProxy: boolean): string {
+export function requestOrigin(
+  req: Request,
+  url: URL,
+  trustProxy: boolean,
+  publicOrigin?: string,
+): string {
+  let scheme = url.protocol.slice(0, -1);
+  let host = url.host;
   if (trustProxy) {
-    const host = forwardedHost(req);
-    if (host !== undefined && hostNameOf(host) !== undefined) {
-      const proto = req.headers.get("x-forwarded-proto")?.split(",")[0].trim().toLowerCase();
-      const scheme = proto === "https" || proto === "http" ? proto : url.protocol.slice(0, -1);
-      return new URL(`${scheme}://${host}`).origin;
+    const forwarded = forwardedHost(req);
+    if (forwarded !== undefined && hostNameOf(forwarded) !== undefined) host = forwarded;
+    const proto = req.headers.get("x-forwarded-proto")?.split(",")[0].trim().toLowerCase();
+    if (proto === "https" || proto === "http") scheme = proto;
+  }
+  const named = new URL(`${scheme}://${host}`);
+  if (publicOrigin !== undefined) {
+    const pub = new URL(publicOrigin);
+    const port = /:(\d+)$/.exec(host)?.[1];
+    const samePort = port === undefined ||
+      Number(port) === Number(pub.port || (pub.protocol === "https:" ? 443 : 80));
+    if (samePort && withoutTrailingDot(named.hostname) === withoutTrailingDot(pub.hostname)) {
+      // the name as the browser wrote it (a trailing dot is part of its `Origin`)
+      return new URL(`${pub.protocol}//${named.hostname}${pub.port ? `:${pub.port}` : ""}`).origin;
     }
   }
-  return url.origin;
+  return named.origin;
 }

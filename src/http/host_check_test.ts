@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../config.ts";
-import { hostRule, type HostVerdict, requestOrigin } from "./host_check.ts";
+import { hostRule, type HostVerdict, namedHosts, requestOrigin } from "./host_check.ts";
 
 const rule = (env: Record<string, string> = {}) => hostRule(loadConfig(env));
 
@@ -111,4 +111,59 @@ Deno.test("request origin: the request's own, or the forwarded one behind a trus
   assert.equal(requestOrigin(odd, url, true), "http://lore.example.org");
   // a malformed forwarded host (refused by the host rule first) never makes an origin
   assert.equal(requestOrigin(withHeaders({ "x-forwarded-host": "a b" }), url, true), url.origin);
+});
+
+Deno.test("request origin: X-Forwarded-Proto counts behind a trusted proxy also without a forwarded host", () => {
+  // a load balancer that terminates TLS and keeps the visitor's Host
+  const url = new URL("http://lore.example.org/api/lore");
+  const lb = new Request(url, { headers: { "x-forwarded-proto": "https" } });
+  assert.equal(requestOrigin(lb, url, true), "https://lore.example.org");
+  assert.equal(requestOrigin(lb, url, false), "http://lore.example.org", "untrusted: not read");
+});
+
+Deno.test("request origin: PUBLIC_ORIGIN's host has PUBLIC_ORIGIN's scheme and port, whatever a hop says", () => {
+  const pub = "https://lore.example.org";
+  const origin = (url: string, headers: Record<string, string> = {}, trust = false) =>
+    requestOrigin(new Request(url, { headers }), new URL(url), trust, pub);
+  assert.equal(origin("http://lore.example.org/"), pub);
+  assert.equal(origin("http://LORE.example.org:443/"), pub);
+  assert.equal(origin("http://127.0.0.1/", { "x-forwarded-host": "lore.example.org" }, true), pub);
+  assert.equal(
+    origin("http://127.0.0.1/", {
+      "x-forwarded-host": "lore.example.org",
+      "x-forwarded-proto": "http",
+    }, true),
+    pub,
+  );
+  // a trailing dot stays: browsers write it in `Origin` too
+  assert.equal(origin("http://lore.example.org./"), "https://lore.example.org.");
+  // the same name on another port is another origin: the connection's
+  assert.equal(origin("http://lore.example.org:8080/"), "http://lore.example.org:8080");
+  // other names are untouched
+  assert.equal(origin("http://lore.lan:8080/"), "http://lore.lan:8080");
+  assert.equal(origin("http://www.lore.example.org/"), "http://www.lore.example.org");
+  // a public origin on a port of its own
+  const odd = "https://lore.example.org:8443";
+  const on = (url: string) => requestOrigin(new Request(url), new URL(url), false, odd);
+  assert.equal(on("http://lore.example.org:8443/"), odd);
+  assert.equal(on("http://lore.example.org/"), odd, "a proxy that drops the port");
+  assert.equal(on("http://lore.example.org:8080/"), "http://lore.example.org:8080");
+});
+
+Deno.test("named hosts: PUBLIC_ORIGIN's, then ALLOWED_HOSTS, each once, as the rule compares them", () => {
+  const config = loadConfig({
+    PUBLIC_ORIGIN: "https://Lore.Example.org.",
+    ALLOWED_HOSTS: "lore.lan, LORE.EXAMPLE.ORG",
+  });
+  assert.deepEqual(namedHosts(config), ["lore.example.org", "lore.lan"]);
+  assert.deepEqual(namedHosts(loadConfig({})), []);
+});
+
+Deno.test("host rule: IPv6 zone ids, which name an interface of one machine, are never a host", () => {
+  const r = rule({ TRUST_PROXY: "true" });
+  const url = "http://127.0.0.1:8080/";
+  for (const zoned of ["[fe80::1%eth0]", "[fe80::1%25eth0]:8080"]) {
+    assert.equal(status(verdict(r, url, { "x-forwarded-host": zoned })), 400, zoned);
+  }
+  assert.throws(() => loadConfig({ ALLOWED_HOSTS: "[fe80::1%eth0]" }), /ALLOWED_HOSTS: entry 1/);
 });

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { coreNote } from "../../tests/helpers/core_notes.ts";
 import { ApiError } from "../http/errors.ts";
 import { jsonLogger } from "../http/log.ts";
 import type { CoreAttribute, CoreClient, CoreNote } from "../upstream/core.ts";
@@ -27,19 +28,7 @@ function attr(noteId: string, type: "label" | "relation", name: string, value = 
 }
 
 function note(noteId: string, over: Partial<CoreNote> = {}, attrs: CoreAttribute[] = []): CoreNote {
-  return {
-    noteId,
-    isProtected: false,
-    title: `Title ${noteId}`,
-    type: "text",
-    mime: "text/html",
-    parentNoteIds: ["root"],
-    childNoteIds: [],
-    parentBranchIds: [],
-    childBranchIds: [],
-    attributes: attrs,
-    ...over,
-  };
+  return coreNote(noteId, { parentBranchIds: [], attributes: attrs, ...over });
 }
 
 const lore = (id: string, extra: CoreAttribute[] = [], over: Partial<CoreNote> = {}) =>

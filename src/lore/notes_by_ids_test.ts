@@ -1,27 +1,20 @@
 import assert from "node:assert/strict";
+import { coreNote } from "../../tests/helpers/core_notes.ts";
 import { ApiError } from "../http/errors.ts";
 import type { CoreClient, CoreNote, CoreSearchOptions } from "../upstream/core.ts";
 import { IDS_PER_SEARCH, notesByIds } from "./notes_by_ids.ts";
 
-const noteOf = (noteId: string, labels: string[] = []): CoreNote => ({
-  noteId,
-  isProtected: false,
-  title: `Title ${noteId}`,
-  type: "text",
-  mime: "text/html",
-  parentNoteIds: ["root"],
-  childNoteIds: [],
-  parentBranchIds: [`root_${noteId}`],
-  childBranchIds: [],
-  attributes: labels.map((name, i) => ({
-    attributeId: `${noteId}a${i}`,
-    noteId,
-    type: "label" as const,
-    name,
-    value: "",
-    isInheritable: false,
-  })),
-});
+const noteOf = (noteId: string, labels: string[] = []): CoreNote =>
+  coreNote(noteId, {
+    attributes: labels.map((name, i) => ({
+      attributeId: `${noteId}a${i}`,
+      noteId,
+      type: "label" as const,
+      name,
+      value: "",
+      isInheritable: false,
+    })),
+  });
 
 /**
  * A Core stand-in: `searchable` notes are what a search can return (ids compared in any case,

@@ -2,14 +2,14 @@
  * The response check, for tests: every answer of a route that declares its responses must have
  * a status the route documents, and a body of the media type documented for that status: JSON
  * matching its schema, or the declared type (an HTML error page, an image, a stream; read only
- * for JSON) (route_responses.ts). A violation is reported and the answer replaced by a 500
+ * for JSON), either where a status has both (route_responses.ts). A violation is reported and the answer replaced by a 500
  * `RESPONSE_SCHEMA` naming the route, the status and the failing fields, so the test that
  * provoked it fails with the reason in front of it. Production never turns it on (`AppDeps`).
  *
  * @module
  */
 import type { z } from "zod";
-import { declaresResponses, routeResponses } from "../route_responses.ts";
+import { declaresResponses, type ResponseDoc, routeResponses } from "../route_responses.ts";
 import type { Route } from "../router.ts";
 import { ApiError, errorResponse } from "../http/errors.ts";
 
@@ -40,7 +40,10 @@ export function responseCheck(onProblem: (problem: string) => void): ResponseChe
         return undefined; // the body broke off: the client sees that failure itself
       }
     };
-    const found = await violation(route, req.method, res, read);
+    // 499: the client left, nobody reads this answer
+    const found = res.status === 499 || !declaresResponses(route)
+      ? undefined
+      : await violation(routeResponses(route, "routed"), req.method, res, read);
     if (!found) {
       if (text === undefined) return res;
       // A read body would go out as a stream (chunked): send the same bytes with their length,
@@ -62,6 +65,37 @@ export function responseCheck(onProblem: (problem: string) => void): ResponseChe
   };
 }
 
+/**
+ * What is wrong with `res` as one of the answers `docs` documents (a route's, see
+ * `routeResponses`), in one line; undefined when nothing is. A JSON body is read from a clone.
+ * For answers no route gives, such as the host rule's, which the response check never sees.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { allRoutes } from "../routes/index.ts";
+ * import { routeResponses } from "../route_responses.ts";
+ * const health = routeResponses(allRoutes.find((r) => r.path === "/healthz")!);
+ * const refused = Response.json(
+ *   { error: "MISDIRECTED_REQUEST", message: "Not this host", requestId: "r1" },
+ *   { status: 421 },
+ * );
+ * assert.equal(await answerProblem(health, "GET", refused), undefined);
+ * assert.match(
+ *   await answerProblem(health, "GET", new Response("<p>no</p>", { status: 421 })) ?? "",
+ *   /^declared a JSON body, sent text\/plain/,
+ * );
+ * ```
+ */
+export async function answerProblem(
+  docs: ReadonlyMap<number, ResponseDoc>,
+  method: string,
+  res: Response,
+): Promise<string | undefined> {
+  const read = () => res.clone().text().catch(() => undefined);
+  return (await violation(docs, method, res, read))?.reason;
+}
+
 /** What is wrong with an answer. */
 interface Violation {
   reason: string;
@@ -69,14 +103,11 @@ interface Violation {
 }
 
 async function violation(
-  route: Route,
+  docs: ReadonlyMap<number, ResponseDoc>,
   method: string,
   res: Response,
   read: () => Promise<string | undefined>,
 ): Promise<Violation | undefined> {
-  // 499: the client left, nobody reads this answer
-  if (res.status === 499 || !declaresResponses(route)) return undefined;
-  const docs = routeResponses(route);
   const doc = docs.get(res.status);
   if (!doc) {
     return { reason: `status ${res.status} is not declared (declared: ${[...docs.keys()]})` };
@@ -85,12 +116,15 @@ async function violation(
   const type = res.headers.get("content-type")?.split(";")[0].trim().toLowerCase() ?? "";
   if (doc.mediaType) {
     const declared = [doc.mediaType].flat();
-    return res.body === null || declared.some((m) => mediaTypeFits(type, m)) ? undefined : {
-      reason: `Content-Type is ${type || "missing"}, declared ${declared.join(", ")}`,
-    };
+    if (res.body === null || declared.some((m) => mediaTypeFits(type, m))) return undefined;
+    // a status of both kinds (a page's HTML, or the JSON error before routing) goes on as JSON
+    if (!doc.schema || !JSON_TYPE.test(type)) {
+      const all = doc.schema ? [...declared, "application/json"] : declared;
+      return { reason: `Content-Type is ${type || "missing"}, declared ${all.join(", ")}` };
+    }
   }
   if (!doc.schema) return undefined;
-  if (res.body === null || !/^application\/([\w.-]+\+)?json$/.test(type)) {
+  if (res.body === null || !JSON_TYPE.test(type)) {
     return { reason: `declared a JSON body, sent ${res.body ? type || "no type" : "none"}` };
   }
   const text = await read();
@@ -107,6 +141,8 @@ async function violation(
     issues: parsed.error.issues.map((i) => ({ path: issuePath(i), message: i.message })),
   };
 }
+
+const JSON_TYPE = /^application\/([\w.-]+\+)?json$/;
 
 function mediaTypeFits(actual: string, declared: string): boolean {
   const [type, subtype] = declared.toLowerCase().split("/");

@@ -7,6 +7,7 @@
  */
 import { type CookieAttributes, expireCookie, parseCookies, serializeCookie } from "./cookie.ts";
 import { seal, type SealKey, unseal } from "./seal.ts";
+import { requestOrigin } from "../http/host_check.ts";
 
 /** Cookie names. */
 export const COOKIES = {
@@ -153,19 +154,35 @@ export async function coreOffCookie(key: SealKey, on: boolean, secure: boolean):
 }
 
 /**
- * Whether the browser reached us over HTTPS: directly, or (only behind a trusted proxy) per
- * `X-Forwarded-Proto`.
+ * Whether the browser reached us over HTTPS, so the session cookies must be `Secure`: the scheme
+ * of the origin it used ({@linkcode requestOrigin}). That is `PUBLIC_ORIGIN`'s on its host,
+ * whatever the hops in between say (a TLS-terminating proxy that sends no or a wrong
+ * `X-Forwarded-Proto`); on any other accepted host (a LAN name, an address, `localhost`, where a
+ * `Secure` cookie set over plain HTTP would be dropped) the connection's, or behind a trusted
+ * proxy `X-Forwarded-Proto`'s.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * const req = new Request("http://x/", { headers: { "x-forwarded-proto": "https" } });
- * assert.equal(isHttps(req, false), false); // the header counts only behind a trusted proxy
- * assert.equal(isHttps(req, true), true);
+ * // the header counts only behind a trusted proxy
+ * assert.equal(isHttps(req, { TRUST_PROXY: false }), false);
+ * assert.equal(isHttps(req, { TRUST_PROXY: true }), true);
+ * const settings = { TRUST_PROXY: false, PUBLIC_ORIGIN: "https://lore.example.org" };
+ * assert.equal(isHttps(new Request("http://lore.example.org/"), settings), true);
+ * assert.equal(isHttps(new Request("http://lore.lan:8080/"), settings), false);
  * ```
  */
-export function isHttps(req: Request, trustProxy: boolean): boolean {
-  if (req.url.startsWith("https:")) return true;
-  if (!trustProxy) return false;
-  return req.headers.get("x-forwarded-proto")?.split(",")[0].trim().toLowerCase() === "https";
+export function isHttps(
+  req: Request,
+  settings: { TRUST_PROXY: boolean; PUBLIC_ORIGIN?: string },
+): boolean {
+  let url: URL;
+  try {
+    url = new URL(req.url);
+  } catch {
+    return false; // the app refuses such a request before any cookie (http/request_url.ts)
+  }
+  return requestOrigin(req, url, settings.TRUST_PROXY, settings.PUBLIC_ORIGIN)
+    .startsWith("https:");
 }

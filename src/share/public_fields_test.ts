@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { coreNote } from "../../tests/helpers/core_notes.ts";
 import type { CoreAttribute, CoreNote } from "../upstream/core.ts";
 import { isPrivateField, playerFields, publicFields } from "./public_fields.ts";
 
@@ -16,20 +17,7 @@ const attr = (noteId: string, name: string, value = "", type: "label" | "relatio
 const promoted = (owner: string, name: string, alias: string) =>
   attr(owner, `label:${name}`, `promoted,alias=${alias},single,text`);
 
-function note(noteId: string, attributes: CoreAttribute[]): CoreNote {
-  return {
-    noteId,
-    title: noteId,
-    type: "text",
-    mime: "text/html",
-    isProtected: false,
-    parentNoteIds: [],
-    childNoteIds: [],
-    parentBranchIds: [],
-    childBranchIds: [],
-    attributes,
-  };
-}
+const note = (noteId: string, attributes: CoreAttribute[]) => coreNote(noteId, { attributes });
 
 /** A note of Core's `type` template with these own labels (and their definitions). */
 function templated(type: string, values: Record<string, string>, extra: CoreAttribute[] = []) {

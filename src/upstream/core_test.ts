@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { coreNote } from "../../tests/helpers/core_notes.ts";
 import { callerQueryError, createCoreClient, mapCoreError } from "./core.ts";
 
 const body = (status: number, code: string) =>
@@ -76,19 +77,6 @@ Deno.test("callerQueryError: only Core's query failures, as 400 without Core's t
 
 // ---- titles ------------------------------------------------------------------------------------
 
-const coreNote = (noteId: string, title: string, isProtected = false) => ({
-  noteId,
-  isProtected,
-  title,
-  type: "text",
-  mime: "text/html",
-  parentNoteIds: ["root"],
-  childNoteIds: [],
-  parentBranchIds: [`root_${noteId}`],
-  childBranchIds: [],
-  attributes: [],
-});
-
 /** A client against a stand-in Core that stores titles as sent and records each request. */
 function titleClient(stored: Map<string, string>) {
   const sent: { method: string; path: string; body: unknown }[] = [];
@@ -105,12 +93,14 @@ function titleClient(stored: Map<string, string>) {
     if (path === "/etapi/create-note") {
       stored.set("new1", body.title);
       return Response.json({
-        note: coreNote("new1", body.title),
+        note: coreNote("new1", { title: body.title }),
         branch: { branchId: "p_new1", noteId: "new1", parentNoteId: "p", notePosition: 10 },
       }, { status: 201 });
     }
     if (path === "/etapi/notes" && url.searchParams.has("search")) {
-      const results = [...stored].map(([id, title]) => coreNote(id, title, id === "locked"));
+      const results = [...stored].map(([id, title]) =>
+        coreNote(id, { title, isProtected: id === "locked" })
+      );
       return new Response(JSON.stringify({ results }));
     }
     const id = path.split("/")[3];
@@ -134,7 +124,7 @@ function titleClient(stored: Map<string, string>) {
         title: "Tom &amp; Jerry.png",
       }]);
     }
-    return Response.json(coreNote(id, stored.get(id)!));
+    return Response.json(coreNote(id, { title: stored.get(id)! }));
   }
   return { core, sent };
 }
@@ -165,7 +155,7 @@ Deno.test("titles: Core's stored HTML is decoded once where notes, revisions, at
 Deno.test("titles: a list with a title decoded is never passed on as Core's text", async () => {
   const plain = titleClient(new Map([["n3", "Harbor"]])).core;
   const untouched = await plain.listCallerQuery("#lore");
-  assert.equal(untouched.resultsJson, JSON.stringify([coreNote("n3", "Harbor")]));
+  assert.equal(untouched.resultsJson, JSON.stringify([coreNote("n3", { title: "Harbor" })]));
   const escaped = titleClient(new Map([["n3", "Harbor"], ["n1", "A &amp; B"]])).core;
   const decoded = await escaped.listCallerQuery("#lore");
   assert.equal(decoded.resultsJson, null);

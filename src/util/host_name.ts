@@ -68,3 +68,22 @@ export function alwaysAcceptedHost(hostname: string): boolean {
 
 /** The URL parser's dotted form of an IPv4 address (it turns `0x7f.1` into `127.0.0.1`). */
 const IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/**
+ * Whether a listening address (`HOST`) takes connections from this machine only: `localhost`,
+ * 127.0.0.0/8 or `::1` (bracketed or not). `0.0.0.0`, `::` and any other address or name are
+ * reachable from other machines.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(loopbackAddress("127.0.0.1"), true);
+ * assert.equal(loopbackAddress("[::1]"), true);
+ * assert.equal(loopbackAddress("0.0.0.0"), false);
+ * assert.equal(loopbackAddress("192.168.1.20"), false);
+ * ```
+ */
+export function loopbackAddress(address: string): boolean {
+  const host = address.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

@@ -347,6 +347,40 @@ function html(a: Answer, status: number, what: string): string {
   return a.text;
 }
 
+/** `GET /api/public/lore/<alias>` of the published note: 200, its raw answer and parsed body. */
+async function publicNote(s: SuiteState) {
+  const answer = await s.api.call("GET", `/api/public/lore/${alias(s)}`);
+  expectStatus(answer, 200, "public note");
+  return { answer, note: publicNoteSchema.parse(JSON.parse(answer.text)) };
+}
+
+/** The published note's page, by alias: 200 and HTML. */
+async function notePage(s: SuiteState): Promise<string> {
+  return html(await s.api.call("GET", `/public/lore/${alias(s)}`), 200, "note page");
+}
+
+/** Appends `added` to the published note's content through `PUT /api/lore/:id/content`. */
+async function appendToPublicNote(s: SuiteState, added: string): Promise<void> {
+  const pub = noteOf(s, "pub");
+  const current = await s.api.call("GET", `/api/lore/${pub.noteId}/content`);
+  expectStatus(current, 200, "content of the public note");
+  const put = await s.api.call("PUT", `/api/lore/${pub.noteId}/content`, {
+    text: current.text + added,
+  });
+  same(put.status, 204, "content PUT");
+}
+
+/** Fails unless `GET /api/public/search?q=` finds nothing for `q`. */
+async function expectNoPublicResults(s: SuiteState, q: string): Promise<void> {
+  const body = await s.api.json(
+    "GET",
+    `/api/public/search?q=${encodeURIComponent(q)}`,
+    200,
+    publicSearchSchema,
+  );
+  same(body.results, [], `public results for "${q}"`);
+}
+
 /** The steps of this module, in run order. */
 export const shareSteps: Step[] = [
   {
@@ -645,7 +679,7 @@ export const shareSteps: Step[] = [
     needs: "share",
     check: "page of the public note by alias; a draft is a 404 page",
     run: async (s) => {
-      const page = html(await s.api.call("GET", `/public/lore/${alias(s)}`), 200, "note page");
+      const page = await notePage(s);
       check(page.includes(noteOf(s, "pub").title), "the page lacks the title");
       check(page.includes("Harbor welcomes sailors."), "the page lacks the content");
       check(!page.includes("Smugglers"), "the page shows the GM-only section");
@@ -668,12 +702,7 @@ export const shareSteps: Step[] = [
       await s.api.json("POST", `/api/lore/${draft.noteId}/attributes`, 201, attributeSchema, {
         json: { type: "label", name: "shareAlias", value: draftAlias(s) },
       });
-      const current = await s.api.call("GET", `/api/lore/${pub.noteId}/content`);
-      expectStatus(current, 200, "content of the public note");
-      const put = await s.api.call("PUT", `/api/lore/${pub.noteId}/content`, {
-        text: current.text + hiddenLinks(s),
-      });
-      same(put.status, 204, "content PUT");
+      await appendToPublicNote(s, hiddenLinks(s));
       // Core's link scan ran on the PUT: the links and the include became relations
       const own = ownAttrs(await readLore(s, pub.noteId));
       for (
@@ -690,9 +719,7 @@ export const shareSteps: Step[] = [
     needs: "share",
     check: "no hidden title, alias, id or GM text; unrelated link text kept unlinked",
     run: async (s) => {
-      const a = await s.api.call("GET", `/api/public/lore/${alias(s)}`);
-      expectStatus(a, 200, "public note");
-      const note = publicNoteSchema.parse(JSON.parse(a.text));
+      const { answer: a, note } = await publicNote(s);
       check(note.contentHtml.includes("Harbor welcomes sailors."), "the visible content is gone");
       expectNoHiddenNames(s, a.text, "the public note");
       expectUnrelatedTextUnlinked(note.contentHtml, "the public note");
@@ -708,15 +735,7 @@ export const shareSteps: Step[] = [
       const draft = noteOf(s, "draft");
       const secret = noteOf(s, "secret");
       const terms = [draft.title, secret.title, draftAlias(s), draft.noteId, secret.noteId];
-      for (const q of [...terms, ...GM_TEXTS]) {
-        const body = await s.api.json(
-          "GET",
-          `/api/public/search?q=${encodeURIComponent(q)}`,
-          200,
-          publicSearchSchema,
-        );
-        same(body.results, [], `public results for "${q}"`);
-      }
+      for (const q of [...terms, ...GM_TEXTS]) await expectNoPublicResults(s, q);
     },
   },
   {
@@ -725,7 +744,7 @@ export const shareSteps: Step[] = [
     needs: "share",
     check: "the page shows no hidden title, alias, id or GM text; unrelated text unlinked",
     run: async (s) => {
-      const page = html(await s.api.call("GET", `/public/lore/${alias(s)}`), 200, "note page");
+      const page = await notePage(s);
       check(page.includes("Harbor welcomes sailors."), "the page lacks the content");
       expectNoHiddenNames(s, page, "the note page");
       expectUnrelatedTextUnlinked(page, "the note page");
@@ -745,15 +764,7 @@ export const shareSteps: Step[] = [
     path: "/api/lore/:id/content",
     needs: "share",
     check: "the public note links to the draft, an outside note and the root in every form",
-    run: async (s) => {
-      const pub = noteOf(s, "pub");
-      const current = await s.api.call("GET", `/api/lore/${pub.noteId}/content`);
-      expectStatus(current, 200, "content of the public note");
-      const put = await s.api.call("PUT", `/api/lore/${pub.noteId}/content`, {
-        text: current.text + linkFormsHtml(s),
-      });
-      same(put.status, 204, "content PUT");
-    },
+    run: (s) => appendToPublicNote(s, linkFormsHtml(s)),
   },
   {
     method: "GET",
@@ -761,9 +772,7 @@ export const shareSteps: Step[] = [
     needs: "share",
     check: "every link form: hidden and outside notes unnamed, the root linked to its page",
     run: async (s) => {
-      const a = await s.api.call("GET", `/api/public/lore/${alias(s)}`);
-      expectStatus(a, 200, "public note");
-      const note = publicNoteSchema.parse(JSON.parse(a.text));
+      const { answer: a, note } = await publicNote(s);
       expectLinkForms(s, note.contentHtml, "the public note");
       expectNoHiddenNames(s, a.text, "the public note");
       expectNoHidden(s, a.text, "the public note");
@@ -775,7 +784,7 @@ export const shareSteps: Step[] = [
     needs: "share",
     check: "every link form on the page: hidden and outside notes unnamed, the root linked",
     run: async (s) => {
-      const page = html(await s.api.call("GET", `/public/lore/${alias(s)}`), 200, "note page");
+      const page = await notePage(s);
       expectLinkForms(s, page, "the note page");
       expectNoHiddenNames(s, page, "the note page");
       expectNoHidden(s, page, "the note page");
@@ -790,13 +799,7 @@ export const shareSteps: Step[] = [
       const draft = noteOf(s, "draft").title;
       const outside = noteOf(s, "B").title;
       for (const q of [draft, outside, `${draft} story`, "Brindle", draftAlias(s)]) {
-        const body = await s.api.json(
-          "GET",
-          `/api/public/search?q=${encodeURIComponent(q)}`,
-          200,
-          publicSearchSchema,
-        );
-        same(body.results, [], `public results for "${q}"`);
+        await expectNoPublicResults(s, q);
         const page = html(await s.api.call("GET", `/?q=${encodeURIComponent(q)}`), 200, q);
         check(/role="status">0 results for/.test(page), `the search page finds "${q}"`);
       }
@@ -840,9 +843,7 @@ export const shareSteps: Step[] = [
     needs: "share",
     check: "GM fields never public: only player-facing attributes, no private relation",
     run: async (s) => {
-      const a = await s.api.call("GET", `/api/public/lore/${alias(s)}`);
-      expectStatus(a, 200, "public note");
-      const pub = publicNoteSchema.parse(JSON.parse(a.text));
+      const { answer: a, note: pub } = await publicNote(s);
       same(
         pub.attributes,
         [{ name: "Region", value: `Lower harbour ${s.tag}` }],

@@ -126,7 +126,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     HOST: "127.0.0.1",
     PORT: "0",
     LOG_LEVEL: "debug",
-    UPSTREAM_TIMEOUT_MS: "2000",
+    UPSTREAM_TIMEOUT_MS: "60000",
     SHUTDOWN_GRACE_MS: "200",
     SESSION_SECRET: TEST_SESSION_SECRET,
     DATA_DIR: await Deno.makeTempDir({ prefix: "lpp-test-" }),

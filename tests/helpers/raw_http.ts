@@ -1,6 +1,7 @@
 /**
  * Raw HTTP/1.1 over TCP, for tests that send what `fetch` never would: malformed request lines,
- * `Host` headers and framing, partial heads, bodies shorter than their `Content-Length`.
+ * `Host` headers and framing, partial heads, bodies shorter than their `Content-Length`, and the
+ * rest of a request sent when the test says (not after a delay).
  *
  * @module
  */
@@ -18,12 +19,10 @@ export interface RawExchange {
   closedByServer: boolean;
 }
 
-/** Options of {@linkcode rawExchange}. */
+/** Options of {@linkcode rawExchange} and {@linkcode rawConnection}. */
 export interface RawOptions {
   /** Stop waiting (and close) after this long: a generous guard, never a speed assertion. */
   hangGuardMs?: number;
-  /** Bytes sent later, once the first part has gone out (e.g. the rest of a request head). */
-  then?: { afterMs: number; bytes: string | Uint8Array };
 }
 
 /**
@@ -47,38 +46,94 @@ export async function rawExchange(
   request: string | Uint8Array,
   opts: RawOptions = {},
 ): Promise<RawExchange> {
+  return await (await rawConnection(url, request, opts)).done();
+}
+
+/** An open raw connection: the test sends more when it chooses and watches what comes back. */
+export interface RawConnection {
+  /**
+   * Sends more bytes (also after the server's end of input: a client may go on sending a body
+   * the server did not read); a failed write is ignored.
+   */
+  send(data: string | Uint8Array): Promise<void>;
+  /** Every byte received so far, decoded as Latin-1. */
+  text(): string;
+  /** How many final responses (status 200–599) have arrived so far, counting pipelined ones. */
+  responses(): number;
+  /** Whether the server has ended the connection (end of input or a reset). */
+  ended(): boolean;
+  /** Waits until the server ends the connection (or the hang guard closes it), then closes it. */
+  done(): Promise<RawExchange>;
+}
+
+/**
+ * Opens a connection to `url`'s host and port and sends `request`; unlike
+ * {@linkcode rawExchange} it stays open for more: a test sends the rest when what it waits for
+ * has happened (a deadline armed, an answer read), never after a delay.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Harness } from "./harness.ts";
+ * import { eventually } from "./manual_deadlines.ts";
+ * // Declared, not run here: `h` is a running harness.
+ * async function twoOnOneConnection(h: Harness): Promise<void> {
+ *   const get = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+ *   const conn = await rawConnection(h.url, get);
+ *   await eventually("the first answer", () => conn.responses() === 1);
+ *   await conn.send(get.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"));
+ *   const r = await conn.done();
+ *   assert.equal(r.status, 200);
+ *   assert.equal(conn.responses(), 2);
+ * }
+ * ```
+ */
+export async function rawConnection(
+  url: string,
+  request: string | Uint8Array = "",
+  opts: RawOptions = {},
+): Promise<RawConnection> {
   const { hostname, port } = new URL(url);
   const conn = await Deno.connect({ hostname, port: Number(port) });
   let guardFired = false;
+  let ended = false;
   const guard = setTimeout(() => {
     guardFired = true;
     conn.close();
   }, opts.hangGuardMs ?? 30_000);
-  const chunks: Uint8Array[] = [];
-  let later: ReturnType<typeof setTimeout> | undefined;
-  try {
-    await writeAll(conn, bytes(request)).catch(() => {});
-    const then = opts.then;
-    if (then) {
-      later = setTimeout(() => writeAll(conn, bytes(then.bytes)).catch(() => {}), then.afterMs);
-    }
+  let text = "";
+  const reading = (async () => {
     const buf = new Uint8Array(64 * 1024);
     for (;;) {
       const n = await conn.read(buf).catch(() => null);
       if (n === null) break;
-      chunks.push(buf.slice(0, n));
+      text += latin1(buf.subarray(0, n));
     }
-  } finally {
+    ended = true;
     clearTimeout(guard);
-    clearTimeout(later);
-    if (!guardFired) {
-      try {
-        conn.close();
-      } catch { /* closed by the guard meanwhile */ }
-    }
-  }
-  const text = chunks.map(latin1).join("");
-  return { text, closedByServer: !guardFired, ...parseResponse(text) };
+  })();
+  const send = async (data: string | Uint8Array) => {
+    await writeAll(conn, bytes(data)).catch(() => {});
+  };
+  await send(request);
+  let exchange: Promise<RawExchange> | undefined;
+  return {
+    send,
+    text: () => text,
+    // a pipelined response follows the previous body directly, with no line break between
+    responses: () => text.match(/HTTP\/1\.[01] [2-5]\d\d /g)?.length ?? 0,
+    ended: () => ended,
+    done: () =>
+      exchange ??= (async () => {
+        await reading;
+        if (!guardFired) {
+          try {
+            conn.close();
+          } catch { /* closed by the guard meanwhile */ }
+        }
+        return { text, closedByServer: !guardFired, ...parseResponse(text) };
+      })(),
+  };
 }
 
 /**

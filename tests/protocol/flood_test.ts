@@ -5,11 +5,21 @@
  * broken body), most with protocol junk on top (broken framing, header junk, odd request lines),
  * plus plain random bytes. Nothing may answer 5xx and no backend may see a single request; every
  * answer the app itself gives is in the one error shape. Deterministic (seeded) and bounded.
+ *
+ * Some requests end only by a deadline (a head or body that never completes, an answer after
+ * which the connection is not closed). The service's deadlines run on a clock the test moves,
+ * and only once nothing but a deadline can make progress: no client is sending, and for a
+ * number of event-loop turns no byte has come back, no exchange has ended, no line was logged
+ * and no deadline was set or cleared. Real work shows such a step within a few turns however
+ * slowly each turn runs, so a busy or stalled machine makes the flood slower, never different.
  */
 import assert from "node:assert/strict";
 import { type Harness, withHarness } from "../helpers/harness.ts";
+import { type ManualDeadlines, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import { prng, propertySeed } from "../helpers/prng.ts";
-import { type RawExchange, rawExchange } from "../helpers/raw_http.ts";
+import { rawConnection, type RawExchange } from "../helpers/raw_http.ts";
+import { LINGER_MS } from "../../src/http/connection_deadlines.ts";
+import type { Deadlines } from "../../src/util/deadlines.ts";
 import { makePng, W } from "../../sims/world.ts";
 
 const SEED = propertySeed(20261124);
@@ -314,30 +324,107 @@ interface Outcome {
   exchange: RawExchange;
 }
 
-async function flood(h: Harness): Promise<Outcome[]> {
+/** The client deadlines, each its own duration; every one is due within `LINGER_MS`. */
+const HEAD_MS = 3_000;
+const BODY_IDLE_MS = 2_000;
+const IDLE_MS = 4_000;
+
+/** Event-loop turns without a visible step before the clock moves (a step takes a few). */
+const QUIET_TURNS = 25;
+
+/** The manual clock, counting every deadline set or cleared: steps of the service we can see. */
+function counting(time: ManualDeadlines): { deadlines: Deadlines; steps(): number } {
+  let steps = 0;
+  return {
+    deadlines: {
+      start(ms, onExpire) {
+        steps++;
+        const cancel = time.start(ms, onExpire);
+        return () => {
+          steps++;
+          cancel();
+        };
+      },
+      pending: () => time.pending(),
+      now: () => time.now(),
+    },
+    steps: () => steps,
+  };
+}
+
+/**
+ * Sends every case, `CONCURRENCY` connections at a time, and moves `time` past every pending
+ * deadline whenever the flood is stuck; returns the outcomes and how often the clock moved.
+ */
+async function flood(
+  h: Harness,
+  time: ManualDeadlines,
+  steps: () => number,
+): Promise<{ outcomes: Outcome[]; moves: number }> {
   const rng = prng(SEED);
   const cases = Array.from({ length: TOTAL }, () => generate(rng));
   const outcomes: Outcome[] = [];
+  const open = new Set<{ text(): string }>();
+  let sending = 0;
+  let received = 0;
   let next = 0;
+  let finished = false;
   const worker = async () => {
     while (next < cases.length) {
       const c = cases[next++];
-      const exchange = await rawExchange(h.url, c.request, { hangGuardMs: 20_000 });
+      sending++;
+      const conn = await rawConnection(h.url, c.request, { hangGuardMs: 20_000 })
+        .finally(() => sending--);
+      open.add(conn);
+      const exchange = await conn.done();
+      open.delete(conn);
+      received += exchange.text.length;
       outcomes.push({ ...c, exchange });
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return outcomes;
+  const seen = () =>
+    [
+      received + [...open].reduce((n, c) => n + c.text().length, 0),
+      outcomes.length,
+      h.logs.length,
+      steps(),
+    ].join();
+  let moves = 0;
+  const mover = (async () => {
+    let last = "";
+    let quiet = 0;
+    while (!finished) {
+      await new Promise((r) => setTimeout(r, 1)); // a turn of the event loop, I/O included
+      const now = seen();
+      if (sending > 0 || now !== last || time.pending() === 0) {
+        last = now;
+        quiet = 0;
+      } else if (++quiet >= QUIET_TURNS) {
+        time.advance(LINGER_MS); // every pending deadline is due by then
+        moves++;
+        quiet = 0;
+      }
+    }
+  })();
+  try {
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  } finally {
+    finished = true;
+    await mover;
+  }
+  return { outcomes, moves };
 }
 
 const show = (o: Outcome) =>
   `${o.label} → ${o.exchange.status}: ${JSON.stringify(latin1(o.request.subarray(0, 300)))}`;
 
-Deno.test(`flood: ${TOTAL} malformed raw requests, 0 × 5xx, no backend call (seed ${SEED})`, () =>
-  withHarness(async (h) => {
+Deno.test(`flood: ${TOTAL} malformed raw requests, 0 × 5xx, no backend call (seed ${SEED})`, async () => {
+  const time = manualDeadlines();
+  const { deadlines, steps } = counting(time);
+  await withHarness(async (h) => {
     h.core.clearRequests();
     h.parser!.clearRequests();
-    const outcomes = await flood(h);
+    const { outcomes, moves } = await flood(h, time, steps);
     assert.equal(outcomes.length, TOTAL);
 
     const failed = outcomes.filter((o) => (o.exchange.status ?? 0) >= 500);
@@ -363,15 +450,19 @@ Deno.test(`flood: ${TOTAL} malformed raw requests, 0 × 5xx, no backend call (se
     assert.ok(app.length > TOTAL / 3, `only ${app.length} requests got past the HTTP parser`);
     const lines = h.logs.map((l) => JSON.parse(l));
     assert.deepEqual(lines.filter((l) => l.level === "error" || l.msg === "unhandled error"), []);
-    // no connection was left for the hang guard to close
+    // no connection was left for the hang guard to close: the deadlines closed those that
+    // needed one
     assert.deepEqual(outcomes.filter((o) => !o.exchange.closedByServer).map(show), []);
+    assert.ok(moves > 0, "some connections ended only by a deadline");
   }, {
+    deadlines,
     parser: true,
     parserSession: true,
     env: {
       CLIENT_DEADLINES: "on", // every connection must end: the relay's deadlines close them
-      CLIENT_HEADER_TIMEOUT_MS: "300",
-      CLIENT_BODY_TIMEOUT_MS: "300",
-      CLIENT_IDLE_TIMEOUT_MS: "300",
+      CLIENT_HEADER_TIMEOUT_MS: String(HEAD_MS),
+      CLIENT_BODY_TIMEOUT_MS: String(BODY_IDLE_MS),
+      CLIENT_IDLE_TIMEOUT_MS: String(IDLE_MS),
     },
-  }));
+  });
+});

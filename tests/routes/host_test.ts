@@ -8,8 +8,17 @@
  * request names.
  */
 import assert from "node:assert/strict";
+import { createApp, type RequestInfo } from "../../src/app.ts";
+import { loadConfig } from "../../src/config.ts";
+import { ApiError, errorResponse } from "../../src/http/errors.ts";
+import { jsonLogger } from "../../src/http/log.ts";
+import { openApiDocument } from "../../src/openapi.ts";
+import { answerProblem, responseCheck } from "../../src/pipeline/response_check.ts";
+import { jsonAnswerPaths, routeResponses } from "../../src/route_responses.ts";
+import { allRoutes } from "../../src/routes/index.ts";
 import { type Harness, type HarnessOptions, withHarness } from "../helpers/harness.ts";
 import { type RawExchange, rawExchange } from "../helpers/raw_http.ts";
+import { setCookies } from "../helpers/session.ts";
 import { HARBOR_ALIAS, W } from "../../sims/world.ts";
 
 const FOREIGN = "attacker.example";
@@ -294,3 +303,213 @@ Deno.test("host: PUBLIC_ORIGIN passes the cross-site check where a proxy rewrote
     assert.equal(other.status, 403);
     assert.equal(JSON.parse(other.body).error, "CSRF_REJECTED");
   }, { env: { PUBLIC_ORIGIN: "https://lore.example.org" } }));
+
+Deno.test("host: every route documents the host rule's answers exactly as the app gives them", async () => {
+  const app = createApp({ config: loadConfig({ TRUST_PROXY: "true" }), log: jsonLogger("silent") });
+  const answersJson = jsonAnswerPaths(allRoutes);
+  const operations = openApiDocument(allRoutes).paths;
+  for (const route of allRoutes) {
+    const path = route.path.replace(/:\w+/g, "x1");
+    const at = (host: string, headers: Record<string, string> = {}) =>
+      new Request(`http://${host}${path}`, { method: route.method, headers });
+    const cases: [string, Request, RequestInfo, number][] = [
+      ["a foreign Host", at(`${FOREIGN}:8080`), {}, 421],
+      ["a foreign forwarded host", at("127.0.0.1:8080", { "x-forwarded-host": FOREIGN }), {}, 421],
+      // off a connection (`served`), a request without Host has none of its own
+      ["no Host", at("127.0.0.1:8080"), { served: true }, 400],
+      ["a malformed Host", at("127.0.0.1:8080", { host: "a b" }), {}, 400],
+      ["a malformed forwarded host", at("127.0.0.1:8080", { "x-forwarded-host": "a b" }), {}, 400],
+    ];
+    for (const [what, req, info, status] of cases) {
+      const where = `${route.method} ${route.path}, ${what}`;
+      const res = await app.handle(req, info);
+      assert.equal(res.status, status, where);
+      // the documented answers (what the OpenAPI document and docs/api.md say) allow it
+      assert.equal(await answerProblem(routeResponses(route), route.method, res), undefined, where);
+      const page = status === 421 && !answersJson(route.path);
+      assert.match(
+        res.headers.get("content-type") ?? "",
+        page ? /^text\/html/ : /^application\/json/,
+        where,
+      );
+      const text = await res.text();
+      if (page) assert.match(text, /<h1>Wrong address<\/h1>/, where);
+      else {
+        const error = status === 421 ? "MISDIRECTED_REQUEST" : "INVALID_REQUEST";
+        assert.equal(JSON.parse(text).error, error, where);
+      }
+    }
+    const op = operations[route.path.replace(/:(\w+)/g, "{$1}")][route.method.toLowerCase()] as {
+      responses: Record<string, { description: string; content: Record<string, unknown> }>;
+    };
+    assert.match(op.responses[400].description, /`INVALID_REQUEST`: a missing or malformed `Host`/);
+    assert.match(op.responses[421].description, /a host name the service does not answer to/);
+    assert.deepEqual(
+      Object.keys(op.responses[421].content),
+      [answersJson(route.path) ? "application/json" : "text/html"],
+      `${route.method} ${route.path}`,
+    );
+  }
+});
+
+Deno.test("host: a route that answered 421 itself would fail the response check", async () => {
+  // the host rule answers before any route: a route giving its answers would be a bug
+  const problems: string[] = [];
+  const check = responseCheck((p) => problems.push(p));
+  const route = allRoutes.find((r) => r.path === "/healthz")!;
+  const req = new Request("http://127.0.0.1:8080/healthz");
+  const misdirected = errorResponse(new ApiError(421, "MISDIRECTED_REQUEST", "no"), "r1");
+  assert.equal((await check(route, req, misdirected, "r1")).status, 500);
+  assert.match(problems[0], /^GET \/healthz answered 421: status 421 is not declared/);
+});
+
+Deno.test("host: edge forms of a host name — case, trailing dots, IPv6 zones, ports, duplicates", () =>
+  withHarness(async (h) => {
+    const answered = [
+      "LOCALHOST",
+      "localhost.",
+      `Localhost.:${port(h)}`,
+      "app.localhost.",
+      "127.0.0.1.",
+      "127.1", // the URL parser's 127.0.0.1
+      "[::ffff:127.0.0.1]",
+      "LORE.LAN.",
+      `Lore.Lan:${port(h)}`,
+      "lore.lan:65535",
+    ];
+    for (const host of answered) {
+      assert.equal((await send(h, "GET", "/healthz", host)).status, 200, host);
+    }
+    // someone else's names: refused in our error shape
+    for (const host of ["localhost..", "lore.lan.attacker.example", "xn--bcher-kva.example"]) {
+      assertJsonRefusal(h, await send(h, "GET", "/healthz", host), host, host);
+    }
+    // not a host name with an optional port: 400, never looked up or guessed at
+    for (
+      const host of [
+        "[fe80::1%25eth0]", // an IPv6 zone id: meaningless to anyone but this machine
+        `[fe80::1%eth0]:${port(h)}`,
+        "lore.lan:",
+        "lore.lan:65536",
+        "lore.lan:8080:8080",
+        "lore.lan, attacker.example",
+      ]
+    ) {
+      const r = await send(h, "GET", "/healthz", host);
+      assert.equal(r.status, 400, host);
+      assert.equal(JSON.parse(r.body).error, "INVALID_REQUEST", host);
+    }
+    // two Host headers: refused before the app sees either
+    const twice = await rawExchange(
+      h.url,
+      `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: ${FOREIGN}\r\nConnection: close\r\n\r\n`,
+    );
+    assert.equal(twice.status, 400);
+  }, { env: { ALLOWED_HOSTS: "lore.lan" } }));
+
+/** The minted zero-login session cookie of a private read naming `host`: Secure or not. */
+async function mintedCookieSecure(
+  h: Harness,
+  host: string,
+  headers: Record<string, string> = {},
+): Promise<boolean> {
+  const r = await send(h, "GET", `/api/lore/${W.charMira}`, host, headers);
+  assert.equal(r.status, 200, `${host}: ${r.text.slice(0, 200)}`);
+  const cookie = setCookies(r).get("parser_token");
+  assert.ok(cookie, `${host}: a session was minted`);
+  return cookie.attrs.has("secure");
+}
+
+Deno.test("host: with an https PUBLIC_ORIGIN, cookies on its host are Secure, elsewhere as the connection came", async () => {
+  const env = {
+    ...zeroLogin.env,
+    PUBLIC_ORIGIN: "https://lore.example.org",
+    ALLOWED_HOSTS: "lore.lan",
+  };
+  await withHarness(async (h) => {
+    // a TLS-terminating proxy that passes the visitor's Host and says nothing else
+    assert.equal(await mintedCookieSecure(h, "lore.example.org"), true);
+    assert.equal(await mintedCookieSecure(h, "lore.example.org:443"), true);
+    assert.equal(await mintedCookieSecure(h, "Lore.Example.org."), true);
+    // plain HTTP on other names and ports: a Secure cookie would be dropped by the browser
+    assert.equal(await mintedCookieSecure(h, `lore.example.org:${port(h)}`), false);
+    assert.equal(await mintedCookieSecure(h, `lore.lan:${port(h)}`), false);
+    assert.equal(await mintedCookieSecure(h, `127.0.0.1:${port(h)}`), false);
+    assert.equal(await mintedCookieSecure(h, "localhost"), false);
+  }, { ...zeroLogin, env });
+  await withHarness(async (h) => {
+    const via = (proto: string, host = "lore.example.org") => ({
+      "X-Forwarded-Host": host,
+      "X-Forwarded-Proto": proto,
+    });
+    // a hop in between that says http does not make the public origin plain HTTP
+    assert.equal(await mintedCookieSecure(h, "127.0.0.1", via("http")), true);
+    assert.equal(await mintedCookieSecure(h, "127.0.0.1", via("https")), true);
+    // on another name the proxy's word counts, as before
+    assert.equal(await mintedCookieSecure(h, "127.0.0.1", via("https", "lore.lan")), true);
+    assert.equal(await mintedCookieSecure(h, "127.0.0.1", via("http", "lore.lan")), false);
+  }, { ...zeroLogin, env: { ...env, TRUST_PROXY: "true" } });
+  // http:// public origin: never Secure there, unless COOKIE_SECURE=always
+  await withHarness(async (h) => {
+    assert.equal(await mintedCookieSecure(h, "lore.lan"), false);
+  }, { ...zeroLogin, env: { ...zeroLogin.env, PUBLIC_ORIGIN: "http://lore.lan" } });
+  await withHarness(async (h) => {
+    assert.equal(await mintedCookieSecure(h, "lore.lan"), true);
+  }, {
+    ...zeroLogin,
+    env: { ...zeroLogin.env, PUBLIC_ORIGIN: "http://lore.lan", COOKIE_SECURE: "always" },
+  });
+});
+
+/** A same-origin-looking create from a page at `origin`, on a request naming `host`. */
+const createFrom = (
+  h: Harness,
+  host: string,
+  origin: string,
+  headers: Record<string, string> = {},
+) =>
+  send(h, "POST", "/api/lore", host, {
+    "Content-Type": "application/json",
+    Origin: origin,
+    "Sec-Fetch-Site": "same-origin",
+    ...headers,
+  }, JSON.stringify({ title: `From ${origin}` }));
+
+Deno.test("host: on PUBLIC_ORIGIN's host the page of the same name over the other scheme is another origin", () =>
+  withHarness(async (h) => {
+    const ours = await createFrom(h, "lore.example.org", "https://lore.example.org");
+    assert.equal(ours.status, 201, ours.text.slice(0, 300));
+    // the plain-HTTP page of the HTTPS site, e.g. one an attacker on the network wrote
+    const plain = await createFrom(h, "lore.example.org", "http://lore.example.org");
+    assert.equal(plain.status, 403);
+    assert.equal(JSON.parse(plain.body).error, "CSRF_REJECTED");
+    // whatever a proxy in between reports
+    const reported = await createFrom(h, "lore.example.org", "http://lore.example.org", {
+      "X-Forwarded-Proto": "http",
+    });
+    assert.equal(reported.status, 403);
+    // another accepted name keeps the scheme it came with
+    const lan = await createFrom(h, `lore.lan:${port(h)}`, `http://lore.lan:${port(h)}`);
+    assert.equal(lan.status, 201, lan.text.slice(0, 300));
+  }, {
+    env: {
+      PUBLIC_ORIGIN: "https://lore.example.org",
+      ALLOWED_HOSTS: "lore.lan",
+      TRUST_PROXY: "true",
+    },
+  }));
+
+Deno.test("host: behind a trusted proxy that keeps Host and sends only X-Forwarded-Proto, the origin is https", () =>
+  withHarness(async (h) => {
+    // a load balancer terminating TLS: the visitor's Host, X-Forwarded-Proto, no X-Forwarded-Host
+    const lb = { "X-Forwarded-Proto": "https" };
+    const created = await createFrom(h, "lore.example.org", "https://lore.example.org", lb);
+    assert.equal(created.status, 201, created.text.slice(0, 300));
+    const urls = await absoluteUrlsOnSite(h, "lore.example.org", lb);
+    for (const [path, list] of Object.entries(urls)) {
+      assert.ok(list.length > 0, path);
+      for (const url of list) {
+        assert.ok(url.startsWith("https://lore.example.org/"), `${path}: ${url}`);
+      }
+    }
+  }, { env: { ALLOWED_HOSTS: "lore.example.org", TRUST_PROXY: "true" } }));

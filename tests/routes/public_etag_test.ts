@@ -11,10 +11,10 @@ import { type Harness, type HarnessOptions, withHarness } from "../helpers/harne
 import { prng, propertySeed } from "../helpers/prng.ts";
 import {
   CHART_PNG,
+  createLoreNote,
   HARBOR_ALIAS,
   PORTRAIT_PNG,
   SHARE_CREDENTIALS,
-  templateId,
   W,
 } from "../../sims/world.ts";
 
@@ -55,41 +55,23 @@ function label(h: Harness, noteId: string, name: string, value = "", isInheritab
     .attributeId;
 }
 
-/** A lore note under `parent` with the type's template, so its labels are promoted. */
-function loreNote(h: Harness, parent: string, title: string, type: "location" | "event") {
-  const { note } = h.core.store.createNote({
-    parentNoteId: parent,
-    title,
-    type: "text",
-    content: `<p>${title} in the salt.</p>`,
-  });
-  label(h, note.noteId, "lore");
-  label(h, note.noteId, "loreType", type);
-  h.core.store.createAttribute({
-    noteId: note.noteId,
-    type: "relation",
-    name: "template",
-    value: templateId(type),
-  });
-  return note.noteId;
-}
-
 function setUp(h: Harness): Scene {
-  const event = loreNote(h, W.guide, "The First Lamp", "event");
+  const store = h.core.store;
+  const event = createLoreNote(store, W.guide, "The First Lamp", "event");
   const eventDate = label(h, event, "inWorldDate", "1187-03-14");
-  const draftEvent = loreNote(h, W.guide, "The Sunken Vote", "event");
+  const draftEvent = createLoreNote(store, W.guide, "The Sunken Vote", "event");
   label(h, draftEvent, "inWorldDate", "1188-01-01");
   label(h, draftEvent, "draft");
-  const map = loreNote(h, W.guide, "Pilot's Chart", "location");
-  h.core.store.createAttribute({
+  const map = createLoreNote(store, W.guide, "Pilot's Chart", "location");
+  store.createAttribute({
     noteId: map,
     type: "relation",
     name: "mapImage",
     value: W.imgChart,
   });
-  const pin = loreNote(h, map, "Gull Cove", "location");
+  const pin = createLoreNote(store, map, "Gull Cove", "location");
   label(h, pin, "geolocation", "12, 30");
-  const hiddenPin = loreNote(h, map, "Wreck of the Heron", "location");
+  const hiddenPin = createLoreNote(store, map, "Wreck of the Heron", "location");
   const hiddenPinGeo = label(h, hiddenPin, "geolocation", "40, 8");
   label(h, hiddenPin, "gmOnly");
   const draftLabel = label(h, W.guideDraft, "race", "Gull");

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { type Harness, withHarness } from "../helpers/harness.ts";
 import { createCoreStore } from "../../sims/core_store.ts";
-import { MIRA_SECRET, seedSystemNotes, templateId, W } from "../../sims/world.ts";
+import { createLoreNote, MIRA_SECRET, seedSystemNotes, templateId, W } from "../../sims/world.ts";
 import { LORE_TYPES, type LoreType } from "../../src/lore/vocabulary.ts";
 import { publicFields } from "../../src/share/public_fields.ts";
 import type { CoreNote } from "../../src/upstream/core.ts";
@@ -16,23 +16,11 @@ function label(h: Harness, noteId: string, name: string, value = "") {
   h.core.store.createAttribute({ noteId, type: "label", name, value });
 }
 
-function relation(h: Harness, noteId: string, name: string, value: string) {
-  h.core.store.createAttribute({ noteId, type: "relation", name, value });
-}
-
 /** A published lore note of `type` (its template linked) with these labels. */
 function loreNote(h: Harness, type: LoreType, title: string, labels: Record<string, string>) {
-  const { note } = h.core.store.createNote({
-    parentNoteId: W.guide,
-    title,
-    type: "text",
-    content: `<p>${title} in brief.</p>`,
-  });
-  label(h, note.noteId, "lore");
-  label(h, note.noteId, "loreType", type);
-  relation(h, note.noteId, "template", templateId(type));
-  for (const [name, value] of Object.entries(labels)) label(h, note.noteId, name, value);
-  return note.noteId;
+  const noteId = createLoreNote(h.core.store, W.guide, title, type, `<p>${title} in brief.</p>`);
+  for (const [name, value] of Object.entries(labels)) label(h, noteId, name, value);
+  return noteId;
 }
 
 async function answers(h: Harness, id: string) {

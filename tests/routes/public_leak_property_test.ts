@@ -16,7 +16,7 @@
  */
 import assert from "node:assert/strict";
 import { type Harness, withHarness } from "../helpers/harness.ts";
-import { CHART_PNG, templateId, W } from "../../sims/world.ts";
+import { CHART_PNG, markLore, W } from "../../sims/world.ts";
 import { prng, propertySeed } from "../helpers/prng.ts";
 
 type Rng = () => number;
@@ -301,16 +301,10 @@ function plant(h: Harness, world: World): void {
     for (const extra of n.parents.slice(1)) {
       store.createBranch({ noteId: n.id, parentNoteId: world.notes[extra].id });
     }
-    label(n.id, "lore");
-    if (n.type === "text") {
+    if (n.type !== "text") label(n.id, "lore"); // an image: lore of no type
+    else {
+      markLore(store, n.id, n.kind);
       // dated events and pinned places: the timeline and map pages draw them
-      label(n.id, "loreType", n.kind);
-      store.createAttribute({
-        noteId: n.id,
-        type: "relation",
-        name: "template",
-        value: templateId(n.kind),
-      });
       if (n.kind === "event") label(n.id, "inWorldDate", `11${i}-0${1 + (i % 9)}-1${i % 10}`);
       if (n.kind === "location") label(n.id, "geolocation", `${(i * 7) % 64}, ${(i * 5) % 48}`);
       for (const f of n.fields) {

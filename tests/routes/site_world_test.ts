@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
-import { HARBOR_ALIAS, SHARE_CREDENTIALS, templateId, W } from "../../sims/world.ts";
+import { createLoreNote, HARBOR_ALIAS, SHARE_CREDENTIALS, W } from "../../sims/world.ts";
 
 const BASIC = "Basic " + btoa(`${SHARE_CREDENTIALS.user}:${SHARE_CREDENTIALS.password}`);
 
@@ -53,20 +53,6 @@ function label(h: Harness, noteId: string, name: string, value = "") {
 
 function relation(h: Harness, noteId: string, name: string, value: string) {
   h.core.store.createAttribute({ noteId, type: "relation", name, value });
-}
-
-/** A lore note under `parent` using the type's template (so its labels are promoted). */
-function loreNote(h: Harness, parent: string, title: string, type: "location" | "event") {
-  const { note } = h.core.store.createNote({
-    parentNoteId: parent,
-    title,
-    type: "text",
-    content: `<p>${title} in the salt.</p>`,
-  });
-  label(h, note.noteId, "lore");
-  label(h, note.noteId, "loreType", type);
-  relation(h, note.noteId, "template", templateId(type));
-  return note.noteId;
 }
 
 Deno.test("site: the world's name and description, no product name", () =>
@@ -285,11 +271,11 @@ Deno.test("site: lore type pages list what the visitor may see", () =>
 
 Deno.test("site: the timeline and a map page come only from public notes", () =>
   withHarness(async (h) => {
-    const early = loreNote(h, W.guide, "The First Lamp", "event");
+    const early = createLoreNote(h.core.store, W.guide, "The First Lamp", "event");
     label(h, early, "inWorldDate", "1187-03-14");
-    const late = loreNote(h, W.guide, "The Lantern Pact", "event");
+    const late = createLoreNote(h.core.store, W.guide, "The Lantern Pact", "event");
     label(h, late, "inWorldDate", "1190-09-02");
-    const secret = loreNote(h, W.guide, "The Sunken Vote", "event");
+    const secret = createLoreNote(h.core.store, W.guide, "The Sunken Vote", "event");
     label(h, secret, "inWorldDate", "1188-01-01");
     label(h, secret, "draft");
     const timeline = await get(h, "/public/timeline");
@@ -300,11 +286,11 @@ Deno.test("site: the timeline and a map page come only from public notes", () =>
     );
     assert.ok(!timeline.body.includes("The Sunken Vote"));
 
-    const chart = loreNote(h, W.guide, "Pilot's Chart", "location");
+    const chart = createLoreNote(h.core.store, W.guide, "Pilot's Chart", "location");
     relation(h, chart, "mapImage", W.imgChart);
-    const cove = loreNote(h, chart, "Gull Cove", "location");
+    const cove = createLoreNote(h.core.store, chart, "Gull Cove", "location");
     label(h, cove, "geolocation", "12, 30");
-    const wreck = loreNote(h, chart, "Wreck of the Heron", "location");
+    const wreck = createLoreNote(h.core.store, chart, "Wreck of the Heron", "location");
     label(h, wreck, "geolocation", "40, 8");
     label(h, wreck, "gmOnly");
     const map = await get(h, `/public/maps/${chart}`);
