@@ -66,7 +66,7 @@ export function openApiDocument(routes: readonly Route[]): {
 } {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const path = r.path.replace(/:([A-Za-z_]+)/g, "{$1}");
+    const path = openApiPath(r.path);
     const parameters: unknown[] = [];
     for (const [where, schema] of [["path", r.params], ["query", r.query]] as const) {
       if (!schema) continue;
@@ -94,6 +94,7 @@ export function openApiDocument(routes: readonly Route[]): {
     };
     if (r.description) op.description = r.description;
     if (r.ai) op["x-ai-work"] = r.ai;
+    if (r.aliases?.length) op["x-aliases"] = r.aliases;
     if (r.body?.kind === "json") {
       op.requestBody = {
         required: true,
@@ -112,6 +113,17 @@ export function openApiDocument(routes: readonly Route[]): {
       };
     }
     (paths[path] ??= {})[r.method.toLowerCase()] = op;
+    // an alias answers exactly as its route: the same operation, saying which form is canonical
+    for (const alias of r.aliases ?? []) {
+      (paths[openApiPath(alias)] ??= {})[r.method.toLowerCase()] = {
+        ...op,
+        summary: `${r.summary} (alias)`,
+        description: `The same as \`${r.method} ${r.path}\` (its canonical path), under the name ` +
+          "the front end uses." + (r.description ? `\n\n${r.description}` : ""),
+        "x-alias-of": r.path,
+        "x-aliases": undefined,
+      };
+    }
   }
   return {
     openapi: "3.1.0",
@@ -120,6 +132,9 @@ export function openApiDocument(routes: readonly Route[]): {
     components: { schemas: { Error: toSchema(errorBodySchema, "output") } },
   };
 }
+
+/** `:id` → `{id}`. */
+const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
 
 /**
  * README's route list as a Markdown table.
@@ -136,9 +151,9 @@ export function openApiDocument(routes: readonly Route[]): {
  */
 export function routeTableMarkdown(routes: readonly Route[]): string {
   const rows = routes.map((r) =>
-    `| ${r.method} | \`${r.path}\` | ${r.backend} | ${r.access} | ${
-      r.summary.replaceAll("|", "\\|")
-    } |`
+    `| ${r.method} | ${
+      [r.path, ...r.aliases ?? []].map((p) => `\`${p}\``).join(" or ")
+    } | ${r.backend} | ${r.access} | ${r.summary.replaceAll("|", "\\|")} |`
   );
   return ["| Method | Path | Backend | Access | Purpose |", "|---|---|---|---|---|", ...rows].join(
     "\n",

@@ -171,6 +171,10 @@ interface Operation {
   tags?: string[];
   "x-backend"?: string;
   "x-ai-work"?: { historyPath?: string };
+  /** Other paths answering as this one (the front end's product-named forms). */
+  "x-aliases"?: string[];
+  /** Set on an alias's copy of its route's operation: that route's path. */
+  "x-alias-of"?: string;
   parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
   requestBody?: { description?: string; content?: Record<string, Media> };
   responses?: Record<string, { description?: string; content?: Record<string, Media> }>;
@@ -223,6 +227,10 @@ function operationSection(
     );
   }
   out.push(facts.join(" · ") + ".", "");
+  if (op["x-aliases"]?.length) {
+    const also = op["x-aliases"].map((a) => `\`${a.replace(/:([A-Za-z_]+)/g, "{$1}")}\``);
+    out.push(`Also answered at ${also.join(" and ")} (the front end's names).`, "");
+  }
   if (op.description) out.push(op.description.trim(), "");
   const params = op.parameters ?? [];
   if (params.length) {
@@ -321,6 +329,7 @@ export function apiReferenceMarkdown(routes: readonly Route[]): string {
     const sorted = Object.entries(ops as Record<string, Operation>)
       .sort(([a], [b]) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b));
     for (const [method, op] of sorted) {
+      if (op["x-alias-of"]) continue; // listed with its route
       const tag = op.tags?.[0] ?? "other";
       if (!byTag.has(tag)) byTag.set(tag, []);
       byTag.get(tag)!.push([method, path, op]);

@@ -167,6 +167,12 @@ export interface RouteOf<
   method: Method;
   /** URLPattern pathname, e.g. `/api/lore/:id`. */
   path: string;
+  /**
+   * Other paths answered by this same row: the product-named forms the front end calls
+   * (`/api/config/allknower-login` for `/api/config/parser-login`). Declared here once, never as
+   * copied rows; logs and documents name `path`, the canonical form.
+   */
+  aliases?: readonly string[];
   summary: string;
   backend: Backend;
   /** What the handler may use; it decides the handler's context type ({@linkcode Access}). */
@@ -255,6 +261,8 @@ export function defineRoute<
 /** A compiled row: the route plus its URLPattern. */
 export interface CompiledRoute {
   route: Route;
+  /** The path this row matches: the route's own or one of its aliases. */
+  path: string;
   pattern: URLPattern;
   /** Path segments, `null` where a parameter stands: a cheap pre-filter before `exec`. */
   segments: (string | null)[];
@@ -293,19 +301,21 @@ export interface CompiledRoute {
  */
 export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
   const seen = new Map<string, string>();
-  const compiled = routes.map((route) => {
-    const segments = route.path.split("/").map((seg) => (seg.startsWith(":") ? null : seg));
-    const key = `${route.method} ${segments.map((seg) => seg ?? ":").join("/")}`;
-    const other = seen.get(key);
-    if (other !== undefined) {
-      throw new Error(`ambiguous routes: ${route.method} ${other} and ${route.path}`);
-    }
-    seen.set(key, route.path);
-    const names = SIMPLE_PATH.test(route.path)
-      ? route.path.split("/").map((seg) => (seg.startsWith(":") ? seg.slice(1) : undefined))
-      : null;
-    return { route, pattern: new URLPattern({ pathname: route.path }), segments, names };
-  });
+  const compiled = routes.flatMap((route) =>
+    [route.path, ...route.aliases ?? []].map((path) => {
+      const segments = path.split("/").map((seg) => (seg.startsWith(":") ? null : seg));
+      const key = `${route.method} ${segments.map((seg) => seg ?? ":").join("/")}`;
+      const other = seen.get(key);
+      if (other !== undefined) {
+        throw new Error(`ambiguous routes: ${route.method} ${other} and ${path}`);
+      }
+      seen.set(key, path);
+      const names = SIMPLE_PATH.test(path)
+        ? path.split("/").map((seg) => (seg.startsWith(":") ? seg.slice(1) : undefined))
+        : null;
+      return { route, path, pattern: new URLPattern({ pathname: path }), segments, names };
+    })
+  );
   // Leftmost literal wins: at the first segment where two patterns differ, a literal beats a
   // parameter (`/batch/:batchId` before `/:id/diffs` for `/batch/diffs`). Paths of different
   // lengths never fit the same request, so one shape key orders the whole table.
@@ -405,8 +415,8 @@ function indexFor(table: readonly CompiledRoute[]): RouteIndex {
   index = { literal: new Map(), byLength: new Map() };
   for (const row of table) {
     // a literal row fits exactly one pathname: its own
-    const [map, key] = isLiteral(row.route.path)
-      ? [index.literal as Map<unknown, CompiledRoute[]>, row.route.path]
+    const [map, key] = isLiteral(row.path)
+      ? [index.literal as Map<unknown, CompiledRoute[]>, row.path]
       : [index.byLength as Map<unknown, CompiledRoute[]>, row.segments.length];
     map.set(key, [...(map.get(key) ?? []), row]);
   }

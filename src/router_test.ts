@@ -93,3 +93,21 @@ Deno.test("routes: a literal path needs no params and answers HEAD like GET", ()
   assert.equal(found(table, "GET", "/healthz/"), "none");
   assert.deepEqual(matchRoute(table, "POST", "/healthz"), { kind: "method", allow: ["GET"] });
 });
+
+Deno.test("routes: an alias answers as its route, with its own params, and is never ambiguous", () => {
+  const login = { ...row("POST", "/api/x/parser-login"), aliases: ["/api/x/allknower-login"] };
+  const status = { ...row("GET", "/api/x/codex/:id"), aliases: ["/api/x/allcodex/:id"] };
+  const table = compileRoutes([login, status, row("GET", "/api/x/:id")]);
+  assert.equal(found(table, "POST", "/api/x/allknower-login"), "/api/x/parser-login");
+  assert.equal(found(table, "POST", "/api/x/parser-login"), "/api/x/parser-login");
+  const m = matchRoute(table, "GET", "/api/x/allcodex/n1");
+  assert.equal(m.kind === "found" && m.route.path, "/api/x/codex/:id");
+  assert.equal(m.kind === "found" && m.params.id, "n1");
+  // an alias literal shadows parameterised rows like any literal path
+  assert.deepEqual(matchRoute(table, "GET", "/api/x/allknower-login"), {
+    kind: "method",
+    allow: ["POST"],
+  });
+  const clash = { ...row("GET", "/api/y/a"), aliases: ["/api/y/b"] };
+  assert.throws(() => compileRoutes([clash, row("GET", "/api/y/b")]), /ambiguous/);
+});
