@@ -837,7 +837,7 @@ Deno.test("search: parameters, hidden and archived notes, subset semantics", asy
       (await searchIds(sim, "#statblock")).sort(),
       [W.statEel, W.statSentinel].sort(),
     );
-    assert.deepEqual(await searchIds(sim, "#questStatus=rumoured"), [W.questLedger]);
+    assert.deepEqual(await searchIds(sim, "#questStatus=complete"), [W.questLedger]);
     assert.deepEqual(await searchIds(sim, '#geolocation*=*"past the"'), [W.locReef]);
     assert.deepEqual(
       (await searchIds(sim, '#loreType="event" OR #loreType="faction"')).sort(),
@@ -927,7 +927,7 @@ Deno.test("search: subtree, depth, backlinks; unsupported syntax and options fai
         ["#a #b or #c", "mixed and/or"],
         ["#year >= 1950", "#year >="],
         ["~relAlly = x", "~relally"],
-        ["#lore dragon", "dragon"],
+        ["#lore -dragon", "-"],
         ["note.content = x", "note.content ="],
         ["#a not(#b)", "not"],
         ["#!lore", "#!lore"],
@@ -1286,6 +1286,19 @@ Deno.test("quirk: a quoted or escaped parenthesis is syntax to Core, so the doub
       assert.match(res.json.message, /^Invalid regular expression: \/.*\)\/: Unmatched '\)'$/);
     }
     assert.deepEqual(await searchIds(sim, "#loreType = 'quest)'"), []);
+  });
+});
+
+Deno.test("quirk: a plain word Core cannot place in an expression is dropped, the rest answers", async () => {
+  // services/search/services/parse.ts: `eel` after `#statblock` is an "Unrecognized expression"
+  // (reported in debug info only); the search answers every statblock, as `#statblock` would
+  await withSim(async (sim) => {
+    const statblocks = (await searchIds(sim, "#statblock")).sort();
+    assert.deepEqual(statblocks, [W.statEel, W.statSentinel].sort());
+    assert.deepEqual((await searchIds(sim, "#statblock Eel")).sort(), statblocks);
+    assert.deepEqual((await searchIds(sim, "#statblock sea eel #lore")).sort(), statblocks);
+    // before the first `#` a word is full text and does filter
+    assert.deepEqual(await searchIds(sim, "Eel #statblock"), [W.statEel]);
   });
 });
 

@@ -1762,6 +1762,15 @@ const MATCH_PROPS = new Set(["noteid", "title"]);
 /** The `note.content` operators of the modelled subset (the conformance suite's `%=` among them). */
 const CONTENT_OPERATORS = new Set(["*=*", "%="]);
 
+/**
+ * A plain word Core's parser cannot place in an expression and drops: no attribute, operator
+ * or punctuation character in it (those stay loud: `#race=half-elf` silently losing `-elf` is
+ * a bug to notice) and not a keyword Core reads otherwise.
+ */
+function isStrayWord(word: string): boolean {
+  return !/[#~=*><!%+\-,.()]/.test(word) && !["not", "orderby", "limit"].includes(word);
+}
+
 function unsupported(part: string): never {
   throw new CoreError(500, "GENERIC", `core sim: unsupported search syntax: ${part}`);
 }
@@ -1914,6 +1923,10 @@ function parseSequence(tokens: Tree, level: number): Exp {
       if (op !== null && op !== word) unsupported(`mixed and/or without parentheses: ${word}`);
       op = word;
       expectOperand = true;
+      i++;
+    } else if (isStrayWord(word)) {
+      // Core notes "Unrecognized expression" (only in debug info), drops the word and answers
+      // the rest: `#statblock eel` lists every statblock
       i++;
     } else {
       unsupported(word);

@@ -2,13 +2,14 @@
  * Parser test double, AI tools: RAG (`/rag/query`, and `/rag/reindex` for test setup), the
  * consistency scan (`/consistency/check`) and the suggest group (`/suggest/*`: relationships and
  * their application, graph, gaps, autocomplete, history), with the real routes' rate-limit
- * groups, fallback bodies and quirks. The Parser's streaming variants, `/rag/status` and the
- * other reindex routes are not modelled: the service does not call them.
+ * groups, fallback bodies and quirks; `/rag/status` (the global index size) and
+ * `/rag/reindex/:noteId` (one note, for the caller). The Parser's streaming variants and
+ * `/rag/reindex-stale` are not modelled: the service does not call them.
  *
  * The "AI" is deterministic; what it sees is chosen as in the real service:
  * - semantic scoring is word overlap over the RAG index (parser_rag.ts): LanceDB chunks per
  *   (noteId, userId) plus the global `rag_index_meta` titles. A fresh Parser's index is empty;
- *   `/rag/reindex` fills it for the caller, the brain dump for user `"default"` only;
+ *   `/rag/reindex[/:noteId]` fills it for the caller, the brain dump for user `"default"` only;
  * - `/rag/query`, the consistency sampling (no `noteIds`) and relationship suggestions read only
  *   the caller's chunks, so they find nothing until the caller reindexes; consistency with
  *   `noteIds` searches Core for `#noteId=A OR #noteId=B` and checks whatever Core answers;
@@ -730,6 +731,43 @@ export function aiSimRoutes(deps: ParserFeatureDeps, opts: AiSimOptions): Parser
           }
         }
         return json(200, { indexed, failed });
+      },
+    },
+    {
+      method: "POST",
+      path: "/rag/reindex/:noteId",
+      auth: owner,
+      handler: async (c) => {
+        const noteId = c.params.noteId;
+        try {
+          await indexNote(store, deps.coreFor(userOf(c)), noteId, userOf(c), signalsOf(c));
+          return json(200, { ok: true, noteId });
+        } catch (e) {
+          // the real route reads the failure's text: Core's 404 is a missing note
+          const missing = /missing note|not found|\b404\b/i.test(String((e as Error).message));
+          return json(missing ? 404 : 500, {
+            error: missing ? "NOTE_NOT_FOUND" : "REINDEX_FAILED",
+            message: missing ? "Note not found." : "Reindex failed.",
+            noteId,
+          });
+        }
+      },
+    },
+    {
+      method: "GET",
+      path: "/rag/status",
+      auth: owner,
+      // global, not per user: rag_index_meta; the keys are left out while it is empty
+      handler: () => {
+        const rows = [...store.rag.meta.values()];
+        const latest = rows.reduce<(typeof rows)[number] | undefined>(
+          (a, r) => (!a || r.embeddedAt > a.embeddedAt ? r : a),
+          undefined,
+        );
+        return json(200, {
+          indexedNotes: rows.length,
+          ...(latest ? { lastIndexed: latest.embeddedAt.toISOString(), model: latest.model } : {}),
+        });
       },
     },
     {

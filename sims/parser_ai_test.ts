@@ -97,6 +97,51 @@ Deno.test("rag index: a fresh Parser's is empty; reindex indexes every #lore not
     assert.ok(w.parser.store.rag.chunks.has(`${W.charMira}::${ownerId(w)}`));
   }));
 
+Deno.test("rag/reindex/:noteId: one note for the caller; a missing note 404, no integration 500", () =>
+  withParserWorld(async (w) => {
+    const dump = await w.call("/brain-dump", {
+      body: { rawText: "Captain Velra Ashgrove commands the Gullwing, a swift cutter." },
+    });
+    const [first] = dump.json.created as { noteId: string; title: string }[];
+    const r = await w.call(`/rag/reindex/${first.noteId}`, { method: "POST" });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json, { ok: true, noteId: first.noteId });
+    assert.ok(w.parser.store.rag.chunks.has(`${first.noteId}::${ownerId(w)}`));
+    const rag = await w.call("/rag/query", { body: { text: "Velra Ashgrove Gullwing" } });
+    assert.deepEqual(rag.json.results.map((x: { noteId: string }) => x.noteId), [first.noteId]);
+
+    const missing = await w.call("/rag/reindex/gone12345678", { method: "POST" });
+    assert.equal(missing.status, 404);
+    assert.deepEqual(missing.json, {
+      error: "NOTE_NOT_FOUND",
+      message: "Note not found.",
+      noteId: "gone12345678",
+    });
+    w.parser.store.deleteIntegration(ownerId(w));
+    const offline = await w.call(`/rag/reindex/${W.charMira}`, { method: "POST" });
+    assert.equal(offline.status, 500);
+    assert.equal(offline.json.error, "REINDEX_FAILED");
+  }));
+
+Deno.test("rag/status: the global index, its keys left out while empty", () =>
+  withParserWorld(async (w) => {
+    const empty = await w.call("/rag/status");
+    assert.equal(empty.status, 200);
+    assert.deepEqual(empty.json, { indexedNotes: 0 });
+    await ownerReindex(w);
+    // another user's notes count too: rag_index_meta is global
+    seedRagIndex(w.parser.store, {
+      noteId: "other0000001",
+      title: "X",
+      content: "y",
+      userId: "u2",
+    });
+    const r = await w.call("/rag/status");
+    assert.equal(r.json.indexedNotes, w.parser.store.rag.meta.size);
+    assert.equal(r.json.model, "openai/text-embedding-3-small");
+    assert.match(r.json.lastIndexed, /^\d{4}-\d\d-\d\dT.*Z$/);
+  }));
+
 Deno.test("consistency: noteIds are searched as #noteId=A OR #noteId=B, which lore notes do not match", () =>
   withParserWorld(async (w) => {
     w.core.clearRequests();

@@ -1,7 +1,8 @@
 /**
  * The sample world dressed for people: real-size pictures (a portrait, a coast map with pins, a
- * landscape), a character's attributes, the chart, the chronicle and a second character shared,
- * and a description of the world. `deno task dev` and the screenshots show it; tests keep the
+ * landscape), a character's attributes, a quest in each status the front end shows, statblocks
+ * with their stats, the chart, the chronicle and a second character shared, and a description
+ * of the world. `deno task dev` and the screenshots show it; tests keep the
  * plain sample world, whose tiny images and exact contents they assert.
  *
  * @example
@@ -17,7 +18,7 @@
  * @module
  */
 import type { CoreStore } from "./core_store.ts";
-import { makePng, W } from "./world.ts";
+import { makePng, markLore, W } from "./world.ts";
 
 type Rgb = [number, number, number];
 
@@ -82,6 +83,46 @@ function relation(store: CoreStore, noteId: string, name: string, value: string)
 /** Id of the landscape image note the showcase adds. */
 export const LANDSCAPE_ID = "wImgLandsc01";
 
+/** Id of the quest the showcase adds, so the quest board has one in each column. */
+export const FAILED_QUEST_ID = "wQuestBell01";
+
+/** A statblock's fields as the statblock template names them. */
+const STATBLOCKS: [string, Record<string, string>][] = [
+  [W.statEel, {
+    creatureType: "beast",
+    size: "Large",
+    alignment: "unaligned",
+    challengeRating: "1",
+    ac: "13",
+    hp: "22",
+    speed: "swim 40 ft.",
+    str: "14",
+    dex: "15",
+    con: "12",
+    int: "2",
+    wis: "10",
+    cha: "4",
+    actions: "Bite. +4 to hit, 2d6 + 2 piercing; the target is grappled.",
+  }],
+  [W.statSentinel, {
+    creatureType: "construct",
+    size: "Large",
+    alignment: "lawful neutral",
+    challengeRating: "5",
+    ac: "17",
+    hp: "95",
+    speed: "20 ft., swim 30 ft.",
+    str: "20",
+    dex: "8",
+    con: "18",
+    int: "5",
+    wis: "12",
+    cha: "3",
+    immunities: "poison, psychic",
+    actions: "Slam. +8 to hit, 2d10 + 5 bludgeoning.",
+  }],
+];
+
 /**
  * Dresses a store seeded with the sample world (idempotent): real-size images, attributes, map
  * pins in the map's pixels, and more of the world shared.
@@ -125,6 +166,24 @@ export function seedShowcase(store: CoreStore): void {
   label(store, W.locHarbor, "geolocation", "300, 430");
   label(store, W.locLighthouse, "geolocation", "760, 205");
   relation(store, W.charIselde, "relInhabits", W.locLighthouse);
+  // the quest board: active, complete and failed (the statuses the front end sorts by)
+  store.createNote({
+    noteId: FAILED_QUEST_ID,
+    parentNoteId: W.loreRoot,
+    title: "Raise the Drowned Bell",
+    type: "text",
+    content: "<p>The salvage crew never came back up; the bell stays below the reef.</p>",
+  });
+  markLore(store, FAILED_QUEST_ID, "quest");
+  label(store, FAILED_QUEST_ID, "questStatus", "failed");
+  label(store, FAILED_QUEST_ID, "location", "The Knucklebone Reef");
+  label(store, W.questLamp, "location", "Greyfin Lighthouse");
+  label(store, W.questLamp, "questGiver", "Iselde Crane");
+  label(store, W.questLedger, "location", "Saltmarrow Harbor");
+  label(store, W.questLedger, "reward", "40 silver lanterns");
+  for (const [noteId, fields] of STATBLOCKS) {
+    for (const [name, value] of Object.entries(fields)) label(store, noteId, name, value);
+  }
   store.setNoteContent(
     W.guideWelcome,
     `${store.getContent(W.guideWelcome)}

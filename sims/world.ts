@@ -695,8 +695,8 @@ export function seedWorld(store: CoreStore): void {
     relation(store, W.charBrannoch, "relEnemy", W.charMira);
     label(store, W.eventFlood, "inWorldDate", "1187-03-14");
     label(store, W.eventPact, "inWorldDate", "1190-09-02");
-    label(store, W.questLamp, "questStatus", "open");
-    label(store, W.questLedger, "questStatus", "rumoured");
+    label(store, W.questLamp, "questStatus", "active"); // the statuses the front end sorts by
+    label(store, W.questLedger, "questStatus", "complete");
     label(store, W.statSentinel, "crLevel", "5");
     label(store, W.statEel, "crLevel", "1");
 

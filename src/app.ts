@@ -40,6 +40,7 @@ import {
   type PublicCtx,
   type Route,
   type SessionCtx,
+  textBodyTypes,
 } from "./router.ts";
 import { allRoutes } from "./routes/index.ts";
 import { invalidatePublicShare } from "./share/public_snapshot.ts";
@@ -304,7 +305,7 @@ export function createApp(deps: AppDeps): App {
       }
       body = validate(route.body.schema, raw, "body");
     } else if (route.body?.kind === "text") {
-      requireMediaType(req, ["text/plain"]);
+      requireMediaType(req, textBodyTypes(route.body));
       requireUtf8(req);
       body = await readLimitedText(
         req,

@@ -40,11 +40,11 @@ export type CredentialSource = "session" | "provisioned" | "env";
 /** The credentials of one request, resolved lazily and at most once. */
 export interface RequestCredentials {
   /**
-   * Parser credentials; when there are none, 401 NOT_AUTHENTICATED if a login would give them,
+   * Parser credentials; when there are none, 401 UNAUTHORIZED if a login would give them,
    * else 503 NOT_CONFIGURED.
    */
   parser(): Promise<ParserCredentials & { source: CredentialSource }>;
-  /** Core credentials; when there are none, 401 NOT_AUTHENTICATED or 503 like `parser()`. */
+  /** Core credentials; when there are none, 401 UNAUTHORIZED or 503 like `parser()`. */
   core(): Promise<CoreCredentials>;
   /** The browser session from the cookies (null when absent or forged). */
   session(): Promise<BrowserSession | null>;
@@ -262,7 +262,7 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
         async onError(e) {
           if (!(e instanceof ApiError)) return;
           const service = (e.details as { service?: string } | undefined)?.service;
-          if (e.code === "UPSTREAM_UNAUTHORIZED" && service === "core") await rc.invalidateCore();
+          if (e.code === "UNAUTHORIZED" && service === "core") await rc.invalidateCore();
           if (e.status === 401 && service === "parser" && (await cookieSession())) {
             await rc.endSession(); // a dead Parser session must not keep failing every request
           }
@@ -470,7 +470,7 @@ function explainCredentialsError(e: unknown): unknown {
     case 401:
       return new ApiError(
         401,
-        "UPSTREAM_UNAUTHORIZED",
+        "UNAUTHORIZED",
         "Your Parser session has ended: log in again",
         {
           service: "parser",

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { errorBodySchema } from "./http/errors.ts";
 import { type ResponseDoc, routeResponses } from "./route_responses.ts";
-import type { Route } from "./router.ts";
+import { type Route, textBodyTypes } from "./router.ts";
 
 /** JSON Schema of what a request must send (`input`) or an answer carries (`output`). */
 const toSchema = (s: z.ZodType, io: "input" | "output" = "input") => {
@@ -103,7 +103,9 @@ export function openApiDocument(routes: readonly Route[]): {
     } else if (r.body?.kind === "text") {
       op.requestBody = {
         required: true,
-        content: { "text/plain": { schema: { type: "string" } } },
+        content: Object.fromEntries(
+          textBodyTypes(r.body).map((type) => [type, { schema: { type: "string" } }]),
+        ),
       };
     } else if (r.body?.kind === "stream") {
       op.requestBody = {

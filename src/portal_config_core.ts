@@ -224,7 +224,7 @@ function byAge(a: CoreNote, b: CoreNote): number {
 function storeError(e: unknown): ApiError {
   if (!(e instanceof ApiError)) throw e;
   if (e.status >= 500) return e;
-  if (e.code === "UPSTREAM_UNAUTHORIZED" || e.code === "UPSTREAM_FORBIDDEN") {
+  if (e.code === "UNAUTHORIZED" || e.code === "UPSTREAM_FORBIDDEN") {
     return new ApiError(503, "NOT_CONFIGURED", "Core refused the server's token", {
       service: "core",
     });

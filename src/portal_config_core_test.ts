@@ -204,8 +204,8 @@ Deno.test("core store: unreachable Core is 503", async () => {
   const core = await startCoreSim();
   const a = instance(core);
   await core.close();
-  await assert.rejects(a.portal.get(), { status: 503, code: "UPSTREAM_UNAVAILABLE" });
-  await assert.rejects(a.portal.set(W.loreRoot), { status: 503, code: "UPSTREAM_UNAVAILABLE" });
+  await assert.rejects(a.portal.get(), { status: 503, code: "UNREACHABLE" });
+  await assert.rejects(a.portal.set(W.loreRoot), { status: 503, code: "UNREACHABLE" });
 });
 
 Deno.test("core store: a refused server token is 503 NOT_CONFIGURED, never the caller's 401", () =>

@@ -109,7 +109,7 @@ const parserHealthSchema = z.looseObject({ status: z.string().max(64) });
  * const report = await createReadinessProbe(config, refused).check(new AbortController().signal);
  * assert.equal(report.status, "not-ready");
  * assert.deepEqual(report.unavailable, ["parser"]);
- * assert.equal(report.reason, "Parser is not available (UPSTREAM_UNAVAILABLE)");
+ * assert.equal(report.reason, "Parser is not available (UNREACHABLE)");
  * assert.deepEqual(report.core, { ok: true, configured: false });
  * ```
  */

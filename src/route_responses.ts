@@ -91,7 +91,7 @@ const UPSTREAM: Implied[] = [
     text: "the backend refused the request",
     details: "`details.upstreamCode`",
   },
-  { status: 401, code: "UPSTREAM_UNAUTHORIZED", text: "the backend refused the credentials" },
+  { status: 401, code: "UNAUTHORIZED", text: "the backend refused the credentials" },
   {
     status: 403,
     code: "UPSTREAM_FORBIDDEN",
@@ -112,7 +112,7 @@ const UPSTREAM: Implied[] = [
     code: "UPSTREAM_ERROR",
     text: "the backend failed, or sent a malformed or oversized answer",
   },
-  { status: 503, code: "UPSTREAM_UNAVAILABLE", text: "the backend is unreachable" },
+  { status: 503, code: "UNREACHABLE", text: "the backend is unreachable" },
   { status: 504, code: "UPSTREAM_TIMEOUT", text: "the backend did not answer in time" },
 ];
 
@@ -147,7 +147,7 @@ function impliedResponses(route: Route): Implied[] {
   if (route.access === "private" && route.backend !== "None") {
     implied.push({
       status: 401,
-      code: "NOT_AUTHENTICATED",
+      code: "UNAUTHORIZED",
       text: "no credentials for the backend: log in first",
     });
     implied.push({

@@ -26,8 +26,12 @@ export type Backend = "Core" | "Parser" | "Both" | "None";
 export type BodySpec =
   /** `maxBytes` replaces `MAX_JSON_BYTES` for this route (e.g. map exports of a few MB). */
   | { kind: "json"; schema: z.ZodType; maxBytes?: number }
-  /** `text/plain` only, limited to `MAX_CONTENT_BYTES`; handed over as a string. */
-  | { kind: "text" }
+  /**
+   * UTF-8 text, limited to `MAX_CONTENT_BYTES`; handed over as a string. `mediaTypes`: the
+   * accepted `Content-Type`s, the API's own form first (default `text/plain` alone; see
+   * {@linkcode textBodyTypes}).
+   */
+  | { kind: "text"; mediaTypes?: readonly [string, ...string[]] }
   /** Any bytes; the handler streams `ctx.req.body` itself and enforces its own limit. */
   | { kind: "stream"; description: string };
 
@@ -222,6 +226,23 @@ export type BodyValue<B> = B extends { kind: "json"; schema: infer S extends z.Z
   ? z.output<S>
   : B extends { kind: "text" } ? string
   : undefined;
+
+/**
+ * The `Content-Type`s a text body is accepted in, the canonical one first.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(textBodyTypes({ kind: "text" }), ["text/plain"]);
+ * assert.deepEqual(
+ *   textBodyTypes({ kind: "text", mediaTypes: ["text/plain", "text/html"] }),
+ *   ["text/plain", "text/html"],
+ * );
+ * ```
+ */
+export function textBodyTypes(body: Extract<BodySpec, { kind: "text" }>): readonly string[] {
+  return body.mediaTypes ?? ["text/plain"];
+}
 
 /**
  * Declares a route with full type inference for params, query and body; its `access` picks the

@@ -51,18 +51,18 @@ export interface StartupLine {
  * const dns = new TypeError("fetch failed", {
  *   cause: new Error("client error (Connect): dns error: failed to lookup address information"),
  * });
- * assert.equal(failureClass("UPSTREAM_UNAVAILABLE", dns), "DNS");
+ * assert.equal(failureClass("UNREACHABLE", dns), "DNS");
  * assert.equal(failureClass("UPSTREAM_TIMEOUT", dns), "DNS");
  * assert.equal(failureClass("UPSTREAM_TIMEOUT", undefined), "timeout");
- * assert.equal(failureClass("UPSTREAM_UNAUTHORIZED", undefined), "token refused");
+ * assert.equal(failureClass("UNAUTHORIZED", undefined), "token refused");
  * assert.equal(failureClass("UPSTREAM_ERROR", undefined), "bad answer");
  * ```
  */
 export function failureClass(code: string, cause: unknown): FailureClass {
   if (cause !== undefined && networkFailure(cause) === "dns") return "DNS";
   if (code === "UPSTREAM_TIMEOUT") return "timeout";
-  if (code === "UPSTREAM_UNAUTHORIZED" || code === "UPSTREAM_FORBIDDEN") return "token refused";
-  if (code !== "UPSTREAM_UNAVAILABLE") return "bad answer";
+  if (code === "UNAUTHORIZED" || code === "UPSTREAM_FORBIDDEN") return "token refused";
+  if (code !== "UNREACHABLE") return "bad answer";
   return NETWORK_CLASSES[networkFailure(cause)] ?? "unreachable";
 }
 
@@ -173,7 +173,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
  *   configured: true,
  *   reachable: false,
  *   failure: "refused",
- *   error: "UPSTREAM_UNAVAILABLE",
+ *   error: "UNREACHABLE",
  * });
  * assert.deepEqual(parser.fields, { backend: "parser", configured: false });
  * const elsewhere = loadConfig({ CORE_URL: "http://core.invalid:8080", CORE_TOKEN: "t" });

@@ -9,10 +9,11 @@
  */
 
 /** Request headers the API reads that a cross-origin page may send (browsers refuse others). */
-const ALLOW_HEADERS = "authorization, content-type, if-none-match, x-host-filename, x-request-id";
+const ALLOW_HEADERS =
+  "authorization, content-type, if-none-match, x-host-filename, x-request-id, x-vercel-filename";
 
 /** Response headers a cross-origin page may read beyond the CORS-safelisted ones. */
-const EXPOSE_HEADERS = "etag, retry-after, x-request-id";
+const EXPOSE_HEADERS = "etag, retry-after, x-next-cursor, x-request-id, x-total-count";
 
 /** How long a browser may keep a preflight's answer (seconds; Chromium caps it at 7200). */
 const MAX_AGE = "600";

@@ -6,7 +6,14 @@
  */
 import { z } from "zod";
 
-/** Machine-readable error codes. The HTTP status is part of each code's meaning. */
+/**
+ * Machine-readable error codes. The HTTP status is part of each code's meaning. Where the front
+ * end reacts to a code, the code is its own word for the case: `NOT_CONFIGURED` (503, no
+ * credentials for a backend: "not connected", with a link to settings), `UNAUTHORIZED` (401, a
+ * login is needed or the backend refused the credentials: "credentials expired", with a link to
+ * settings) and `UNREACHABLE` (503, the backend does not answer); it shows any other code as
+ * "unavailable".
+ */
 export const ERROR_CODES = [
   "INVALID_REQUEST",
   "NOT_FOUND",
@@ -17,17 +24,15 @@ export const ERROR_CODES = [
   "CSRF_REJECTED",
   "MISDIRECTED_REQUEST",
   "UNAUTHORIZED",
-  "NOT_AUTHENTICATED",
   "REQUEST_TIMEOUT",
   "CONFLICT",
   "RATE_LIMITED",
   "SERVICE_BUSY",
   "NOT_CONFIGURED",
-  "UPSTREAM_UNAUTHORIZED",
   "UPSTREAM_FORBIDDEN",
   "UPSTREAM_REJECTED",
   "UPSTREAM_ERROR",
-  "UPSTREAM_UNAVAILABLE",
+  "UNREACHABLE",
   "UPSTREAM_TIMEOUT",
   "PARTIAL_FAILURE",
   "INTERNAL_ERROR",
@@ -114,11 +119,11 @@ export function notConfigured(service: "core" | "parser"): ApiError {
  * import assert from "node:assert/strict";
  * const e = notAuthenticated("parser");
  * assert.equal(e.status, 401);
- * assert.equal(e.code, "NOT_AUTHENTICATED");
+ * assert.equal(e.code, "UNAUTHORIZED");
  * ```
  */
 export function notAuthenticated(service: "core" | "parser"): ApiError {
-  return new ApiError(401, "NOT_AUTHENTICATED", "Log in first", { service });
+  return new ApiError(401, "UNAUTHORIZED", "Log in first", { service });
 }
 
 /**

@@ -41,6 +41,39 @@ export const SIZE_PREFIX_BYTES = 256 * 1024;
 export const MAX_FILENAME_CHARS = 128;
 
 /**
+ * The request headers an upload's file name is read from, first present wins: the API's own
+ * `x-host-filename`, then `x-vercel-filename`, which the portal's editor and portrait upload send.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(FILENAME_HEADERS[0], "x-host-filename");
+ * ```
+ */
+export const FILENAME_HEADERS = ["x-host-filename", "x-vercel-filename"] as const;
+
+/**
+ * The upload's file name as sent ({@linkcode FILENAME_HEADERS}), or null.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const headers = new Headers({ "x-vercel-filename": "mira.png" });
+ * assert.equal(uploadFilename(headers), "mira.png");
+ * headers.set("x-host-filename", "chart.png");
+ * assert.equal(uploadFilename(headers), "chart.png");
+ * assert.equal(uploadFilename(new Headers()), null);
+ * ```
+ */
+export function uploadFilename(headers: Headers): string | null {
+  for (const name of FILENAME_HEADERS) {
+    const value = headers.get(name);
+    if (value !== null && value.trim() !== "") return value;
+  }
+  return null;
+}
+
+/**
  * An upload whose header proved it a raster image of a known size; nothing has been sent
  * upstream yet.
  */
@@ -132,7 +165,7 @@ export async function readImageUpload(
       "The image header is incomplete or does not give the image's size",
     );
   }
-  const title = safeImageFilename(req.headers.get("x-host-filename"), mime);
+  const title = safeImageFilename(uploadFilename(req.headers), mime);
   return {
     mime,
     ...size,

@@ -110,6 +110,80 @@ export function relationTarget(
 }
 
 /**
+ * Names of a note's portrait relation, preferred first: the portal's `~portraitImage`, and the
+ * other names its pages read as a portrait.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(PORTRAIT_RELATIONS[0], "portraitImage");
+ * ```
+ */
+export const PORTRAIT_RELATIONS: readonly string[] = Object.freeze([
+  "portraitImage",
+  "coverImage",
+  "portrait",
+  "heroImage",
+]);
+
+/**
+ * The note's portrait: the target of its own first {@linkcode PORTRAIT_RELATIONS} relation, in
+ * that order of names, or undefined.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const relation = (name: string, value: string) => ({
+ *   attributeId: name,
+ *   noteId: "mira",
+ *   type: "relation" as const,
+ *   name,
+ *   value,
+ *   isInheritable: false,
+ * });
+ * const mira = {
+ *   noteId: "mira",
+ *   attributes: [relation("heroImage", "banner1"), relation("portraitImage", "img123")],
+ * };
+ * assert.equal(portraitTarget(mira), "img123");
+ * ```
+ */
+export function portraitTarget(note: Pick<CoreNote, "noteId" | "attributes">): string | undefined {
+  for (const name of PORTRAIT_RELATIONS) {
+    const target = relationTarget(note, name);
+    if (target !== undefined) return target;
+  }
+  return undefined;
+}
+
+/**
+ * The note's theme song as an absolute http(s) URL, or null: its `#themeSongUrl` (the label the
+ * portal writes) or else its `#themeSong`, the first that holds such a URL.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const label = (name: string, value: string) => ({
+ *   attributeId: name,
+ *   noteId: "mira",
+ *   type: "label" as const,
+ *   name,
+ *   value,
+ *   isInheritable: false,
+ * });
+ * const mira = {
+ *   noteId: "mira",
+ *   attributes: [label("themeSong", "https://music.example/tides")],
+ * };
+ * assert.equal(themeSongUrl(mira), "https://music.example/tides");
+ * ```
+ */
+export function themeSongUrl(note: Pick<CoreNote, "noteId" | "attributes">): string | null {
+  return httpUrlOrNull(labelValue(note, "themeSongUrl")) ??
+    httpUrlOrNull(labelValue(note, "themeSong"));
+}
+
+/**
  * A compact note summary for lists (search results, collections, pickers).
  *
  * @example

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { imageNotePath } from "../media/attachment_image.ts";
 import { hasLabel } from "./note_view.ts";
 import { sanitizeLoreHtml, sanitizePlayerHtml, SANITIZER_VERSION } from "../sanitize/html.ts";
 import { loadHtmlEngine } from "../sanitize/html_engine.ts";
@@ -41,7 +42,7 @@ export type PreviewPlan =
 
 /**
  * Plans a preview. Text → the mode's sanitizer; code → escaped `<pre><code>`; image → an `<img>`
- * pointing at our image route; anything else → empty. For players, a note carrying `#gmOnly` or
+ * of `/api/images/<id>/<title>` (our image route's editor form); anything else → empty. For players, a note carrying `#gmOnly` or
  * `#draft` (own or inherited, any value) is empty. ETags and cache keys derive from Core's
  * `blobId` (a hash of the content), so they never go stale; the type is part of them where the
  * same blob renders differently.
@@ -93,7 +94,7 @@ export function planPreview(
       return {
         kind: "static",
         etag: blob && `"${mode}-image-${blob}-${modified}"`,
-        html: `<img src="/api/lore/${encodeURIComponent(note.noteId)}/image" alt="${
+        html: `<img src="${imageNotePath(note.noteId, note.title)}" alt="${
           escapeHtml(note.title)
         }">`,
       };

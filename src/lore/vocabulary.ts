@@ -39,6 +39,20 @@ export const NOTE_TYPES = [
 export type NoteType = (typeof NOTE_TYPES)[number];
 
 /**
+ * Whether a word is one of Core's note types (as written: Core's types are case-sensitive).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(isNoteType("image"), true);
+ * assert.equal(isNoteType("character"), false); // a lore type
+ * ```
+ */
+export function isNoteType(word: string): word is NoteType {
+  return (NOTE_TYPES as readonly string[]).includes(word);
+}
+
+/**
  * The mime Core gives a new note of each type when none is sent.
  *
  * @example

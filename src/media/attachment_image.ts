@@ -1,6 +1,7 @@
 /**
- * URLs of image attachments on the authenticated API: where the editor and previews point an
- * `<img>` that Core stores as `api/attachments/<id>/image/<file>`.
+ * URLs of images on the authenticated API: where the editor and previews point an `<img>` that
+ * Core stores as `api/images/<id>/<file>` (an image note) or `api/attachments/<id>/image/<file>`
+ * (an image attachment).
  *
  * @module
  */
@@ -43,6 +44,23 @@ export function urlSafeFileName(name: string): string {
  */
 export function attachmentImagePath(attachmentId: string, fileName: string): string {
   return `/api/attachments/${encodeURIComponent(attachmentId)}/image/${
+    encodeURIComponent(urlSafeFileName(fileName))
+  }`;
+}
+
+/**
+ * Path of an image note in lore HTML and upload answers: `/api/images/<id>/<file>`, Core's own
+ * form made root-relative. It redirects to `GET /api/lore/<id>/image`; the portal's HTML
+ * sanitizer keeps only image sources of this form. The file name only names saved copies.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(imageNotePath("AbC123", "Küste map.png"), "/api/images/AbC123/K-ste-map.png");
+ * ```
+ */
+export function imageNotePath(noteId: string, fileName: string): string {
+  return `/api/images/${encodeURIComponent(noteId)}/${
     encodeURIComponent(urlSafeFileName(fileName))
   }`;
 }

@@ -58,6 +58,12 @@ const suggestionSchema = z.object({
   confidence: level.nullable(),
 });
 
+/**
+ * A suggestion for a text, as `POST /api/ai/relationships` answers it: the relationship's kind
+ * in both words, `type` (ours, what `PUT` takes) and `relationshipType` (the front end's).
+ */
+const textSuggestionSchema = suggestionSchema.extend({ relationshipType });
+
 /** A relation's target as Core has it. */
 const relationTarget = {
   targetNoteId: z.string(),
@@ -65,16 +71,24 @@ const relationTarget = {
   loreType: z.string().nullable(),
 };
 
-/** A note's relations and suggested connections (`POST /api/lore/:id/relationships`). */
+/**
+ * A note's relations and suggested connections (`POST /api/lore/:id/relationships`), in the
+ * front end's names (`existing`, `relationshipType`) beside ours (`type`).
+ */
 const noteRelationsSchema = z.object({
   noteId: z.string(),
-  relations: z.array(z.object({
+  existing: z.array(z.object({
     attributeId: z.string(),
     name: z.string(),
     type: relationshipType.nullable().describe("null for a relation that is none of the 17"),
     ...relationTarget,
   })),
-  suggestions: z.array(suggestionSchema.extend(relationTarget)).nullable(),
+  suggestions: z.array(
+    suggestionSchema.extend({
+      ...relationTarget,
+      relationshipType: relationshipType.describe("the same as `type`"),
+    }),
+  ).describe("empty when the Parser could not suggest (see `suggestionsError`)"),
   suggestionsError: errorBodySchema.pick({ error: true, message: true }).nullable(),
 });
 
@@ -82,6 +96,7 @@ const appliedRelation = z.object({
   sourceNoteId: z.string(),
   targetNoteId: z.string(),
   type: z.string(),
+  relationshipType: z.string().describe("`type` again, in the front end's word"),
 });
 
 /** What applying relationships did, relation by relation. */
@@ -276,12 +291,15 @@ export const gapsPost = parserRoute({
 // Relationships
 // ---------------------------------------------------------------------------------------------
 
-/** A suggestion in our words (`type`), as `POST /api/ai/relationships` answers it. */
-function toSuggestion(s: z.output<typeof parserSuggestion>): z.output<typeof suggestionSchema> {
+/** A suggestion as `POST /api/ai/relationships` answers it (`type` and `relationshipType`). */
+function toSuggestion(
+  s: z.output<typeof parserSuggestion>,
+): z.output<typeof textSuggestionSchema> {
   return {
     targetNoteId: s.targetNoteId,
     targetTitle: s.targetTitle ?? null,
     type: s.relationshipType,
+    relationshipType: s.relationshipType,
     description: s.description,
     confidence: s.confidence ?? null,
   };
@@ -299,14 +317,16 @@ export const suggestRelationships = parserRoute({
   }),
   description: "`text` (1-50 000 characters after trimming) is what the Parser reads; " +
     "`noteId` names the note it belongs to, which the Parser does not suggest. Its " +
-    "suggestions are passed on as it makes them (`relationshipType` named `type`, " +
-    "`targetTitle` as typed), not checked against Core: `POST /api/lore/:id/relationships` " +
-    "gives a note's suggestions confirmed.",
+    "suggestions are passed on as it makes them (the kind as both `type` and " +
+    "`relationshipType`, so a suggestion goes back to `PUT` as it is; `targetTitle` as " +
+    "typed), not checked against Core: `POST /api/lore/:id/relationships` gives a note's " +
+    "suggestions confirmed.",
   responses: {
     200: {
-      description: "`{ suggestions: [{ targetNoteId, targetTitle, type, description, " +
-        "confidence }] }`; `targetTitle` and `confidence` are null when the Parser gave none",
-      schema: z.object({ suggestions: z.array(suggestionSchema) }),
+      description: "`{ suggestions: [{ targetNoteId, targetTitle, type, relationshipType, " +
+        "description, confidence }] }`; `targetTitle` and `confidence` are null when the " +
+        "Parser gave none",
+      schema: z.object({ suggestions: z.array(textSuggestionSchema) }),
     },
     400: "text empty or over 50000 characters, or a malformed noteId",
   },
@@ -316,13 +336,38 @@ export const suggestRelationships = parserRoute({
   ai: {},
 });
 
+/**
+ * One relation to apply. Its kind is `type` (the API's word) or `relationshipType` (the front
+ * end's, as its suggestions carry it); both may come when they agree.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const parsed = applyRelation.parse({ targetNoteId: "abc123", relationshipType: "ally" });
+ * assert.equal(parsed.type, "ally");
+ * assert.equal(applyRelation.safeParse({ targetNoteId: "abc123" }).success, false);
+ * ```
+ */
+export const applyRelation = z.strictObject({
+  targetNoteId: idSchema,
+  type: relationshipType.optional(),
+  relationshipType: relationshipType.optional(),
+  description: z.string().trim().max(1000).optional(),
+}).refine((r) => r.type !== undefined || r.relationshipType !== undefined, {
+  message: "give the relation's type",
+  path: ["type"],
+}).refine((r) => !r.type || !r.relationshipType || r.type === r.relationshipType, {
+  message: "type and relationshipType differ",
+  path: ["relationshipType"],
+}).transform(({ targetNoteId, type, relationshipType, description }) => ({
+  targetNoteId,
+  type: (type ?? relationshipType)!,
+  description,
+}));
+
 const applyBody = z.strictObject({
   sourceNoteId: idSchema,
-  relations: z.array(z.strictObject({
-    targetNoteId: idSchema,
-    type: z.enum(RELATIONSHIP_TYPES),
-    description: z.string().trim().max(1000).optional(),
-  })).min(1).max(MAX_APPLY_RELATIONS),
+  relations: z.array(applyRelation).min(1).max(MAX_APPLY_RELATIONS),
   bidirectional: z.boolean().optional(),
 }).refine(
   (b) => b.relations.every((r) => r.targetNoteId !== b.sourceNoteId),
@@ -342,7 +387,8 @@ export const applyRelationships = parserRoute({
   summary: "Apply relationships: Core relations `rel<Type>` (plus the inverse on the target)",
   tag: "ai",
   body: applyBody,
-  description: "1-50 relations of the 17 known types, none from the note to itself, " +
+  description: "1-50 relations of the 17 known types, each `type` or (the front end's word) " +
+    "`relationshipType`, none from the note to itself, " +
     "`description` at most 1000 characters. Each becomes the Core relation `rel<Type>` on the " +
     "source (`member_of` → `relMemberOf`) and, unless `bidirectional` is false, the same " +
     "relation back from the target. " +
@@ -352,9 +398,9 @@ export const applyRelationships = parserRoute({
     "`body.sourceNoteId`, with nothing written.",
   responses: {
     200: {
-      description: "`{ applied: [{ sourceNoteId, targetNoteId, type, relationName }], " +
-        "skipped: [{ sourceNoteId, targetNoteId, type, reason }], failed: [{ sourceNoteId, " +
-        "targetNoteId, type, error, message }] }`, also when some relations failed",
+      description: "`{ applied: [{ sourceNoteId, targetNoteId, type, relationshipType, " +
+        "relationName }], skipped: [{ …, reason }], failed: [{ …, error, message }] }`, also " +
+        "when some relations failed; `relationshipType` repeats `type` (the front end's word)",
       schema: applyReportSchema,
     },
     400: "An unknown type, a self relation, more than 50 relations, or a `sourceNoteId` Core " +
@@ -397,6 +443,7 @@ export const applyRelationships = parserRoute({
       sourceNoteId: r.sourceNoteId ?? ctx.body.sourceNoteId,
       targetNoteId: r.targetNoteId,
       type: r.relationshipType,
+      relationshipType: r.relationshipType,
     });
     return {
       applied: data.applied.map((r) => ({ ...base(r), relationName: r.relationName })),
@@ -446,7 +493,7 @@ type SuggestionOutcome =
 async function unavailable(ctx: Ctx, e: unknown): Promise<SuggestionOutcome> {
   if (!(e instanceof ApiError)) throw e;
   await ctx.credentials.onError(e).catch(() => {});
-  const noCredentials = e.code === "NOT_CONFIGURED" || e.code === "NOT_AUTHENTICATED";
+  const noCredentials = e.code === "NOT_CONFIGURED" || e.code === "UNAUTHORIZED";
   ctx.log.log(noCredentials ? "debug" : "warn", "relationship suggestions skipped", {
     requestId: ctx.requestId,
     reason: e.code,
@@ -494,19 +541,21 @@ export const noteRelationships = defineRoute({
   access: "private",
   tag: "ai",
   params: idParams,
-  description: "`relations` are the note's own user relations whose target Core has, resolved " +
+  description: "`existing` are the note's own user relations whose target Core has, resolved " +
     "as `GET /api/lore/:id` resolves them (archived targets and those only under Core's " +
     "hidden notes included). The " +
     "Parser reads the note's title and plain text (gm-only parts included; a protected note " +
     "is never sent). Its suggestions are checked against Core in one search: the note " +
     "itself, relations it already has, repeats and notes that are not readable lore are " +
     "dropped, titles come from Core. When the Parser is not connected, fails or is slow the " +
-    "answer is still 200, with `suggestions: null` and `suggestionsError` saying why.",
+    "answer is still 200, with no `suggestions` and `suggestionsError` saying why. A " +
+    "suggestion's kind is both `relationshipType` (the front end's name) and `type`.",
   responses: {
     200: {
-      description: "`{ noteId, relations: [{ attributeId, name, type, targetNoteId, " +
-        "targetTitle, loreType }], suggestions: [{ targetNoteId, targetTitle, loreType, type, " +
-        "description, confidence }] | null, suggestionsError: { error, message } | null }`",
+      description: "`{ noteId, existing: [{ attributeId, name, type, targetNoteId, " +
+        "targetTitle, loreType }], suggestions: [{ targetNoteId, targetTitle, loreType, " +
+        "relationshipType, type, description, confidence }], suggestionsError: { error, " +
+        "message } | null }`",
       schema: noteRelationsSchema,
     },
     404: "No such note in Core",
@@ -541,7 +590,7 @@ export const noteRelationships = defineRoute({
     });
     const answer: z.output<typeof noteRelationsSchema> = {
       noteId: note.noteId,
-      relations: resolved.map((r) => ({
+      existing: resolved.map((r) => ({
         attributeId: r.attributeId,
         name: r.name,
         type: relationshipTypeOf(r.name) ?? null,
@@ -555,13 +604,14 @@ export const noteRelationships = defineRoute({
           return target && hasLabel(target, "lore") && !target.isProtected
             ? [{
               ...view(target),
+              relationshipType: s.relationshipType,
               type: s.relationshipType,
               description: s.description,
               confidence: s.confidence ?? null,
             }]
             : [];
         })
-        : null,
+        : [],
       suggestionsError: outcome.ok ? null : outcome.error,
     };
     return json(answer);
@@ -656,45 +706,97 @@ export const relationshipHistory = parserRoute({
 // ---------------------------------------------------------------------------------------------
 
 const ragText = z.string().trim().min(1).max(MAX_RAG_TEXT);
-const ragSpec = {
+
+/** Semantic hits as we answer them: the Parser's, the title also as `title` (the front end's). */
+const ragHits = z.object({
+  results: z.array(ragResults.shape.results.element.extend({
+    title: z.string().describe("`noteTitle` again, in the front end's word"),
+  })),
+});
+
+/** The hits of a semantic query, each with `title` beside the Parser's `noteTitle`. */
+function toHits(answer: z.output<typeof ragQueryAnswer>): z.output<typeof ragHits> {
+  return { results: answer.results.map((r) => ({ ...r, title: r.noteTitle })) };
+}
+
+/** The Parser's `GET /rag/status`: its keys are missing while the index is empty. */
+const ragStatusAnswer = z.object({
+  indexedNotes: z.number().int().min(0),
+  lastIndexed: z.string().nullish(),
+  model: z.string().nullish(),
+});
+
+/** The index status as we answer it (`GET /api/rag` without `text`). */
+const ragStatus = z.object({
+  indexedNotes: z.number().int().min(0),
+  lastIndexed: z.string().nullable().describe("when a note was last indexed, null if never"),
+  model: z.string().nullable().describe("the embedding model, null if nothing is indexed"),
+});
+
+const RAG_SEARCH = "`text` 1-4000 characters, `topK` 1-50 (default 10). The Parser's hits are " +
+  "passed on as it sends them, the title as typed, as `noteTitle` and as `title` " +
+  "(`GET /api/search?mode=rag` gives them as note summaries confirmed by Core). Only notes " +
+  "the Parser has indexed for this user are found: what a brain dump writes is indexed " +
+  "before its answer completes.";
+const RAG_HITS = {
+  description: "`{ results: [{ noteId, noteTitle, title, content, score }] }`, best first: " +
+    "`content` is the note's best-matching chunk",
+  schema: ragHits,
+};
+const RAG_INVALID = "text empty or over 4000 characters, or topK not an integer from 1 to 50";
+
+/** `GET /api/rag?text=&topK=`, or without `text` the index status. */
+export const ragGet = parserRoute({
+  method: "GET",
   path: "/api/rag",
-  summary: "Semantic search of the lore index: the best chunk of each of the topK closest notes",
+  summary: "Semantic search of the lore index (`text`, `topK`); without `text` the index status",
   tag: "rag",
-  description: "`text` 1-4000 characters, `topK` 1-50 (default 10); GET takes them in the " +
-    "query, POST in the body. The Parser's hits are passed on as it sends them, `noteTitle` " +
-    "as typed (`GET /api/search?mode=rag` gives them as note summaries confirmed by Core). " +
-    "Only notes the Parser has indexed for this user are found.",
+  query: z.object({
+    text: ragText.optional(),
+    topK: z.coerce.number().int().min(RAG_TOP_K.min).max(RAG_TOP_K.max).optional(),
+  }).refine((q) => q.text !== undefined || q.topK === undefined, {
+    message: "topK needs text",
+    path: ["topK"],
+  }),
+  description: `${RAG_SEARCH} Without \`text\` (and \`topK\`) the answer is the index ` +
+    "status: how many notes the Parser has indexed, when it last indexed one and with which " +
+    "embedding model. The Parser counts every note it has indexed, for any of its users.",
   responses: {
     200: {
-      description: "`{ results: [{ noteId, noteTitle, content, score }] }`, best first: " +
-        "`content` is the note's best-matching chunk",
-      schema: ragResults,
+      description: `${RAG_HITS.description}; without \`text\`: \`{ indexedNotes, ` +
+        "lastIndexed, model }`",
+      schema: z.union([ragHits, ragStatus]),
     },
-    400: "text empty or over 4000 characters, or topK not an integer from 1 to 50",
+    400: `${RAG_INVALID}, or topK without text`,
   },
-  answer: ragQueryAnswer,
-} as const;
-const topK = z.number().int().min(RAG_TOP_K.min).max(RAG_TOP_K.max).default(RAG_DEFAULT_TOP_K);
-
-/** `GET /api/rag?text=&topK=` */
-export const ragGet = parserRoute({
-  ...ragSpec,
-  method: "GET",
-  query: z.object({
-    text: ragText,
-    topK: z.coerce.number().int().min(RAG_TOP_K.min).max(RAG_TOP_K.max).default(
-      RAG_DEFAULT_TOP_K,
-    ),
-  }),
-  upstream: (ctx) => ragCall(ctx.query.text, ctx.query.topK),
+  upstream: (ctx) =>
+    ctx.query.text === undefined
+      ? { path: "/rag/status" }
+      : ragCall(ctx.query.text, ctx.query.topK ?? RAG_DEFAULT_TOP_K),
+  answer: z.union([ragQueryAnswer, ragStatusAnswer]),
+  reply: (data): z.output<typeof ragHits> | z.output<typeof ragStatus> =>
+    "results" in data ? toHits(data) : {
+      indexedNotes: data.indexedNotes,
+      lastIndexed: data.lastIndexed ?? null,
+      model: data.model ?? null,
+    },
 });
 
 /** `POST /api/rag` */
 export const ragPost = parserRoute({
-  ...ragSpec,
   method: "POST",
-  body: z.strictObject({ text: ragText, topK }),
+  path: "/api/rag",
+  summary: "Semantic search of the lore index: the best chunk of each of the topK closest notes",
+  tag: "rag",
+  body: z.strictObject({
+    text: ragText,
+    topK: z.number().int().min(RAG_TOP_K.min).max(RAG_TOP_K.max).default(RAG_DEFAULT_TOP_K),
+  }),
+  description: RAG_SEARCH,
+  responses: { 200: RAG_HITS, 400: RAG_INVALID },
   upstream: (ctx) => ragCall(ctx.body.text, ctx.body.topK),
+  answer: ragQueryAnswer,
+  reply: toHits,
 });
 
 /** The AI, relationship and RAG routes. */

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { backendBaseUrl } from "../backend_url.ts";
 import { ApiError, invalidRequest, notConfigured } from "../http/errors.ts";
+import { requestOrigin } from "../http/host_check.ts";
 import { json } from "../http/response.ts";
 import { defineRoute, type Route, type SessionCtx } from "../router.ts";
 import type { ParserUser } from "../upstream/parser.ts";
@@ -42,7 +43,9 @@ export function enforceRateLimit(
 /**
  * The base URL a request's optional `url` names (normalised by the rule the configured ones
  * follow, backend_url.ts) or the configured one: 400 naming `field` when it is not on the
- * allow-list, 503 `NOT_CONFIGURED` when there is none.
+ * allow-list, 503 `NOT_CONFIGURED` when there is none. This service's own origin
+ * ({@linkcode isOwnOrigin}) names the configured one too: the front end sends back the `url`
+ * `GET /api/config/status` gave it, which is ours, never a backend's.
  * Nothing is contacted before this check passes.
  *
  * @example
@@ -53,12 +56,12 @@ export function enforceRateLimit(
  * ```
  */
 export function allowedBaseUrl(
-  ctx: Pick<SessionCtx, "config" | "credentials">,
+  ctx: Pick<SessionCtx, "config" | "credentials" | "req" | "url">,
   service: "parser" | "core",
   url: string | undefined,
   field = "url",
 ): string {
-  if (url === undefined) {
+  if (url === undefined || isOwnOrigin(ctx, url)) {
     const configured = service === "parser" ? ctx.config.PARSER_URL : ctx.config.CORE_URL;
     if (!configured) throw notConfigured(service);
     return configured;
@@ -76,6 +79,43 @@ export function allowedBaseUrl(
     throw invalidRequest(message, [{ path: field, message: "not allowed" }]);
   }
   return normalised.url;
+}
+
+/**
+ * Whether `url` is this service's own origin, bare (no path beyond `/`, query or credentials):
+ * `PUBLIC_ORIGIN`, or the origin the request came to (host_check.ts `requestOrigin`; its host
+ * was accepted before routing).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "../config.ts";
+ *
+ * const req = new Request("http://127.0.0.1:8080/api/auth/login", { method: "POST" });
+ * const ctx = { req, url: new URL(req.url), config: loadConfig({}) };
+ * assert.equal(isOwnOrigin(ctx, "http://127.0.0.1:8080"), true);
+ * assert.equal(isOwnOrigin(ctx, "http://127.0.0.1:8080/"), true);
+ * assert.equal(isOwnOrigin(ctx, "http://127.0.0.1:8080/etapi"), false);
+ * assert.equal(isOwnOrigin(ctx, "http://127.0.0.1:3001"), false);
+ * ```
+ */
+export function isOwnOrigin(
+  ctx: Pick<SessionCtx, "config" | "req" | "url">,
+  url: string,
+): boolean {
+  let given: URL;
+  try {
+    given = new URL(url);
+  } catch {
+    return false;
+  }
+  if (given.pathname !== "/" || given.search || given.hash || given.username || given.password) {
+    return false;
+  }
+  const { PUBLIC_ORIGIN, TRUST_PROXY } = ctx.config;
+  const ours = [requestOrigin(ctx.req, ctx.url, TRUST_PROXY, PUBLIC_ORIGIN)];
+  if (PUBLIC_ORIGIN) ours.push(new URL(PUBLIC_ORIGIN).origin);
+  return ours.includes(given.origin);
 }
 
 const urlField = z.url({ protocol: /^https?$/ }).max(2048).optional();
@@ -99,7 +139,9 @@ const registerBody = z.strictObject({
 const signedInAnswer = z.object({ user: parserUserSchema });
 
 /** What login and register decide where the API is silent. */
-const SIGN_IN_NOTES = "A `url` naming another Parser must be on the allow-list (`PARSER_URL` + " +
+const SIGN_IN_NOTES = "Without `url`, or with this service's own origin (the `url` " +
+  "`GET /api/config/status` gives), the configured Parser (`PARSER_URL`) is used. A `url` " +
+  "naming another Parser must be on the allow-list (`PARSER_URL` + " +
   "`PARSER_ALLOWED_URLS`), or the request is refused before any connection. The Parser's token " +
   "and address go into sealed HttpOnly cookies (`parser_token`, `parser_url`); the answer " +
   "carries the user only. Rate-limited per client address with connect (`AUTH_RATE_LIMIT` per " +
@@ -196,10 +238,14 @@ const register = {
 
 /** `POST /api/auth/login`. */
 export const authLogin = defineRoute({ method: "POST", path: "/api/auth/login", ...login });
-/** `POST /api/config/parser-login` — the same handler as `/api/auth/login`. */
+/**
+ * `POST /api/config/parser-login` (the front end: `/api/config/allknower-login`) — the same
+ * handler as `/api/auth/login`.
+ */
 export const parserLogin = defineRoute({
   method: "POST",
   path: "/api/config/parser-login",
+  aliases: ["/api/config/allknower-login"],
   ...login,
 });
 /** `POST /api/auth/register`. */
@@ -208,10 +254,14 @@ export const authRegister = defineRoute({
   path: "/api/auth/register",
   ...register,
 });
-/** `POST /api/config/parser-register` — the same handler as `/api/auth/register`. */
+/**
+ * `POST /api/config/parser-register` (the front end: `/api/config/allknower-register`) — the same
+ * handler as `/api/auth/register`.
+ */
 export const parserRegister = defineRoute({
   method: "POST",
   path: "/api/config/parser-register",
+  aliases: ["/api/config/allknower-register"],
   ...register,
 });
 

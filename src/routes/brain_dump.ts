@@ -5,7 +5,8 @@
  * keepalives are progress for the AI deadline). History, per-note diffs and a background batch
  * queue complete the feature. Every answer is validated; HTML in answers (proposals, history,
  * diffs) is sanitized because clients render it, and HTML a client commits is sanitized before
- * it becomes lore. The Core titles the Parser relays (duplicate matches, the duplicate notice of
+ * it becomes lore. What a run writes is added to the caller's semantic index before its answer
+ * (or stream) ends; the Parser's own indexing files it under no user. The Core titles the Parser relays (duplicate matches, the duplicate notice of
  * a skip) are decoded to the typed text, in the stream's `done` too; the titles of proposed,
  * created and updated entities are the model's, passed on as it wrote them.
  *
@@ -13,10 +14,12 @@
  */
 import { z } from "zod";
 import { readRelayed, relayedTitle, relayedTitleText } from "../core/titles.ts";
+import { ApiError } from "../http/errors.ts";
 import { idSchema, parserIdSchema } from "../lore/ids.ts";
 import type { Ctx, Route, RouteOf } from "../router.ts";
 import { sanitizeLoreHtml } from "../sanitize/html.ts";
 import { loadHtmlEngine } from "../sanitize/html_engine.ts";
+import { mapLimit } from "../util/concurrency.ts";
 import { upstreamPath } from "../upstream/path.ts";
 import { mapParserStreamError } from "../upstream/parser.ts";
 import {
@@ -249,6 +252,15 @@ const historyPage = z.object({
   hasMore: z.boolean(),
 });
 
+/** A history entry as listed: the Parser's row, and when and how many notes, as clients read. */
+const historyListItem = historyItem.extend({
+  timestamp: z.string().describe("`createdAt` again"),
+  entityCount: z.number().int().min(0).describe("notes created plus notes updated"),
+});
+
+/** The header that carries the next page's cursor, which a bare-array answer has no room for. */
+export const NEXT_CURSOR_HEADER = "x-next-cursor";
+
 const JOB_STATUSES = ["queued", "running", "done", "failed", "cancelled"] as const;
 
 // `userId` (the Parser's internal account id) is left out
@@ -357,6 +369,57 @@ const streamEvents = {
 };
 
 // ---------------------------------------------------------------------------------------------
+// The caller's semantic index
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Indexes the notes a brain dump wrote for this caller, so that their semantic search (and the
+ * Parser's own context for the next brain dump, consistency scan or suggestion) finds them at
+ * once. The Parser indexes them too, but for no user (`"default"`), which no caller's search
+ * reads. One `POST /rag/reindex/:noteId` each; a failure is logged, never the request's.
+ */
+async function indexWritten(
+  ctx: Ctx,
+  result: { created: { noteId: string }[]; updated: { noteId: string }[] },
+): Promise<void> {
+  const ids = [...new Set([...result.created, ...result.updated].map((n) => n.noteId))];
+  if (ids.length === 0) return;
+  const failed = (noteId: string, e: unknown) =>
+    ctx.log.log("warn", "note not added to the semantic index", {
+      requestId: ctx.requestId,
+      noteId,
+      reason: e instanceof ApiError ? e.code : "error",
+    });
+  try {
+    // detached: the notes are written, whether or not the client waits for their indexing
+    const parser = await ctx.parser({ detached: true });
+    await mapLimit(ids, ctx.concurrency, async (noteId) => {
+      try {
+        await parser.json("POST", upstreamPath`/rag/reindex/${noteId}`);
+      } catch (e) {
+        failed(noteId, e);
+      }
+    });
+  } catch (e) {
+    failed(ids.join(","), e);
+  }
+}
+
+/** A write result's notes, in a stream's `done` (a cache hit's stored entry has none). */
+const writtenInDone = z.object({
+  raw: z.string().transform((text) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return null;
+    }
+  }).pipe(z.object({
+    created: z.array(z.object({ noteId: z.string() })),
+    updated: z.array(z.object({ noteId: z.string() })),
+  })),
+});
+
+// ---------------------------------------------------------------------------------------------
 // Routes
 // ---------------------------------------------------------------------------------------------
 
@@ -383,8 +446,9 @@ export const brainDump = sanitizing(parserRoute({
     "An auto run is read from the Parser's own stream of the same work, so every event and " +
     "keepalive is progress and a run of any length that keeps talking is not cut off. HTML in " +
     "proposals is sanitized; skip reasons other than the duplicate notice become a fixed " +
-    "sentence. After the AI deadline the 504 names `historyPath`: what the run wrote is " +
-    "listed there, and repeating the request gets the answer.",
+    "sentence. The notes an auto run wrote are in the caller's semantic index (`/api/rag`) " +
+    "when it answers. After the AI deadline the 504 names `historyPath`: what the run wrote " +
+    "is listed there, and repeating the request gets the answer.",
   responses: {
     200: {
       description: '`auto`: `{ mode: "auto", cached, summary, created, updated, skipped, ' +
@@ -399,6 +463,10 @@ export const brainDump = sanitizing(parserRoute({
   },
   upstream: (ctx) => ({ method: "POST", path: "/brain-dump", body: ctx.body }),
   answer: brainDumpAnswer,
+  reply: async (data, ctx) => {
+    if (data.mode === "auto" && !data.cached) await indexWritten(ctx, data);
+    return data;
+  },
   ai: AI_WORK,
   // auto is the stream's work: its keepalives and events show the Parser is still at it
   fromStream: (ctx) =>
@@ -428,7 +496,9 @@ export const brainDumpStream = parserStreamRoute({
     "The Parser's events pass through byte for byte as they arrive, `: keepalive` comments " +
     "included: `status` as each stage starts, `reasoning` and `token` while the model answers, " +
     "then `done` or `error` (a cache hit sends `done` at once). Only the Core titles in " +
-    "`done.raw` change: duplicate matches and duplicate notices show them as typed. A stall, " +
+    "`done.raw` change: duplicate matches and duplicate notices show them as typed. After " +
+    "`done` the stream stays open until the notes written are in the caller's semantic index " +
+    "(`/api/rag`); its end means they are. A stall, " +
     "the stream deadline, or an upstream stream that breaks off or ends unfinished ends it " +
     "with our own `error` event in the error shape.",
   responses: {
@@ -443,6 +513,10 @@ export const brainDumpStream = parserStreamRoute({
   },
   upstream: (ctx) => ({ method: "POST", path: "/brain-dump/stream", body: ctx.body }),
   rewrite: { done: doneAsTyped },
+  afterDone: async (ctx, done) => {
+    const written = writtenInDone.safeParse(done);
+    if (written.success) await indexWritten(ctx, written.data.raw);
+  },
 });
 
 const commitEntity = z.object({
@@ -470,7 +544,9 @@ export const commit = sanitizing(parserRoute({
   description: "`approvedEntities`: 1-100, `title` 1-500 characters, `type` a word of up to " +
     "64 characters, `content` HTML of up to 1 000 000 characters, sanitized before the " +
     "Parser writes it; an `update` needs `existingNoteId`. Unknown fields are a 400 at the top " +
-    "level and dropped inside entities (as the Parser does). After the AI deadline the 504 " +
+    "level and dropped inside entities (as the Parser does), so a review's proposals can be " +
+    "sent back as they came. The notes written are in the caller's semantic index when it " +
+    "answers. After the AI deadline the 504 " +
     "names `historyPath`; a repeat of the request gets the answer and writes nothing twice.",
   responses: {
     200: {
@@ -494,6 +570,10 @@ export const commit = sanitizing(parserRoute({
     },
   }),
   answer: writeAnswer,
+  reply: async (data, ctx) => {
+    await indexWritten(ctx, data);
+    return data;
+  },
   ai: AI_WORK,
 }));
 
@@ -509,13 +589,15 @@ export const history = parserRoute({
     limit: z.coerce.number().int().min(1).max(HISTORY_MAX_PAGE_SIZE).default(HISTORY_PAGE_SIZE),
   }),
   description: "Only runs that wrote something are recorded (not `inbox` or `review`, nor a " +
-    "cache hit). 20 a page, or `limit` (1-100, the Parser's own bounds); the Parser pages: " +
-    "`nextCursor` as `cursor` gives the next page, null on the last.",
+    "cache hit). 20 a page, or `limit` (1-100, the Parser's own bounds). The answer is a " +
+    "bare array, as the front end reads it; when there are more entries the `X-Next-Cursor` " +
+    "header holds the cursor of the next page (given as `cursor`), and is absent on the last. " +
+    "The list carries no summary (`GET /api/brain-dump/history/:id` has it).",
   responses: {
     200: {
-      description: "`{ items: [{ id, rawText, notesCreated, notesUpdated, model, tokensUsed, " +
-        "createdAt }], nextCursor, hasMore }`",
-      schema: historyPage,
+      description: "`[{ id, rawText, notesCreated, notesUpdated, model, tokensUsed, createdAt, " +
+        "timestamp, entityCount }]`, newest first; header `X-Next-Cursor` while more follow",
+      schema: z.array(historyListItem),
     },
     400: "`limit` not an integer from 1 to 100, or a `cursor` that is no entry id",
   },
@@ -524,6 +606,14 @@ export const history = parserRoute({
     query: { limit: ctx.query.limit, cursor: ctx.query.cursor },
   }),
   answer: historyPage,
+  reply: (page): z.output<typeof historyListItem>[] =>
+    page.items.map((item) => ({
+      ...item,
+      timestamp: item.createdAt,
+      entityCount: item.notesCreated.length + item.notesUpdated.length,
+    })),
+  headers: (page): Record<string, string> =>
+    page.hasMore && page.nextCursor ? { [NEXT_CURSOR_HEADER]: page.nextCursor } : {},
 });
 
 const entryParams = z.object({ id: parserIdSchema });

@@ -1,6 +1,7 @@
 /**
  * Content collections: quests, statblocks and the timeline. Each is one complete Core search by
- * label (never truncated), returned as Core note objects with their lore type, in a fixed order.
+ * label (never truncated), returned as a bare array of Core note objects with their lore type,
+ * in a fixed order.
  *
  * @module
  */
@@ -11,7 +12,7 @@ import { labelValue } from "../lore/note_view.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { compareByTitle, naturalCompare } from "../lore/order.ts";
 import type { CoreNote } from "../upstream/core.ts";
-import { countField, loreNoteSchema } from "./lore_responses.ts";
+import { loreNoteSchema } from "./lore_responses.ts";
 
 /** A collection entry: the Core note plus its effective `#loreType` (null when it has none). */
 export type CollectionNote = CoreNote & { loreType: string | null };
@@ -41,18 +42,19 @@ function collectionRoute(spec: CollectionSpec): Route {
     description: spec.description,
     responses: {
       200: {
-        description: "`{ results: (Note & { loreType })[], count }`: every matching note, never " +
-          "truncated",
-        schema: z.object({ results: z.array(loreNoteSchema), count: countField }),
+        description: "`(Note & { loreType })[]`: every matching note, never truncated (a bare " +
+          "array, as the front end reads it)",
+        schema: z.array(loreNoteSchema),
       },
     },
     handler: async (ctx) => {
       const notes = await (await ctx.core()).search(spec.search);
-      const results = notes
-        .map((n): CollectionNote => ({ ...n, loreType: labelValue(n, "loreType") ?? null }))
-        .filter(spec.keep ?? (() => true))
-        .sort(spec.order);
-      return json({ results, count: results.length });
+      return json(
+        notes
+          .map((n): CollectionNote => ({ ...n, loreType: labelValue(n, "loreType") ?? null }))
+          .filter(spec.keep ?? (() => true))
+          .sort(spec.order),
+      );
     },
   });
 }

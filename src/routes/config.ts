@@ -11,12 +11,24 @@ import { idSchema } from "../lore/ids.ts";
 import { PORTAL_CONFIG_CACHE_MS } from "../portal_config_core.ts";
 import { type Ctx, defineRoute, type Route } from "../router.ts";
 import { credentialSourceSchema } from "./response_schemas.ts";
+import { siteOrigin } from "./site.ts";
 
-const disconnectQuery = z.object({ service: z.enum(["codex", "parser", "all"]) });
+const disconnectQuery = z.object({
+  service: z.enum(["codex", "parser", "all", "allcodex", "allknower"])
+    // the front end's product names, accepted beside the neutral ones
+    .transform((s) => s === "allcodex" ? "codex" : s === "allknower" ? "parser" : s)
+    .describe(
+      "`codex`, `parser` or `all`; `allcodex` and `allknower` are the front end's " +
+        "names for `codex` and `parser`",
+    ),
+});
 
 const backendName = z.enum(["codex", "parser"]);
 
-/** `DELETE /api/config/disconnect?service=codex|parser|all` — forget credentials in this browser. */
+/**
+ * `DELETE /api/config/disconnect?service=codex|parser|all` — forget credentials in this browser
+ * (`allcodex`/`allknower` accepted for `codex`/`parser`).
+ */
 export const disconnect = defineRoute({
   method: "DELETE",
   path: "/api/config/disconnect",
@@ -33,7 +45,7 @@ export const disconnect = defineRoute({
       description: '`{ disconnected: ("codex" | "parser")[] }`; effective from the next request',
       schema: z.object({ disconnected: z.array(backendName) }),
     },
-    400: "`service` missing or not one of codex, parser, all",
+    400: "`service` missing or not one of codex, parser, all (or allcodex, allknower)",
   },
   handler: async (ctx) => {
     const { service } = ctx.query;
@@ -90,7 +102,8 @@ export const getPortal = defineRoute({
   handler: async (ctx) => json(await ctx.state.portal.get()),
 });
 
-const portalBody = z.strictObject({ loreRootNoteId: idSchema });
+// trimmed first: the front end sends the field as typed
+const portalBody = z.strictObject({ loreRootNoteId: z.string().trim().pipe(idSchema) });
 
 /** `PUT /api/config/portal` — set the lore root after checking the note exists in Core. */
 export const putPortal = defineRoute({
@@ -119,13 +132,21 @@ export const putPortal = defineRoute({
   },
 });
 
-/** What the status route says about one backend: facts only, never a URL or a token. */
+/**
+ * What the status route says about one backend, in the front end's words (`ok`, `configured`,
+ * `url`, `version`, `error`): facts only, never a backend's URL or a token.
+ */
 const backendStatus = z.object({
-  configured: z.boolean(),
-  reachable: z.boolean(),
-  latencyMs: z.number().nullable(),
-  version: z.string().nullable(),
-  error: z.string().optional().describe("Why it is not configured or not reachable (error code)"),
+  ok: z.boolean().describe("Reachable with this caller's credentials"),
+  configured: z.boolean().describe("This caller has credentials for it"),
+  url: z.string().describe(
+    "This service's own public origin (`PUBLIC_ORIGIN`, else the origin the request used): " +
+      "the address the front end reaches the backend through, never the backend's own",
+  ),
+  version: z.string().optional().describe("The backend's version, when it answered"),
+  latencyMs: z.number().optional().describe("How long the version check took"),
+  error: z.string().optional().describe("Why it is not configured or not reachable: an error code"),
+  message: z.string().optional().describe("The same in words"),
   reason: z.string().optional(),
 });
 type BackendStatus = z.output<typeof backendStatus>;
@@ -136,19 +157,19 @@ type BackendStatus = z.output<typeof backendStatus>;
  */
 async function probe<C>(
   ctx: Ctx,
+  url: string,
   client: () => Promise<C>,
   version: (c: C) => Promise<string>,
 ): Promise<BackendStatus> {
   const down = (e: unknown, configured: boolean): BackendStatus => {
-    const reason = e instanceof ApiError
-      ? (e.details as { reason?: unknown } | undefined)?.reason
-      : undefined;
+    const known = e instanceof ApiError ? e : undefined;
+    const reason = (known?.details as { reason?: unknown } | undefined)?.reason;
     return {
+      ok: false,
       configured,
-      reachable: false,
-      latencyMs: null,
-      version: null,
-      error: e instanceof ApiError ? e.code : "INTERNAL_ERROR",
+      url,
+      error: known?.code ?? "INTERNAL_ERROR",
+      message: known?.message ?? "The check failed inside the service",
       ...(typeof reason === "string" ? { reason } : {}),
     };
   };
@@ -159,17 +180,18 @@ async function probe<C>(
     await ctx.credentials.onError(e);
     // no credentials for this caller (none configured, or not logged in): nothing to probe
     const missing = e instanceof ApiError &&
-      (e.code === "NOT_CONFIGURED" || e.code === "NOT_AUTHENTICATED");
+      (e.code === "NOT_CONFIGURED" || e.code === "UNAUTHORIZED");
     return down(e, !missing);
   }
   const started = performance.now();
   try {
     const v = await version(c);
     return {
+      ok: true,
       configured: true,
-      reachable: true,
-      latencyMs: Math.round(performance.now() - started),
+      url,
       version: v,
+      latencyMs: Math.round(performance.now() - started),
     };
   } catch (e) {
     await ctx.credentials.onError(e);
@@ -181,30 +203,36 @@ async function probe<C>(
 export const status = defineRoute({
   method: "GET",
   path: "/api/config/status",
-  summary: "Connectivity check of Core and Parser for this caller (never fails; no URLs or tokens)",
+  summary:
+    "Connectivity check of Core and Parser for this caller (never fails; no backend URLs or tokens)",
   backend: "Both",
   access: "private",
   tag: "config",
   description: "Always 200: a backend without credentials for this caller, or one that does " +
-    "not answer, is a fact in the answer (`configured`, `reachable`, `error`), never an error.",
+    "not answer, is a fact in the answer (`ok`, `configured`, `error`), never an error. The " +
+    "fields are named as the front end reads them: `allcodex` is Core, `allknower` the Parser. " +
+    "Each `url` is this service's public origin (`PUBLIC_ORIGIN`, else the origin the request " +
+    "used), where the public site answers `/share/<alias|id>`; sent back as the `url` of a " +
+    "login or connect, it names the configured backend.",
   responses: {
     200: {
-      description:
-        '`{ core: BackendStatus, parser: BackendStatus, session: { source: "session" | "provisioned" | "env" | null } }`',
+      description: "`{ allcodex: BackendStatus, allknower: BackendStatus, session: { source: " +
+        '"session" | "provisioned" | "env" | null } }`',
       schema: z.object({
-        core: backendStatus,
-        parser: backendStatus,
+        allcodex: backendStatus,
+        allknower: backendStatus,
         session: z.object({ source: credentialSourceSchema.nullable() }),
       }),
     },
   },
   handler: async (ctx) => {
-    const [core, parser] = await Promise.all([
-      probe(ctx, () => ctx.core(), async (c) => (await c.appInfo()).appVersion),
-      probe(ctx, () => ctx.parser(), async (p) => (await p.info()).version),
+    const url = siteOrigin(ctx);
+    const [allcodex, allknower] = await Promise.all([
+      probe(ctx, url, () => ctx.core(), async (c) => (await c.appInfo()).appVersion),
+      probe(ctx, url, () => ctx.parser(), async (p) => (await p.info()).version),
     ]);
     const source = await ctx.credentials.parser().then((p) => p.source, () => null);
-    return json({ core, parser, session: { source } });
+    return json({ allcodex, allknower, session: { source } });
   },
 });
 

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { json, noContent, sandboxedHtmlHeaders } from "../http/response.ts";
 import { guardedResponseBody, type StreamContext } from "../http/stream_guard.ts";
+import { rootImageLinksStream } from "../lore/content_links.ts";
 import { idSchema } from "../lore/ids.ts";
 import { contentBlobId, etagMatches, planPreview, PREVIEW_MODES } from "../lore/preview.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
@@ -23,7 +24,10 @@ const RAW_MEDIA_TYPES = ["text/html", "text/plain", "application/json"] as const
 const RAW_NOTES = "Streamed as Core sends it, never buffered, as an inert document: " +
   "`Content-Security-Policy: sandbox; default-src 'none'`, `nosniff`, `no-store`. The type is " +
   "Core's for HTML, plain text and JSON (with its charset), `application/octet-stream` for " +
-  "anything else (binaries, SVG, scripts), so a browser never renders it as our page.";
+  "anything else (binaries, SVG, scripts), so a browser never renders it as our page. In " +
+  'UTF-8 HTML, Core\'s relative image sources are made root-relative (`src="api/images/…"` ' +
+  '→ `src="/api/images/…"`, likewise `api/attachments/…`), so they reach our image routes ' +
+  "from any page; Core stores them relative again when the content is saved back.";
 
 /** The raw content answer of both content routes. */
 const rawContent = (description: string) => ({
@@ -60,18 +64,19 @@ export const putContent = defineRoute({
   access: "private",
   tag: "content",
   params: idParams,
-  body: { kind: "text" },
-  description: "The body is `text/plain` in UTF-8 (`charset` absent, or `utf-8`/`utf8` in any " +
-    "case; anything else, UTF-7 included, is 415), at most `MAX_CONTENT_BYTES`, and goes to Core " +
-    "as `text/plain` (the only text type Core accepts). Image and file notes hold binary content " +
-    "and are refused with 409: their bytes are replaced through the upload routes.",
+  body: { kind: "text", mediaTypes: ["text/plain", "text/html"] },
+  description: "The body is `text/plain` (the API's form) or `text/html` (what the portal's " +
+    "editor sends), in UTF-8 (`charset` absent, or `utf-8`/`utf8` in any case; anything else, " +
+    "UTF-7 included, is 415), at most `MAX_CONTENT_BYTES`, and goes to Core as `text/plain` (the " +
+    "only text type Core accepts). Image and file notes hold binary content and are refused " +
+    "with 409: their bytes are replaced through the upload routes.",
   responses: {
     204: { description: "Replaced" },
     400: "System notes cannot be changed",
     404: "No such note",
     409: "The note holds binary content (image or file) and cannot take text",
     413: "Body over MAX_CONTENT_BYTES",
-    415: "Content-Type is not text/plain",
+    415: "Content-Type is neither text/plain nor text/html, or the charset is not UTF-8",
   },
   handler: async (ctx) => {
     refuseSystemNote(ctx.params.id, "changed");
@@ -106,9 +111,10 @@ export const getPreview = defineRoute({
   description: "`gm` sanitizes with the lore allow-list; `player` also removes `.gm-only` " +
     "elements at any depth and is empty for a note carrying `#gmOnly` or `#draft` (own or " +
     "inherited, any value). Code notes render as escaped `<pre><code>`, image notes as an " +
-    "`<img>` of `GET /api/lore/:id/image`, other types as nothing. Core's references to image " +
-    "attachments point at `GET /api/attachments/:attachmentId/image/:filename`, with a URL-safe " +
-    "file name. The ETag derives from Core's content hash (`blobId`), so `If-None-Match` is " +
+    "`<img>` of the note itself, other types as nothing. Images of notes, in whatever form " +
+    "the content names them, point at `/api/images/<id>/<file>` (which redirects to `GET " +
+    "/api/lore/:id/image`; the portal's sanitizer keeps only this form), image attachments at " +
+    "`GET /api/attachments/:attachmentId/image/:filename`, both with a URL-safe file name. The ETag derives from Core's content hash (`blobId`), so `If-None-Match` is " +
     "answered 304 without fetching the content, and sanitized output is cached by it.",
   responses: {
     200: {
@@ -210,10 +216,12 @@ export const getRevisionContent = defineRoute({
  * streamed-body deadlines: a stalled or endless one is cut off (the client sees it fail).
  */
 function rawContentResponse(ctx: StreamContext, upstream: Response): Response {
-  const body = upstream.body && guardedResponseBody(ctx, upstream.body, "Core");
-  return new Response(body, {
-    headers: sandboxedHtmlHeaders(rawContentType(upstream.headers.get("content-type"))),
-  });
+  const type = rawContentType(upstream.headers.get("content-type"));
+  const guarded = upstream.body && guardedResponseBody(ctx, upstream.body, "Core");
+  // Only UTF-8 HTML is read as text (Core sends every string content so).
+  const html = /^text\/html(?:; charset=utf-?8)?$/.test(type);
+  const body = guarded && html ? guarded.pipeThrough(rootImageLinksStream()) : guarded;
+  return new Response(body, { headers: sandboxedHtmlHeaders(type) });
 }
 
 function rawContentType(header: string | null): string {

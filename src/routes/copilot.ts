@@ -22,18 +22,57 @@ import {
 } from "./parser_proxy.ts";
 import { idParams } from "./schemas.ts";
 
-/** Bounds of one turn's transcript. */
-export const TRANSCRIPT_LIMITS = { messages: 50, messageChars: 20_000 } as const;
+/**
+ * Bounds of one turn's transcript: how many messages a request may carry (`accepted`), how many
+ * of the most recent the Parser is sent (`sent`), and the length of one message.
+ */
+export const TRANSCRIPT_LIMITS = { accepted: 1_000, sent: 50, messageChars: 20_000 } as const;
 
-const turnBody = z.strictObject({
-  transcript: z.array(z.strictObject({
-    role: z.enum(["user", "assistant"]),
-    content: z.string().max(TRANSCRIPT_LIMITS.messageChars)
-      .refine((s) => s.trim() !== "", "must not be blank"),
-  })).min(1).max(TRANSCRIPT_LIMITS.messages)
-    .refine((t) => t.at(-1)?.role === "user", "the last message must be the user's"),
-  sessionId: parserIdSchema.optional(),
+type Message = { role: "user" | "assistant"; content: string };
+
+/**
+ * The transcript as the Parser is sent it: an assistant message left empty (a turn that failed
+ * before its first token, as a client keeps it) is dropped, then the most recent
+ * `TRANSCRIPT_LIMITS.sent` messages are kept.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const sent = recentTranscript([
+ *   { role: "user", content: "Who is she?" },
+ *   { role: "assistant", content: "" },
+ *   { role: "user", content: "Who is she?" },
+ * ]);
+ * assert.deepEqual(sent.map((m) => m.role), ["user", "user"]);
+ * ```
+ */
+export function recentTranscript(messages: readonly Message[]): Message[] {
+  return messages.filter((m) => m.role === "user" || m.content.trim() !== "")
+    .slice(-TRANSCRIPT_LIMITS.sent);
+}
+
+const message = z.strictObject({
+  role: z.enum(["user", "assistant"]),
+  content: z.string().max(TRANSCRIPT_LIMITS.messageChars),
+}).refine((m) => m.role === "assistant" || m.content.trim() !== "", {
+  message: "a user message must not be blank",
+  path: ["content"],
 });
+const conversation = z.array(message).min(1).max(TRANSCRIPT_LIMITS.accepted)
+  .refine((t) => t.at(-1)?.role === "user", "the last message must be the user's");
+
+// `transcript` is the API's word, `messages` the front end's: one of them
+const turnBody = z.strictObject({
+  transcript: conversation.optional(),
+  messages: conversation.optional(),
+  sessionId: parserIdSchema.optional(),
+}).refine((b) => (b.transcript === undefined) !== (b.messages === undefined), {
+  message: "give the conversation as transcript or as messages (one of them)",
+  path: ["transcript"],
+}).transform(({ transcript, messages, sessionId }) => ({
+  transcript: recentTranscript((transcript ?? messages)!),
+  ...(sessionId === undefined ? {} : { sessionId }),
+}));
 
 /** The Parser's `ArticleCopilotResponse`, as we accept and pass it on. */
 export const copilotAnswerSchema = z.object({
@@ -73,12 +112,33 @@ const applyReportSchema = z.object({
   })),
 });
 
+/**
+ * What applying reported, as the front end reads it (`applied`): the notes changed and made,
+ * and the targets skipped and failed, by their ids.
+ */
+const appliedSchema = z.object({
+  updatedNoteIds: z.array(z.string()),
+  createdNoteIds: z.array(z.string()),
+  skipped: z.array(z.string()).describe("the skipped targets' `targetId`s"),
+  failed: z.array(z.string()).describe("the failed targets' `targetId`s"),
+});
+
 const applyBody = z.strictObject({
   proposal: proposalSchema.refine((p) => p.targets.length > 0, "give at least one target")
     .refine(
       (p) => new Set(p.targets.map((t) => t.targetId)).size === p.targets.length,
       "each target must have its own targetId",
     ),
+  approvedTargetIds: z.array(z.string().min(1).max(200)).min(1).max(50).optional(),
+}).refine(
+  (b) =>
+    b.approvedTargetIds?.every((id) => b.proposal.targets.some((t) => t.targetId === id)) ??
+      true,
+  { message: "every approved id must name a target of the proposal", path: ["approvedTargetIds"] },
+).transform(({ proposal, approvedTargetIds }) => {
+  if (approvedTargetIds === undefined) return proposal;
+  const approved = new Set(approvedTargetIds);
+  return { targets: proposal.targets.filter((t) => approved.has(t.targetId)) };
 });
 
 /** What both forms of a turn (JSON, stream) declare alike: backend, access and input. */
@@ -91,8 +151,11 @@ const turnRoute = {
 } as const;
 
 /** What a turn (JSON or stream) is and what the Parser is told. */
-const TURN_NOTES = `\`transcript\`: 1-${TRANSCRIPT_LIMITS.messages} messages of up to ` +
-  `${TRANSCRIPT_LIMITS.messageChars} characters, none blank, the last the user's; ` +
+const TURN_NOTES = `\`transcript\` (or, the front end's word, \`messages\`): the ` +
+  `conversation, 1-${TRANSCRIPT_LIMITS.accepted} messages of up to ` +
+  `${TRANSCRIPT_LIMITS.messageChars} characters, the last the user's; no user message may be ` +
+  "blank, an empty assistant message (a turn that failed) is left out, and the Parser is " +
+  `sent the most recent ${TRANSCRIPT_LIMITS.sent}. ` +
   "`sessionId` continues one of the Parser's sessions. The Parser is sent the note's " +
   `sanitized HTML (up to ${LIMITS.currentContentChars} characters), up to ` +
   `${LIMITS.linkedNotes} linked notes (own relations first, then content links; up to ` +
@@ -103,7 +166,7 @@ const TURN_NOTES = `\`transcript\`: 1-${TRANSCRIPT_LIMITS.messages} messages of 
 
 const turnResponses = {
   400: "Invalid transcript or sessionId (nothing is sent to the Parser)",
-  401: "NOT_AUTHENTICATED: no Parser session or Core credentials, and logging in would give them",
+  401: "UNAUTHORIZED: no Parser session or Core credentials, and logging in would give them",
   404: "No such note, or a `sessionId` the Parser does not know",
   503: "NOT_CONFIGURED: no Parser session or no Core credentials, and no login could give them",
 };
@@ -112,8 +175,8 @@ const turnResponses = {
 export const copilotChat = defineRoute({
   method: "POST",
   path: "/api/lore/:id/copilot/chat",
-  summary: "One copilot turn about a note: `{ transcript, sessionId? }` → assistant message, " +
-    "citations and an optional proposal",
+  summary: "One copilot turn about a note: `{ transcript | messages, sessionId? }` → assistant " +
+    "message, citations and an optional proposal",
   ...turnRoute,
   description: `${TURN_NOTES} The answer is read from the Parser's stream of the same turn: ` +
     "every event is progress for the AI deadline, and its `result` event is the answer.",
@@ -188,14 +251,16 @@ export const copilotStream = defineRoute({
 export const copilotApply = defineRoute({
   method: "POST",
   path: "/api/lore/:id/copilot/apply",
-  summary: "Apply an approved copilot proposal (`{ proposal }`): creates, then updates, each " +
-    "all or nothing; scope re-checked",
+  summary: "Apply an approved copilot proposal (`{ proposal, approvedTargetIds? }`): creates, " +
+    "then updates, each all or nothing; scope re-checked",
   backend: "Core",
   access: "private",
   tag: "copilot",
   params: idParams,
   body: { kind: "json", schema: applyBody },
-  description: "`proposal.targets`: 1-50, each with its own `targetId`. The ids a target may " +
+  description: "`proposal.targets`: 1-50, each with its own `targetId`; " +
+    "`approvedTargetIds` (the front end's), when given, names the targets to apply, the " +
+    "others are left out as if the proposal did not hold them. The ids a target may " +
     "write are worked out again from Core (the client's are never trusted). A target is " +
     "skipped whole, nothing written, when it is outside them, touches a label that decides " +
     "what a note is or who sees it (`lore`, `loreType`, `template`, `draft`, `gmOnly`, " +
@@ -207,9 +272,10 @@ export const copilotApply = defineRoute({
   responses: {
     200: {
       description: "`{ updatedNoteIds, createdNoteIds, created: [{ targetId, noteId }], " +
-        "skipped: [{ targetId, reason }], failed: [{ targetId, error, message, details }] }`, " +
-        "also when some targets failed",
-      schema: applyReportSchema,
+        "skipped: [{ targetId, reason }], failed: [{ targetId, error, message, details }], " +
+        "applied: { updatedNoteIds, createdNoteIds, skipped, failed } }`, also when some " +
+        "targets failed; `applied` is the same report as the front end reads it, targets by id",
+      schema: applyReportSchema.extend({ applied: appliedSchema }),
     },
     400: "Invalid proposal, or a system note (nothing written)",
     404: "No such note (nothing written)",
@@ -220,11 +286,17 @@ export const copilotApply = defineRoute({
     const core = await ctx.core({ detached: true });
     const report: z.output<typeof applyReportSchema> = await applyProposal(core, {
       noteId: ctx.params.id,
-      proposal: ctx.body.proposal,
+      proposal: ctx.body,
       concurrency: ctx.concurrency,
       loreRootId: ctx.loreRootId,
     });
-    return json(report);
+    const applied: z.output<typeof appliedSchema> = {
+      updatedNoteIds: report.updatedNoteIds,
+      createdNoteIds: report.createdNoteIds,
+      skipped: report.skipped.map((t) => t.targetId),
+      failed: report.failed.map((t) => t.targetId),
+    };
+    return json({ ...report, applied });
   },
 });
 

@@ -27,11 +27,14 @@ import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import { parserJson } from "./parser_proxy.ts";
 
 /**
- * Most statblocks per system-pack request. Each is up to 23 sequential Core writes inside the
- * Parser, and the whole import must finish within the Parser's 30 s idle timeout (its answer
- * comes only at the end): bigger packs are sent in several requests.
+ * Most statblocks per Parser call. Each is up to 23 sequential Core writes inside the Parser, and
+ * the whole call must finish within the Parser's 30 s idle timeout (its answer comes only at the
+ * end): a bigger pack is sent in parts of this size, one after another.
  */
 export const MAX_PACK_ENTRIES = 50;
+
+/** Most statblocks per system-pack request (a pack file as the front end sends it whole). */
+export const MAX_PACK_REQUEST = 1_000;
 
 /** Largest map export accepted (JSON body), instead of `MAX_JSON_BYTES`. */
 export const MAX_MAP_BYTES = 16 * 1024 * 1024;
@@ -131,7 +134,7 @@ const statblockEntry = z.object({
 });
 
 const systemPackBody = z.strictObject({
-  notes: z.array(statblockEntry).min(1).max(MAX_PACK_ENTRIES),
+  notes: z.array(statblockEntry).min(1).max(MAX_PACK_REQUEST),
   parentNoteId: idSchema.optional(),
   skipDuplicates: z.boolean().optional(),
 }).superRefine((b, ctx) => {
@@ -159,19 +162,39 @@ const systemPackAnswer = z.object({
   detail: outcome,
 });
 
+/** The reports of a pack's parts as one: counts added up, notes in order. */
+function packReport(
+  parts: z.output<typeof systemPackAnswer>[],
+): z.output<typeof systemPackAnswer> {
+  return {
+    created: parts.reduce((n, p) => n + p.created, 0),
+    skipped: parts.reduce((n, p) => n + p.skipped, 0),
+    errors: parts.reduce((n, p) => n + p.errors, 0),
+    detail: {
+      created: parts.flatMap((p) => p.detail.created),
+      skipped: parts.flatMap((p) => p.detail.skipped),
+      errors: parts.flatMap((p) => p.detail.errors),
+    },
+  };
+}
+
 /** `POST /api/import/system-pack` — statblocks become `#statblock` notes. */
 export const importSystemPack = defineRoute({
   method: "POST",
   path: "/api/import/system-pack",
   summary:
-    `Import a system pack: \`{ notes: StatblockEntry[] (1-${MAX_PACK_ENTRIES}), parentNoteId?, skipDuplicates? }\` become #statblock notes`,
+    `Import a system pack: \`{ notes: StatblockEntry[] (1-${MAX_PACK_REQUEST}), parentNoteId?, skipDuplicates? }\` become #statblock notes`,
   backend: "Parser", // the route list's column; Core is only asked whether the parent exists
   access: "private",
   tag: "import",
   body: { kind: "json", schema: systemPackBody },
-  description: `1-${MAX_PACK_ENTRIES} statblocks a request (each is up to 23 Core writes in ` +
-    "the Parser, which must finish within its own idle timeout: send bigger packs in parts); " +
+  description: `1-${MAX_PACK_REQUEST} statblocks a request; the Parser is sent them in parts ` +
+    `of ${MAX_PACK_ENTRIES}, one after another (each statblock is up to 23 Core writes in the ` +
+    "Parser, and one call must finish within its own idle timeout), and the answer adds the " +
+    "parts up. When a part fails the request answers that error; the notes of the parts " +
+    "before stay, and a repeat skips them as duplicates (unless `skipDuplicates` is false). " +
     "`name` 1-200 characters, unique within the pack unless `skipDuplicates` is false; " +
+    "fields the importer does not read are dropped; " +
     `\`content\` HTML is sanitized. ${IMPORT_NOTES}`,
   responses: {
     200: {
@@ -192,11 +215,18 @@ export const importSystemPack = defineRoute({
         n.content === undefined ? n : { ...n, content: await storedContent(n.content) }
       ),
     );
-    const r = await parserJson(parser, {
-      method: "POST",
-      path: "/import/system-pack",
-      body: { ...ctx.body, notes, parentNoteId },
-    }, systemPackAnswer);
+    const parts: z.output<typeof systemPackAnswer>[] = [];
+    for (let at = 0; at < notes.length; at += MAX_PACK_ENTRIES) {
+      parts.push(
+        await parserJson(parser, {
+          method: "POST",
+          path: "/import/system-pack",
+          body: { ...ctx.body, notes: notes.slice(at, at + MAX_PACK_ENTRIES), parentNoteId },
+        }, systemPackAnswer),
+      );
+      ctx.progress(); // a part done: the import is still moving
+    }
+    const r = packReport(parts);
     return json({ ...r, detail: withoutParserText(r.detail) });
   },
 });
@@ -292,6 +322,7 @@ const mapAnswer = z.object({
 export const importMapgen = defineRoute({
   method: "POST",
   path: "/api/import/mapgen",
+  aliases: ["/api/import/azgaar"], // the front end's name, after the generator
   summary:
     "Import a fantasy-map-generator (Azgaar) JSON export `{ mapData, parentNoteId?, options? }` (up to 16 MiB); `?action=preview` only counts",
   backend: "Parser", // the route list's column; Core is only asked whether the parent exists

@@ -13,14 +13,32 @@ import { allowedBaseUrl, enforceRateLimit } from "./auth.ts";
 /** The name of the ETAPI tokens the service creates in Core. */
 export const CORE_TOKEN_NAME = "Lore Portal Proxy";
 
+const coreUrl = z.url({ protocol: /^https?$/ }).max(2048);
+const coreToken = z.string().trim().min(1).max(4096);
+
 const connectBody = z.strictObject({
   password: z.string().min(1).max(1024).optional(),
-  token: z.string().trim().min(1).max(4096).optional(),
-  url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
-}).refine(
-  (b) => (b.password === undefined) !== (b.token === undefined),
-  "give exactly one of password and token",
-);
+  token: coreToken.optional(),
+  url: coreUrl.optional(),
+  baseUrl: coreUrl.optional().describe("Another name for `url` (the front end's)"),
+  allcodex: z.strictObject({ url: coreUrl, token: coreToken }).optional().describe(
+    "`url` and `token` in one field, alone: the older front end's form (`/api/config/connect`)",
+  ),
+})
+  .refine(
+    (b) => !b.allcodex || [b.password, b.token, b.url, b.baseUrl].every((v) => v === undefined),
+    "give allcodex alone",
+  )
+  .refine((b) => b.url === undefined || b.baseUrl === undefined, "give url or baseUrl, not both")
+  .transform(({ allcodex, baseUrl, ...b }) =>
+    allcodex
+      ? { password: undefined, token: allcodex.token, url: allcodex.url }
+      : { password: b.password, token: b.token, url: b.url ?? baseUrl }
+  )
+  .refine(
+    (b) => (b.password === undefined) !== (b.token === undefined),
+    "give exactly one of password and token",
+  );
 
 /** Whether Core is connected for this user, and when that last changed. */
 const integrationStatus = z.object({
@@ -32,14 +50,23 @@ const integrationStatus = z.object({
 export const connectCore = defineRoute({
   method: "POST",
   path: "/api/integrations/codex/connect",
+  // the front end's names: its connect, and the older one's token and password forms
+  aliases: [
+    "/api/integrations/allcodex/connect",
+    "/api/config/connect",
+    "/api/config/allcodex-login",
+  ],
   summary:
     "Connect Core: a Core password (exchanged for an ETAPI token) or a token, stored in the Parser",
   backend: "Both",
   access: "private",
   tag: "integrations",
   body: { kind: "json", schema: connectBody },
-  description: "Exactly one of `password` and `token`; `url` (default `CORE_URL`) must be on " +
-    "the allow-list (`CORE_URL` + `CORE_ALLOWED_URLS`). The Parser is resolved first, so no Core " +
+  description: "Exactly one of `password` and `token`; `url` (or `baseUrl`; default " +
+    "`CORE_URL`, which this service's own origin, the `url` `GET /api/config/status` gives, " +
+    "names too) must be on the allow-list (`CORE_URL` + `CORE_ALLOWED_URLS`). The older front " +
+    "end's `{ allcodex: { url, token } }` is the same as `{ url, token }`. The Parser is " +
+    "resolved first, so no Core " +
     "token is minted that could not be stored; should storing it fail anyway, the token stays in " +
     `Core (named "${CORE_TOKEN_NAME}" among its ETAPI tokens). The Core URL and token never ` +
     "appear in answers, cookies or logs. Rate-limited per client address with login and register.",
@@ -48,7 +75,7 @@ export const connectCore = defineRoute({
       description: "`{ connected: true, updatedAt }`",
       schema: integrationStatus.extend({ connected: z.literal(true) }),
     },
-    400: "Bad body or a `url` outside the allow-list",
+    400: "Bad body or a `url`/`baseUrl` outside the allow-list",
     401: "`UNAUTHORIZED`: wrong Core password (`details.field`: `password`)",
     429: "Too many attempts (`Retry-After`)",
     503: "No Core URL or no Parser credentials",
@@ -80,6 +107,7 @@ export const connectCore = defineRoute({
 export const coreStatus = defineRoute({
   method: "GET",
   path: "/api/integrations/codex/status",
+  aliases: ["/api/integrations/allcodex/status"],
   summary: "Whether Core is connected for this user",
   backend: "Parser",
   access: "private",
@@ -100,6 +128,7 @@ export const coreStatus = defineRoute({
 export const disconnectCore = defineRoute({
   method: "DELETE",
   path: "/api/integrations/codex",
+  aliases: ["/api/integrations/allcodex"],
   summary: "Disconnect Core: the Parser forgets this user's Core token",
   backend: "Parser",
   access: "private",

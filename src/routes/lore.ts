@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { json, jsonText, noContent } from "../http/response.ts";
 import { idSchema } from "../lore/ids.ts";
-import { httpUrlOrNull, labelValue, relationTarget } from "../lore/note_view.ts";
+import { labelValue, PORTRAIT_RELATIONS, portraitTarget, themeSongUrl } from "../lore/note_view.ts";
 import { createLoreNote } from "../lore/new_lore_note.ts";
 import { notesByIds } from "../lore/notes_by_ids.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
@@ -17,10 +17,15 @@ import { writeSteps } from "../lore/write_steps.ts";
 import { defineRoute, type Route } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { coreBranchSchema } from "../upstream/core_schemas.ts";
-import { countField, loreTypeField, noteSchema } from "./lore_responses.ts";
+import { loreTypeField, noteSchema } from "./lore_responses.ts";
 import { callerQuerySchema, idParams } from "./schemas.ts";
 
 const RESERVED_ATTRIBUTES = new Set(["lore", "loreType", "template"]);
+
+// The portal's template forms key labels by field label ("Danger Level"); Core label names hold
+// no spaces, so runs of whitespace become `_` (as the portal's editor reads them back).
+const attributeKey = z.string().transform((k) => k.trim().replace(/\s+/g, "_"))
+  .pipe(attributeNameSchema);
 
 const createBody = z.strictObject({
   title: z.string().trim().min(1).max(500),
@@ -30,7 +35,7 @@ const createBody = z.strictObject({
   templateId: idSchema.optional(),
   parentNoteId: idSchema.optional(),
   content: z.string().max(5 * 1024 * 1024).default(""),
-  attributes: z.record(attributeNameSchema, z.string().max(10_000)).default({})
+  attributes: z.record(attributeKey, z.string().max(10_000)).default({})
     .refine((a) => Object.keys(a).length <= 100, "at most 100 attributes")
     .refine(
       (a) => Object.keys(a).every((k) => !RESERVED_ATTRIBUTES.has(k)),
@@ -59,8 +64,9 @@ export const listLore = defineRoute({
   tag: "lore",
   query: listQuery,
   description: "`q` goes to Core as written (Core's full search syntax: it is the caller's own " +
-    "lore), default `#lore`; `ancestorNoteId` keeps the notes below that note. The list is " +
-    "complete, never truncated. A query Core would fail on with a 500 is a 400 naming `query.q`, " +
+    "lore), default `#lore`; `ancestorNoteId` keeps the notes below that note. The answer is " +
+    "a bare array of Core's notes, as the front end reads it: complete, never truncated, so " +
+    "its length is the count. A query Core would fail on with a 500 is a 400 naming `query.q`, " +
     "and nothing is sent: a `%=` operand JavaScript's `RegExp` cannot compile (read as Core's " +
     "lexer reads it: lowercased, backslash escapes, unquoted words split at operator " +
     'characters), an empty quoted full-text term (`""`), a parenthesis left open, or a quoted ' +
@@ -70,8 +76,8 @@ export const listLore = defineRoute({
     "502.",
   responses: {
     200: {
-      description: "`{ results: Note[], count }`: Core's note objects, every match",
-      schema: z.object({ results: z.array(noteSchema), count: countField }),
+      description: "`Note[]`: Core's note objects, every match",
+      schema: z.array(noteSchema),
     },
     400: "A query Core cannot run (e.g. an invalid regular expression after `%=`)",
   },
@@ -81,8 +87,7 @@ export const listLore = defineRoute({
       ancestorNoteId: ctx.query.ancestorNoteId,
     });
     // a list Core sent exactly as validated goes on as Core's own text, not serialized again
-    const list = resultsJson ?? JSON.stringify(results);
-    return jsonText(`{"results":${list},"count":${results.length}}`);
+    return jsonText(resultsJson ?? JSON.stringify(results));
   },
 });
 
@@ -100,7 +105,8 @@ export const createLore = defineRoute({
     "for text), `parentNoteId` to the lore root (`GET /api/config/portal`). Steps: create the " +
     "note, then `#lore`, `#loreType`, `~template` (`templateId`, or `_template_<loreType>` for " +
     "Core's 21 lore types), then one label per `attributes` entry (`lore`, `loreType` and " +
-    "`template` are refused there). A failing step deletes the half-made note and the error " +
+    "`template` are refused there; whitespace in a name becomes `_`, so the portal's " +
+    '`{"Danger Level": "high"}` is `#Danger_Level=high`). A failing step deletes the half-made note and the error ' +
     "names the step (`details.failedStep`, `details.rolledBack`); a parent or template that does " +
     "not exist is a 400 naming the field. The note keeps the requested type and mime where Core " +
     "would give an empty note its template's (on `~template`, or at creation through a parent's " +
@@ -165,8 +171,12 @@ export const getLore = defineRoute({
   params: idParams,
   description: "`resolvedRelations` are the note's user relations whose target still exists " +
     "(all targets read in one Core search; a target the search cannot see, e.g. one only under " +
-    "Core's hidden notes, is read on its own), each with the target's title and lore type. `portraitImageNoteId` is the note's own `~portraitImage`, `themeSongUrl` its " +
-    "`#themeSong` when that is an http(s) URL.",
+    "Core's hidden notes, is read on its own), each with the target's title and lore type, " +
+    "except its portrait relations (`~portraitImage`, `~coverImage`, `~portrait`, " +
+    "`~heroImage`), which the portal shows as the portrait instead. `portraitImageNoteId` is " +
+    "the target of the note's own first portrait relation in that order of names, " +
+    "`themeSongUrl` its `#themeSongUrl` (the label the portal writes) or else `#themeSong`, the " +
+    "first that is an http(s) URL.",
   responses: {
     200: {
       description: "Core's note plus `loreType`, `resolvedRelations`, `portraitImageNoteId`, " +
@@ -185,9 +195,10 @@ export const getLore = defineRoute({
     return json({
       ...note,
       loreType: labelValue(note, "loreType") ?? null,
-      resolvedRelations: await resolveRelations(core, note, ctx.concurrency),
-      portraitImageNoteId: relationTarget(note, "portraitImage") ?? null,
-      themeSongUrl: httpUrlOrNull(labelValue(note, "themeSong")),
+      resolvedRelations: (await resolveRelations(core, note, ctx.concurrency))
+        .filter((r) => !PORTRAIT_RELATIONS.includes(r.name)),
+      portraitImageNoteId: portraitTarget(note) ?? null,
+      themeSongUrl: themeSongUrl(note),
     });
   },
 });

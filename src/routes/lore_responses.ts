@@ -56,16 +56,6 @@ export const loreTypeField = z.string().nullable().describe(
 );
 
 /**
- * The length of a complete list answered beside it.
- *
- * @example
- * ```ts
- * countField.parse(3);
- * ```
- */
-export const countField = z.number().int().nonnegative().describe("The number of `results`");
-
-/**
  * A note of a collection or a search: Core's note plus its lore type.
  *
  * @example

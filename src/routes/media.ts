@@ -19,6 +19,7 @@ import {
 } from "../lore/image_upload.ts";
 import { etagMatches } from "../lore/preview.ts";
 import { writeSteps } from "../lore/write_steps.ts";
+import { imageNotePath } from "../media/attachment_image.ts";
 import { RASTER_MIMES } from "../media/image_info.ts";
 import { declaredRasterMime, verifiedRasterStream } from "../media/image_response.ts";
 import { defineRoute, type Route } from "../router.ts";
@@ -203,13 +204,16 @@ export const uploadImageRoute = defineRoute({
       "WebP or AVIF by content), at most MAX_UPLOAD_BYTES",
   },
   description: `${UPLOAD_NOTES} The note goes under \`parentNoteId\`, by default the lore ` +
-    "root; its title is `x-host-filename` percent-decoded and reduced to a safe base name of " +
-    `at most ${MAX_FILENAME_CHARS} characters, its extension set from the detected type.`,
+    "root; its title is `x-host-filename` (or, without it, `x-vercel-filename`, which the " +
+    "portal sends) percent-decoded and reduced to a safe base name of at most " +
+    `${MAX_FILENAME_CHARS} characters, its extension set from the detected type. \`url\` is ` +
+    "the image in the form lore HTML uses, `/api/images/<noteId>/<file>` (redirecting to `GET " +
+    "/api/lore/:id/image`; the portal's sanitizer keeps only image sources of this form).",
   responses: {
     201: {
       description: "`{ url, noteId, mime, width, height }` (pixel size from the file header)",
       schema: uploadSize.extend({
-        url: z.string().describe("`/api/lore/<noteId>/image`"),
+        url: z.string().describe("`/api/images/<noteId>/<file>`"),
         noteId: z.string(),
         mime: z.enum(RASTER_MIMES),
       }),
@@ -234,7 +238,7 @@ export const uploadImageRoute = defineRoute({
       }]),
     });
     return json({
-      url: `/api/lore/${image.noteId}/image`,
+      url: imageNotePath(image.noteId, image.title),
       noteId: image.noteId,
       mime: image.mime,
       width: image.width,

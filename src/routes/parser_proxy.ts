@@ -61,8 +61,16 @@ export interface ParserRouteSpec<
   upstream(ctx: ParserCtx<P, Q, S>): ParserCall;
   /** The Parser's answer as we accept it. */
   answer: A;
-  /** Our answer, from the validated Parser answer (default: as is). */
+  /**
+   * Our answer, from the validated Parser answer (default: as is); a promise when work must
+   * finish before the answer (indexing the notes the Parser wrote).
+   */
   reply?(data: z.output<A>, ctx: ParserCtx<P, Q, S>): unknown;
+  /**
+   * Response headers from the validated Parser answer: facts a bare-array answer has no room
+   * for (the next page's cursor), declared in the route's response description.
+   */
+  headers?(data: z.output<A>): HeadersInit;
   /** AI work: the AI deadline, progress-aware waiting and a kept answer (`Route.ai`). */
   ai?: AiRoute;
   /**
@@ -286,7 +294,7 @@ export function parserRoute<
           await streamed.answer(await parserStreamOutcome(parser, streamed, ctx)),
         )
         : await parserJson(parser, spec.upstream(c), spec.answer);
-      return json(spec.reply ? spec.reply(data, c) : data);
+      return json(spec.reply ? await spec.reply(data, c) : data, 200, spec.headers?.(data));
     },
   });
 }
@@ -324,6 +332,15 @@ export interface ParserStreamSpec<P extends z.ZodType, S extends z.ZodType> {
    * passes through as it arrives.
    */
   rewrite?: Readonly<Record<string, (data: unknown) => Promise<unknown>>>;
+  /**
+   * Work once the Parser's stream has ended and before ours does, with the data of its `done`
+   * event as it was passed on (only when one came): the client has every event by then, and
+   * the end of our stream tells it that work is finished too. It must not throw.
+   */
+  afterDone?(
+    ctx: Ctx<z.output<P>, unknown, BodyValue<{ kind: "json"; schema: S }>>,
+    done: unknown,
+  ): Promise<void>;
 }
 
 /**
@@ -360,11 +377,23 @@ export function parserStreamRoute<P extends z.ZodType, S extends z.ZodType>(
         call.path,
         call.body,
       );
-      const rewrite = spec.rewrite;
-      return streamResponse(
-        ctx,
-        (w) => w.pipe(rewrite ? rewriteSseEvents(upstream, rewrite) : upstream),
-      );
+      const { afterDone } = spec;
+      let done: unknown;
+      // the `done` event is read (and kept) on its way through when there is work after it
+      const rewrite = afterDone
+        ? {
+          ...spec.rewrite,
+          done: async (data: unknown) => {
+            const replaced = await spec.rewrite?.done?.(data);
+            done = replaced ?? data;
+            return replaced;
+          },
+        }
+        : spec.rewrite;
+      return streamResponse(ctx, async (w) => {
+        await w.pipe(rewrite ? rewriteSseEvents(upstream, rewrite) : upstream);
+        if (afterDone && done !== undefined) await afterDone(ctx as never, done);
+      });
     },
   });
 }

@@ -15,10 +15,12 @@ import { type AutolinkTitle, compileAutolink } from "../lore/autolink.ts";
 import { labelValue, noteSummary } from "../lore/note_view.ts";
 import { notesByIds } from "../lore/notes_by_ids.ts";
 import { rankByTitle } from "../lore/title_rank.ts";
+import { isNoteType } from "../lore/vocabulary.ts";
 import { type Ctx, defineRoute, type Route } from "../router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { ragQueryAnswer } from "../upstream/parser.ts";
 import { type ParserCall, parserJson } from "./parser_proxy.ts";
+import { loreNoteSchema } from "./lore_responses.ts";
 import { noteSummarySchema, titleHitSchema } from "./response_schemas.ts";
 import { refineCallerQuery, searchTerm } from "./schemas.ts";
 
@@ -114,12 +116,10 @@ export const mentionSearch = defineRoute({
   responses: {
     200: {
       description:
-        '`{ results: [{ noteId, title, loreType, source: "core" | "parser" }] }`, Core title matches first (best first), then confirmed Parser suggestions',
-      schema: z.object({
-        results: z.array(titleHitSchema.extend({ source: z.enum(["core", "parser"]) })).max(
-          MENTION_LIMIT,
-        ),
-      }),
+        '`[{ noteId, title, loreType, source: "core" | "parser" }]` (a bare array, as the front end reads it), Core title matches first (best first), then confirmed Parser suggestions',
+      schema: z.array(titleHitSchema.extend({ source: z.enum(["core", "parser"]) })).max(
+        MENTION_LIMIT,
+      ),
     },
     400: "q shorter than 2 or longer than 200 characters",
   },
@@ -131,7 +131,7 @@ export const mentionSearch = defineRoute({
     ]);
     const seen = new Set(results.map((r) => r.noteId));
     const extra = [...new Set(parserIds)].filter((id) => !seen.has(id)).slice(0, MENTION_LIMIT);
-    if (results.length >= MENTION_LIMIT || extra.length === 0) return json({ results });
+    if (results.length >= MENTION_LIMIT || extra.length === 0) return json(results);
     let confirmed: Map<string, CoreNote>;
     try {
       confirmed = await notesByIds(core, extra, { lore: true, concurrency: ctx.concurrency });
@@ -141,7 +141,7 @@ export const mentionSearch = defineRoute({
         requestId: ctx.requestId,
         reason: e instanceof ApiError ? e.code : "INTERNAL_ERROR",
       });
-      return json({ results });
+      return json(results);
     }
     for (const id of extra) {
       const note = confirmed.get(id);
@@ -154,7 +154,7 @@ export const mentionSearch = defineRoute({
       });
       if (results.length >= MENTION_LIMIT) break;
     }
-    return json({ results });
+    return json(results);
   },
 });
 
@@ -162,30 +162,39 @@ export const mentionSearch = defineRoute({
 export const noteSearch = defineRoute({
   method: "GET",
   path: "/api/lore/note-search",
-  summary: "Note picker: notes by title, optionally of one lore type (q ≥ 2, at most 12)",
+  summary: "Note picker: notes by title, optionally of one note or lore type (q ≥ 2, at most 12)",
   backend: "Core",
   access: "private",
   tag: "search",
   query: z.object({ q: searchTerm(2), type: loreTypeFilter.optional() }),
-  description: `${PICKER_NOTES} With \`type\`, only notes with that \`#loreType\`; without ` +
-    "it every note counts (pickers can find images too). At most 12.",
+  description: `${PICKER_NOTES} \`type\` names either one of Core's note types (\`image\`, ` +
+    "`text`, …: the portal's portrait picker asks for `type=image`), keeping notes of that " +
+    "type, or else a lore type, keeping notes with that `#loreType` (Core's note types and its " +
+    "lore types share no name); without it every note counts. At most 12.",
   responses: {
     200: {
-      description: "`{ results: [{ noteId, title, loreType }] }`, best match first",
-      schema: z.object({ results: z.array(titleHitSchema).max(NOTE_SEARCH_LIMIT) }),
+      description: "`[{ noteId, title, type, loreType }]` (a bare array, as the front end reads " +
+        "it; `type` is Core's note type), best match first",
+      schema: z.array(titleHitSchema.extend({ type: z.string().describe("Core's note type") }))
+        .max(NOTE_SEARCH_LIMIT),
     },
     400: "q shorter than 2 or longer than 200 characters, or a malformed type",
   },
   handler: async (ctx) => {
     const { q, type } = ctx.query;
-    const query = titleSearch(q, type ? [labelEquals("loreType", type)] : []);
-    const notes = await (await ctx.core()).search(query, { fastSearch: true });
-    const results = rankByTitle(readableNotes(notes), q, NOTE_SEARCH_LIMIT).map((n) => ({
-      noteId: n.noteId,
-      title: n.title,
-      loreType: labelValue(n, "loreType") ?? null,
-    }));
-    return json({ results });
+    const noteType = type !== undefined && isNoteType(type) ? type : undefined;
+    const loreType = noteType === undefined ? type : undefined;
+    const query = titleSearch(q, loreType ? [labelEquals("loreType", loreType)] : []);
+    const found = await (await ctx.core()).search(query, { fastSearch: true });
+    const notes = noteType ? found.filter((n) => n.type === noteType) : found;
+    return json(
+      rankByTitle(readableNotes(notes), q, NOTE_SEARCH_LIMIT).map((n) => ({
+        noteId: n.noteId,
+        title: n.title,
+        type: n.type,
+        loreType: labelValue(n, "loreType") ?? null,
+      })),
+    );
   },
 });
 
@@ -197,11 +206,13 @@ export const autolink = defineRoute({
   backend: "Core",
   access: "private",
   tag: "search",
-  body: { kind: "json", schema: z.strictObject({ text: z.string().min(1).max(200_000) }) },
+  body: { kind: "json", schema: z.strictObject({ text: z.string().max(200_000) }) },
   description: "Whole words, case-insensitive, the longest match wins; titles under 3 " +
     "characters are ignored, protected notes never offered; each note is reported once, at its " +
-    "first occurrence. The title index is one `#lore` search per caller (keyed by a hash of the " +
-    "Core credentials), kept `AUTOLINK_CACHE_MS` (60 s) and loaded once for concurrent requests.",
+    'first occurrence; a text under 3 characters (the portal\'s editor sends `""` for an ' +
+    "empty note) matches nothing and asks Core nothing. The title index is one `#lore` search " +
+    "per caller (keyed by a hash of the Core credentials), kept `AUTOLINK_CACHE_MS` (60 s) and " +
+    "loaded once for concurrent requests.",
   responses: {
     200: {
       description: "`{ matches: [{ term, noteId, title }] }` in order of appearance",
@@ -211,6 +222,8 @@ export const autolink = defineRoute({
     },
   },
   handler: async (ctx) => {
+    // no title under 3 characters is indexed, so a shorter text cannot match one
+    if (ctx.body.text.length < 3) return json({ matches: [] });
     const identity = await ctx.coreIdentity();
     // Shared by every concurrent request of this caller: it must not die with the first
     // requester's connection, hence a detached client.
@@ -261,7 +274,10 @@ export function ragCall(text: string, topK: number): ParserCall {
 
 const count = z.number().int().nonnegative().describe("The number of `results`");
 
-/** `GET /api/search?q=&mode=` */
+/** Most results one `GET /api/search` answers (`limit`). */
+export const SEARCH_LIMIT_MAX = 1000;
+
+/** `GET /api/search?q=&mode=&limit=` */
 export const search = defineRoute({
   method: "GET",
   path: "/api/search",
@@ -272,20 +288,26 @@ export const search = defineRoute({
   query: z.object({
     q: z.string().trim().min(1).max(2000),
     mode: z.enum(["etapi", "rag"]).default("etapi"),
+    limit: z.coerce.number().int().min(1).max(SEARCH_LIMIT_MAX).optional(),
   }).superRefine((v, ctx) => {
     if (v.mode === "etapi") refineCallerQuery(v.q, ctx, ["q"]);
   }),
-  description: "`etapi` (default): `q` in Core's search syntax, the complete list; a query " +
-    "Core would fail on is a 400 naming `query.q`, as for `GET /api/lore`. `rag`: the " +
-    `Parser's ${RAG_DEFAULT_TOP_K} best notes, best first, each confirmed and summarised by ` +
-    "one Core search (notes Core no longer has are left out); it needs the Parser (503 " +
-    "`NOT_CONFIGURED` without one, 401 `NOT_AUTHENTICATED` before login).",
+  description: "`etapi` (default): `q` in Core's search syntax, Core's notes (with their " +
+    "attributes) plus `loreType`, in Core's order; a query Core would fail on is a 400 naming " +
+    "`query.q`, as for `GET /api/lore`. Words Core does not understand after the first " +
+    "`#`/`~` (`#statblock Eel`) are left out by Core, which answers the rest. `rag`: the " +
+    `Parser's ${RAG_DEFAULT_TOP_K} best notes (\`limit\` of them, at most ${RAG_TOP_K.max}), ` +
+    "best first, each confirmed and summarised by one Core search (notes Core no longer has " +
+    "are left out); it needs the Parser (503 `NOT_CONFIGURED` without one, 401 " +
+    "`UNAUTHORIZED` before login). `limit` (1-1000) keeps the first `limit` results; " +
+    "`X-Total-Count` is the number before it.",
   responses: {
     200: {
-      description:
-        '`{ mode: "etapi", results: NoteSummary[], count }` or `{ mode: "rag", results: (NoteSummary & { score, excerpt })[], count }`',
+      description: '`{ mode: "etapi", results: (Note & { loreType })[], count }` or ' +
+        '`{ mode: "rag", results: (NoteSummary & { score, excerpt })[], count }`; ' +
+        "`X-Total-Count`: the number of results before `limit`",
       schema: z.discriminatedUnion("mode", [
-        z.object({ mode: z.literal("etapi"), results: z.array(noteSummarySchema), count }),
+        z.object({ mode: z.literal("etapi"), results: z.array(loreNoteSchema), count }),
         z.object({
           mode: z.literal("rag"),
           results: z.array(noteSummarySchema.extend({ score: z.number(), excerpt: z.string() })),
@@ -293,18 +315,27 @@ export const search = defineRoute({
         }),
       ]),
     },
-    400: "`etapi`: a query Core cannot run (e.g. an invalid regular expression after `%=`)",
+    400: "`etapi`: a query Core cannot run (e.g. an invalid regular expression after `%=`); " +
+      "a `limit` that is not an integer from 1 to 1000",
     503: "`NOT_CONFIGURED`: `rag` needs the Parser, which is not connected",
   },
   handler: async (ctx) => {
+    const { q, mode, limit } = ctx.query;
     const core = await ctx.core();
-    if (ctx.query.mode === "etapi") {
-      const notes = await core.searchCallerQuery(ctx.query.q);
-      return json({ mode: "etapi", results: notes.map(noteSummary), count: notes.length });
+    const answer = <T>(results: T[]) => {
+      const kept = limit === undefined ? results : results.slice(0, limit);
+      return json({ mode, results: kept, count: kept.length }, 200, {
+        "x-total-count": String(results.length),
+      });
+    };
+    if (mode === "etapi") {
+      const notes = await core.searchCallerQuery(q);
+      return answer(notes.map((n) => ({ ...n, loreType: labelValue(n, "loreType") ?? null })));
     }
+    const topK = Math.min(limit ?? RAG_DEFAULT_TOP_K, RAG_TOP_K.max);
     const { results: hits } = await parserJson(
       await ctx.parser(),
-      ragCall(ctx.query.q, RAG_DEFAULT_TOP_K),
+      ragCall(q, topK),
       ragQueryAnswer,
     );
     const notes = hits.length
@@ -313,11 +344,10 @@ export const search = defineRoute({
         concurrency: ctx.concurrency,
       })
       : new Map<string, CoreNote>();
-    const results = hits.flatMap((h) => {
+    return answer(hits.flatMap((h) => {
       const note = notes.get(h.noteId);
       return note ? [{ ...noteSummary(note), score: h.score, excerpt: h.content }] : [];
-    });
-    return json({ mode: "rag", results, count: results.length });
+    }));
   },
 });
 

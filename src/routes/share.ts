@@ -7,14 +7,16 @@
 import { z } from "zod";
 import { json } from "../http/response.ts";
 import { idSchema } from "../lore/ids.ts";
-import { hasLabel } from "../lore/note_view.ts";
+import { coreUtcToIso, hasLabel, labelValue } from "../lore/note_view.ts";
 import { compareByTitle } from "../lore/order.ts";
 import { setShareRoot, shareRootChangeSchema } from "../lore/share_root.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
 import { defineRoute, type Route } from "../router.ts";
 import { findShareRoots, loadShareSnapshot, type ShareRoots } from "../share/snapshot.ts";
+import { loreHref } from "../site/format.ts";
 import { ownShareAlias } from "../share/tree_filter.ts";
 import type { CoreNote } from "../upstream/core.ts";
+import { siteOrigin } from "./site.ts";
 
 /**
  * The share root as the settings page shows it.
@@ -35,27 +37,35 @@ export const shareRootInfoSchema = z.object({
 /** The share root as the settings page shows it. */
 export type ShareRootInfo = z.output<typeof shareRootInfoSchema>;
 
+/** The label that puts a note (and what lies below it) behind a share password. */
+const CREDENTIALS = "shareCredentials";
+
 /**
  * One row of `GET /api/share/tree`.
  *
  * @example
  * ```ts
  * shareTreeEntrySchema.parse({
- *   noteId: "mira1", title: "Mira", isDraft: false, isGmOnly: false, shareAlias: null,
- *   isProtected: false, isShared: true,
+ *   noteId: "mira1", title: "Mira", loreType: "character", isDraft: false, isGmOnly: false,
+ *   shareAlias: null, isProtected: false, isShared: true, dateModified: "2026-04-20T11:09:32.123Z",
  * });
  * ```
  */
 export const shareTreeEntrySchema = z.object({
   noteId: z.string(),
   title: z.string(),
+  loreType: z.string().nullable().describe("`#loreType`, own or inherited"),
   isDraft: z.boolean().describe("`#draft`, own or inherited, any value"),
   isGmOnly: z.boolean().describe("`#gmOnly`, own or inherited, any value"),
   shareAlias: z.string().nullable().describe("The note's own `#shareAlias`"),
-  isProtected: z.boolean(),
+  isProtected: z.boolean().describe(
+    "Not open to every visitor: protected (encrypted) in Core, or behind a share password " +
+      "(`#shareCredentials` on it or on a path to it from the root)",
+  ),
   isShared: z.boolean().describe(
     "Visitors can reach it (behind HTTP Basic for notes under `#shareCredentials`)",
   ),
+  dateModified: z.string().nullable().describe("ISO 8601, null when Core sent none"),
 });
 /** One row of `GET /api/share/tree`. */
 export type ShareTreeEntry = z.output<typeof shareTreeEntrySchema>;
@@ -73,37 +83,78 @@ function conflictOf({ owners, publishedIds }: ShareRoots): ShareRootInfo[] {
   return owners.length > 1 ? owners.map((n) => rootInfo(n, publishedIds.has(n.noteId))) : [];
 }
 
+/**
+ * The share root as `GET /api/share` answers it, in the front end's words.
+ *
+ * @example
+ * ```ts
+ * shareConfigSchema.parse({
+ *   configured: true, noteId: "world1", title: "The World", alias: "world",
+ *   url: "https://lore.example.org/public/lore/world", isPublished: true, conflict: [],
+ * });
+ * ```
+ */
+export const shareConfigSchema = z.object({
+  configured: z.boolean().describe("Exactly one note owns `#shareRoot`"),
+  noteId: z.string().nullable(),
+  title: z.string().nullable(),
+  alias: z.string().nullable().describe("The root's own `#shareAlias`"),
+  url: z.string().nullable().describe(
+    "The root's page on this service's public site (`PUBLIC_ORIGIN`, else the origin the " +
+      "request used), while Core serves it; never a backend's URL",
+  ),
+  isPublished: z.boolean().describe("Core serves it: the root lies in the `_share` tree"),
+  conflict: conflictField,
+});
+
 /** `GET /api/share` — the share root, or every note claiming to be one when they conflict. */
 export const getShare = defineRoute({
   method: "GET",
   path: "/api/share",
-  summary: "Current share root: the note owning #shareRoot and whether Core serves it",
+  summary:
+    "Current share root: the note owning #shareRoot, its public page and whether Core serves it",
   backend: "Core",
   access: "private",
   tag: "share",
   description: "Only notes that own `#shareRoot` count; `isPublished` says the root lies inside " +
-    "Core's `_share` tree (Core serves nothing else). Several owners are a conflict (Core itself " +
-    "would serve whichever label it loaded last): no root is picked and nothing is public until " +
-    "`PUT /api/share` names one; `shareRoot` is then null, every owner is in `conflict` and " +
-    "their ids in `otherRoots`. With at most one owner both lists are empty.",
+    "Core's `_share` tree (Core serves nothing else), and only then is `url` its page on the " +
+    "public site, `/public/lore/<alias|id>` on this service's public origin. Several owners are " +
+    "a conflict (Core itself would serve whichever label it loaded last): no root is picked and " +
+    "nothing is public until `PUT /api/share` names one; `configured` is then false, the root's " +
+    "fields null, and every owner is in `conflict` (empty otherwise).",
   responses: {
     200: {
-      description: "`{ shareRoot: { noteId, title, shareAlias, isPublished } | null, " +
-        "otherRoots: string[], conflict: ShareRootInfo[] }`",
-      schema: z.object({
-        shareRoot: shareRootInfoSchema.nullable(),
-        otherRoots: z.array(z.string()),
-        conflict: conflictField,
-      }),
+      description: "`{ configured, noteId, title, alias, url, isPublished, conflict: " +
+        "ShareRootInfo[] }` (all null and false without one root)",
+      schema: shareConfigSchema,
     },
   },
   handler: async (ctx) => {
     const roots = await findShareRoots(await ctx.core());
-    const { root, owners, publishedIds } = roots;
+    const { root, publishedIds } = roots;
+    const conflict = conflictOf(roots);
+    if (!root) {
+      return json({
+        configured: false,
+        noteId: null,
+        title: null,
+        alias: null,
+        url: null,
+        isPublished: false,
+        conflict,
+      });
+    }
+    const alias = ownShareAlias(root);
+    const isPublished = publishedIds.has(root.noteId);
+    const page = siteOrigin(ctx) + loreHref(alias ?? root.noteId);
     return json({
-      shareRoot: root ? rootInfo(root, publishedIds.has(root.noteId)) : null,
-      otherRoots: owners.filter((n) => n !== root).map((n) => n.noteId),
-      conflict: conflictOf(roots),
+      configured: true,
+      noteId: root.noteId,
+      title: root.title,
+      alias,
+      url: isPublished ? page : null,
+      isPublished,
+      conflict,
     });
   },
 });
@@ -157,20 +208,15 @@ export const getShareTree = defineRoute({
   backend: "Core",
   access: "private",
   tag: "share",
-  description: "Every lore note and every note inside the share root's subtree (what visitors " +
-    "can reach, lore or not), by title. `isShared` follows the public-share rule: inside the " +
-    "published root's subtree with no `#draft`, `#gmOnly` or protected note on any path to it. " +
-    "During a conflict `shareRootId` is null and nothing is shared.",
+  description: "A bare array: every lore note and every note inside the share root's subtree " +
+    "(what visitors can reach, lore or not), by title. `isShared` follows the public-share " +
+    "rule: inside the published root's subtree with no `#draft`, `#gmOnly` or protected note " +
+    "on any path to it; during a conflict of share roots nothing is shared. Which note is the " +
+    "root, and the notes of a conflict, are `GET /api/share`'s answer.",
   responses: {
     200: {
-      description: "`{ shareRootId: string | null, conflict: ShareRootInfo[], " +
-        "notes: ShareTreeEntry[], count }`, notes by title",
-      schema: z.object({
-        shareRootId: z.string().nullable(),
-        conflict: conflictField,
-        notes: z.array(shareTreeEntrySchema),
-        count: z.number().int().nonnegative().describe("The number of `notes`"),
-      }),
+      description: "`ShareTreeEntry[]`, by title",
+      schema: z.array(shareTreeEntrySchema),
     },
   },
   handler: async (ctx) => {
@@ -184,23 +230,27 @@ export const getShareTree = defineRoute({
     // and Core's plain search skips notes that live only under `_share`.
     const byId = new Map(lore.map((n) => [n.noteId, n]));
     for (const n of snapshot?.notes ?? []) if (!byId.has(n.noteId)) byId.set(n.noteId, n);
-    const notes = [...byId.values()].sort(compareByTitle).map((n): ShareTreeEntry => ({
-      noteId: n.noteId,
-      title: n.title,
-      // Any value, own or inherited, counts: that is how Core's share renderer reads them.
-      isDraft: hasLabel(n, "draft"),
-      isGmOnly: hasLabel(n, "gmOnly"),
-      shareAlias: ownShareAlias(n),
-      isProtected: n.isProtected,
-      // Notes behind #shareCredentials stay true: they are public, behind HTTP Basic.
-      isShared: snapshot !== null && snapshot.published && snapshot.view.isPublic(n.noteId),
-    }));
-    return json({
-      shareRootId: roots.root?.noteId ?? null,
-      conflict: conflictOf(roots),
-      notes,
-      count: notes.length,
-    });
+    const shared = (id: string) =>
+      snapshot !== null && snapshot.published && snapshot.view.isPublic(id);
+    return json(
+      [...byId.values()].sort(compareByTitle).map((n): ShareTreeEntry => {
+        // Notes behind #shareCredentials stay shared: they are public, behind HTTP Basic.
+        const isShared = shared(n.noteId);
+        return {
+          noteId: n.noteId,
+          title: n.title,
+          loreType: labelValue(n, "loreType") ?? null,
+          // Any value, own or inherited, counts: that is how Core's share renderer reads them.
+          isDraft: hasLabel(n, "draft"),
+          isGmOnly: hasLabel(n, "gmOnly"),
+          shareAlias: ownShareAlias(n),
+          isProtected: n.isProtected || hasLabel(n, CREDENTIALS) ||
+            (isShared && snapshot!.view.credentialGroups(n.noteId).length > 0),
+          isShared,
+          dateModified: coreUtcToIso(n.utcDateModified),
+        };
+      }),
+    );
   },
 });
 

@@ -1,10 +1,12 @@
 /**
  * What browsers and crawlers ask every site for besides its pages: `robots.txt` (following the
- * share root's `#shareDisallowRobotIndexing`) and the favicon, compiled into the service.
+ * share root's `#shareDisallowRobotIndexing`), the favicon, compiled into the service, and Core's
+ * share addresses (`/share/…`), sent on to the pages.
  *
  * @module
  */
 import { createHash } from "node:crypto";
+import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { defineRoute, type PublicCtx, type Route } from "../router.ts";
 import type { AnswerRenderer } from "../share/public_api.ts";
@@ -152,5 +154,62 @@ export const faviconIcoRoute = defineRoute({
   handler: favicon,
 });
 
+/**
+ * Core's share addresses on our public site: `/share/<alias|id>` is the note's page,
+ * `/share` the site's home. The target is built from the path alone, the same for every note
+ * (whether it exists or is hidden is for the page to say: the same 404), on the site's origin.
+ */
+function shareRedirect(ctx: PublicCtx, idOrAlias: string | undefined): Response {
+  // the segment as the request named it (still percent-encoded): one segment, never a path
+  const target = idOrAlias === undefined ? "/" : `/public/lore/${idOrAlias}`;
+  return new Response(null, {
+    status: 302,
+    headers: { location: siteOrigin(ctx) + target, "cache-control": "no-store" },
+  });
+}
+
+const SHARE_NOTES = "Links written for Core's own share (`<url>/share/<alias|id>`, as the front " +
+  "end builds them from `GET /api/config/status`) land on this site: the redirect is built " +
+  "from the path alone, on `PUBLIC_ORIGIN`, else on the origin the visitor used, so it says " +
+  "nothing about the note; a missing, draft, GM-only or protected note is then the page's 404.";
+
+/** `GET /share/:id` — Core's share address of a note, sent to its page on the public site. */
+export const shareNoteRoute = defineRoute({
+  method: "GET",
+  path: "/share/:id",
+  summary: "Core's share address of a note: redirects to its public page `/public/lore/{id}`",
+  backend: "None",
+  access: "public",
+  tag: "site",
+  params: z.object({ id: z.string().describe("noteId or #shareAlias") }),
+  description: SHARE_NOTES,
+  responses: {
+    302: { description: "`Location: <origin>/public/lore/{id}` (`Cache-Control: no-store`)" },
+  },
+  handler: (ctx) => shareRedirect(ctx, ctx.params.id),
+});
+
+/** `GET /share` — Core's share address of the root, sent to the public site's home. */
+export const shareRootRoute = defineRoute({
+  method: "GET",
+  path: "/share",
+  aliases: ["/share/"],
+  summary: "Core's share address of the share root: redirects to the public site's home",
+  backend: "None",
+  access: "public",
+  tag: "site",
+  description: SHARE_NOTES,
+  responses: {
+    302: { description: "`Location: <origin>/` (`Cache-Control: no-store`)" },
+  },
+  handler: (ctx) => shareRedirect(ctx, undefined),
+});
+
 /** This group's routes. */
-export const siteEdgeRoutes: Route[] = [robotsRoute, faviconSvgRoute, faviconIcoRoute];
+export const siteEdgeRoutes: Route[] = [
+  robotsRoute,
+  faviconSvgRoute,
+  faviconIcoRoute,
+  shareNoteRoute,
+  shareRootRoute,
+];

@@ -64,47 +64,47 @@ export const getBacklinks = defineRoute({
   params: idParams,
   description: "Every note owning a relation to this note: its user relations by name, and " +
     "Core's content-link relations as `viaContentLink`; a note related only through Core " +
-    "machinery (`~template`, `~inherit`…) is not a backlink. Found with one search for the id.",
+    "machinery (`~template`, `~inherit`…) is not a backlink. Found with one search for the id. " +
+    "A bare array, as the front end reads it.",
   responses: {
     200: {
-      description:
-        "`{ backlinks: [{ noteId, title, loreType, relations: string[], viaContentLink }] }`, " +
-        "by title",
-      schema: z.object({ backlinks: z.array(backlinkSchema) }),
+      description: "`[{ noteId, title, loreType, relations: string[], viaContentLink }]`, by title",
+      schema: z.array(backlinkSchema),
     },
     404: "No such note",
   },
   handler: async (ctx) => {
-    return json({ backlinks: await noteBacklinks(await ctx.core(), ctx.params.id) });
+    return json(await noteBacklinks(await ctx.core(), ctx.params.id));
   },
 });
 
-/** `GET /api/lore/:id/breadcrumbs` — the path from `root` to the note. */
+/** `GET /api/lore/:id/breadcrumbs` — the note's ancestors below `root`. */
 export const getBreadcrumbs = defineRoute({
   method: "GET",
   path: "/api/lore/:id/breadcrumbs",
-  summary: "Ancestor path from root to the note (first visible parent at each step)",
+  summary: "Ancestor path of the note, top first, without root and the note itself",
   backend: "Core",
   access: "private",
   tag: "tree",
   params: idParams,
-  description: "From `root` to the note, following at each step the first parent that is not a " +
-    `hidden system note; at most ${MAX_BREADCRUMB_DEPTH} ancestors. An ancestor deleted ` +
-    "meanwhile ends the path there.",
+  description: "The note's ancestors from the one below `root` down to its parent, following " +
+    "at each step the first parent that is not a hidden system note; at most " +
+    `${MAX_BREADCRUMB_DEPTH} ancestors. \`root\` and the note itself are not listed (the front ` +
+    "end shows its own first crumb and the note's title): a note right under `root` has none. " +
+    "An ancestor deleted meanwhile ends the path there.",
   responses: {
     200: {
-      description: "`{ breadcrumbs: [{ noteId, title }] }`, root first, the note last",
-      schema: z.object({
-        breadcrumbs: z.array(z.object({ noteId: z.string(), title: z.string() })).min(1).max(
-          MAX_BREADCRUMB_DEPTH + 1,
-        ),
-      }),
+      description: "`[{ noteId, title }]`, the topmost ancestor first, the parent last",
+      schema: z.array(z.object({ noteId: z.string(), title: z.string() })).max(
+        MAX_BREADCRUMB_DEPTH,
+      ),
     },
     404: "No such note",
   },
   handler: async (ctx) => {
     const path = await ancestorPath(await ctx.core(), ctx.params.id);
-    return json({ breadcrumbs: path.map((n) => ({ noteId: n.noteId, title: n.title })) });
+    const ancestors = path.slice(path[0].noteId === "root" ? 1 : 0, -1);
+    return json(ancestors.map((n) => ({ noteId: n.noteId, title: n.title })));
   },
 });
 

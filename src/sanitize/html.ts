@@ -15,7 +15,7 @@
  * @module
  */
 
-import { attachmentImagePath } from "../media/attachment_image.ts";
+import { attachmentImagePath, imageNotePath } from "../media/attachment_image.ts";
 import { noteRef } from "./note_refs.ts";
 import {
   type BrowserTree,
@@ -83,10 +83,10 @@ export interface HtmlRewriter {
  * ```ts
  * import assert from "node:assert/strict";
  * const blobId = "z4PhNX7vuL3xVChQ1m2A";
- * assert.equal(`"gm-${SANITIZER_VERSION}-${blobId}"`, '"gm-note-refs-1-z4PhNX7vuL3xVChQ1m2A"');
+ * assert.equal(`"gm-${SANITIZER_VERSION}-${blobId}"`, '"gm-image-paths-1-z4PhNX7vuL3xVChQ1m2A"');
  * ```
  */
-export const SANITIZER_VERSION = "note-refs-1";
+export const SANITIZER_VERSION = "image-paths-1";
 
 // ---------------------------------------------------------------------------------------------
 // URL helpers
@@ -192,16 +192,19 @@ export function noteIdFromHref(href: string): string | null {
 /**
  * Rewriter for the authenticated API view. Images: only those naming a note's image or an image
  * attachment, in any spelling {@linkcode noteRef} reads, and always from our own routes (never
- * the host the URL names): image notes become `/api/lore/<id>/image`, image attachments (Core's
- * pasted images, `api/attachments/<id>/image/<file>`) `/api/attachments/<id>/image/<URL-safe
- * file>`; everything else (remote trackers, `data:`) is dropped. Links: http, https,
- * mailto and relative (including `#root/...` and protocol-relative `//host`) are kept; any other
- * or obfuscated scheme loses its href.
+ * the host the URL names): image notes become `/api/images/<id>/<URL-safe file>` (Core's own
+ * form, rooted: the portal's sanitizer keeps image sources of this form only; it redirects to
+ * `/api/lore/<id>/image`), image attachments (Core's pasted images,
+ * `api/attachments/<id>/image/<file>`) `/api/attachments/<id>/image/<URL-safe file>`; everything
+ * else (remote trackers, `data:`) is dropped. Links: http, https, mailto and relative (including
+ * `#root/...` and protocol-relative `//host`) are kept; any other or obfuscated scheme loses its
+ * href.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.equal(editorRewriter.image("api/images/AbC123/map.png"), "/api/lore/AbC123/image");
+ * assert.equal(editorRewriter.image("api/images/AbC123/map.png"), "/api/images/AbC123/map.png");
+ * assert.equal(editorRewriter.image("/api/lore/AbC123/image"), "/api/images/AbC123/image");
  * assert.equal(
  *   editorRewriter.image("api/attachments/AtT123/image/inline%20image"),
  *   "/api/attachments/AtT123/image/inline-image",
@@ -212,13 +215,12 @@ export function noteIdFromHref(href: string): string | null {
  */
 export const editorRewriter: HtmlRewriter = Object.freeze({
   image(src: string): string | null {
-    const id = noteIdFromImageSrc(src);
-    if (id !== null) return `/api/lore/${id}/image`;
-    const attachmentId = attachmentIdFromImageSrc(src);
-    if (attachmentId === null) return null;
     // The last segment is Core's encoded title: it names saved copies and is never looked up.
-    const file = src.trim().replace(/[?#][\s\S]*$/, "").split("/").pop()!;
-    return attachmentImagePath(attachmentId, file);
+    const file = () => src.trim().replace(/[?#][\s\S]*$/, "").split("/").pop()!;
+    const id = noteIdFromImageSrc(src);
+    if (id !== null) return imageNotePath(id, file());
+    const attachmentId = attachmentIdFromImageSrc(src);
+    return attachmentId === null ? null : attachmentImagePath(attachmentId, file());
   },
   link(href: string): string | null {
     return safeLink(href);
@@ -564,7 +566,7 @@ function passesReaderCheck(
  * assert.equal(sanitizeLoreHtml('<p onclick="x()">Hi<script>alert(1)</script></p>'), "<p>Hi</p>");
  * assert.equal(
  *   sanitizeLoreHtml('<img src="api/images/AbC123/map.png">'),
- *   '<img src="/api/lore/AbC123/image">',
+ *   '<img src="/api/images/AbC123/map.png">',
  * );
  * ```
  */

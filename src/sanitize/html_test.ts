@@ -43,7 +43,7 @@ Deno.test("img onerror: the broken image and its handler go, the text stays", ()
   check("<p>Map <img src=x onerror=alert(1)> here</p>", "<p>Map  here</p>");
   check(
     '<img src="api/images/AbC123/map.png" onerror="alert(1)" onload="alert(2)">',
-    '<img src="/api/lore/AbC123/image">',
+    '<img src="/api/images/AbC123/map.png">',
   );
 });
 
@@ -180,7 +180,7 @@ Deno.test("protocol-relative: allowed for links; an image never loads from anoth
   check(
     '<p><img src="/\\evil.example/api/images/AbC123/x.png">' +
       '<img src="//evil.example/api/images/AbC123/x.png"></p>',
-    '<p><img src="/api/lore/AbC123/image"><img src="/api/lore/AbC123/image"></p>',
+    '<p><img src="/api/images/AbC123/x.png"><img src="/api/images/AbC123/x.png"></p>',
   );
 });
 
@@ -243,7 +243,7 @@ Deno.test("DOM clobbering: id and name never survive", () => {
     '<div id="__proto__" class="box">a</div>' +
       '<img name="getElementById" src="/api/lore/AbC123/image">' +
       '<a id="x" name="y" href="/z">z</a><form name="cookie">f</form>',
-    '<div class="box">a</div><img src="/api/lore/AbC123/image"><a href="/z">z</a>f',
+    '<div class="box">a</div><img src="/api/images/AbC123/image"><a href="/z">z</a>f',
   );
 });
 
@@ -254,7 +254,7 @@ Deno.test("event handlers, srcset, formaction and xlink attributes are stripped"
       'loading="lazy" usemap="#m">' +
       '<a href="/ok" xlink:href="javascript:alert(1)" ping="//evil" ' +
       'formaction="javascript:1">a</a>',
-    '<p>p</p><img src="/api/lore/AbC123/image"><a href="/ok">a</a>',
+    '<p>p</p><img src="/api/images/AbC123/x.png"><a href="/ok">a</a>',
   );
 });
 
@@ -315,7 +315,7 @@ Deno.test("structure, tables and their attributes are kept per the allow-list", 
       '<tr><th colspan="2" scope="col">h</th></tr></thead><tbody><tr>' +
       '<td colspan="2">d</td></tr></tbody><tfoot><tr><td>f</td></tr></tfoot></table>' +
       '<details><summary>S</summary>D</details><abbr title="HyperText">HTML</abbr>' +
-      '<dl><dt>t</dt><dd>d</dd></dl><figure class="image"><img src="/api/lore/AbC123/image" ' +
+      '<dl><dt>t</dt><dd>d</dd></dl><figure class="image"><img src="/api/images/AbC123/m.png" ' +
       'alt="Map" title="The map" width="300" style="width:50%"><figcaption>Map' +
       "</figcaption></figure><p><strong>b</strong><em>i</em><u>u</u><s>s</s><sub>1</sub>" +
       "<sup>2</sup><mark>m</mark><small>s</small><del>d</del><ins>i</ins><kbd>k</kbd><br></p>" +
@@ -366,25 +366,25 @@ Deno.test("Core reference links, internal links and include-note sections are ke
 // ---------------------------------------------------------------------------------------------
 // Images: Core's stored forms
 
-Deno.test("Core-stored image forms are rewritten to /api/lore/<id>/image", () => {
-  const forms = [
-    "api/images/AbC123/map.png",
-    "api/images/AbC123/map.png?1700000000000",
-    "/api/images/AbC123/My%20Map.png",
-    "/api/lore/AbC123/image",
-    "api/lore/AbC123/image",
-    "https://core.example/api/images/AbC123/map.png",
-    "http://portal.example:3000/api/lore/AbC123/image?v=2",
-    "HTTPS://core.example/trilium/api/images/AbC123/map.png",
-    " api/images/AbC123/map.png ",
+Deno.test("Core-stored image forms are rewritten to /api/images/<id>/<file>", () => {
+  // source → the file name kept (URL-safe; a query or fragment dropped)
+  const forms: [string, string][] = [
+    ["api/images/AbC123/map.png", "map.png"],
+    ["api/images/AbC123/map.png?1700000000000", "map.png"],
+    ["/api/images/AbC123/My%20Map.png", "My-Map.png"],
+    ["/api/lore/AbC123/image", "image"],
+    ["api/lore/AbC123/image", "image"],
+    ["https://core.example/api/images/AbC123/map.png", "map.png"],
+    ["http://portal.example:3000/api/lore/AbC123/image?v=2", "image"],
+    ["HTTPS://core.example/trilium/api/images/AbC123/map.png", "map.png"],
+    [" api/images/AbC123/map.png ", "map.png"],
   ];
-  for (const src of forms) {
-    check(`<img src="${src}" alt="m">`, '<img src="/api/lore/AbC123/image" alt="m">');
+  for (const [src, file] of forms) {
+    check(`<img src="${src}" alt="m">`, `<img src="/api/images/AbC123/${file}" alt="m">`);
   }
   // the fixed words in any letter case, as Core's routes read them; no file name needed
-  for (const src of ["API/Images/AbC123/x.png", "api/images/AbC123/"]) {
-    check(`<img src="${src}">`, '<img src="/api/lore/AbC123/image">');
-  }
+  check('<img src="API/Images/AbC123/x.png">', '<img src="/api/images/AbC123/x.png">');
+  check('<img src="api/images/AbC123/">', '<img src="/api/images/AbC123/image">');
   for (const src of ["api/images/a.b/x.png", "api/lore/AbC123/thumb", "AbC123.png", ""]) {
     check(`<p>x<img src="${src}">y</p>`, "<p>xy</p>");
   }
@@ -438,7 +438,7 @@ Deno.test("gm-only: nested at depth >= 4 inside allowed elements", () => {
     '<section><div><ul><li><p>Visible <em class="x gm-only">deep <b>secret</b> ' +
       '<img src="api/images/AbC123/x.png"></em> end</p></li></ul></div></section>',
     '<section><div><ul><li><p>Visible <em class="x gm-only">deep <b>secret</b> ' +
-      '<img src="/api/lore/AbC123/image"></em> end</p></li></ul></div></section>',
+      '<img src="/api/images/AbC123/x.png"></em> end</p></li></ul></div></section>',
     "<section><div><ul><li><p>Visible  end</p></li></ul></div></section>",
   );
 });
@@ -554,7 +554,7 @@ Deno.test("fuzz: only allowed tags, no handlers or scripts, no gm-only text for 
         const name = /^<\/?([^\s/>]*)/.exec(tag)![1];
         assert.ok(ALLOWED_IN_OUTPUT.has(name), `tag ${tag} from ${doc}`);
         assert.ok(!/\son\w*=|javascript:|\sid=|\sname=/i.test(tag), `attr ${tag} from ${doc}`);
-        if (name === "img") assert.match(tag, /^<img src="\/api\/lore\/AbC123\/image">$/);
+        if (name === "img") assert.match(tag, /^<img src="\/api\/images\/AbC123\/x\.png">$/);
       }
     }
     assert.equal(lore(gm), gm, `lore not idempotent: ${doc}`);
@@ -606,7 +606,7 @@ Deno.test("an injected rewriter controls links and images (public site)", () => 
     '<img src="/api/public/images/Pub1/image">',
   );
   // The default rewriter is untouched by the custom one.
-  assert.equal(lore('<img src="api/images/Pub1/a.png">'), '<img src="/api/lore/Pub1/image">');
+  assert.equal(lore('<img src="api/images/Pub1/a.png">'), '<img src="/api/images/Pub1/a.png">');
 });
 
 Deno.test("a rewriter's output is checked again, so a buggy one cannot inject", () => {
@@ -695,7 +695,7 @@ Deno.test("noteIdFromHref: links naming a note by a valid id", () => {
 
 Deno.test("editorRewriter", () => {
   assert.ok(Object.isFrozen(editorRewriter));
-  assert.equal(editorRewriter.image("api/images/AbC123/m.png"), "/api/lore/AbC123/image");
+  assert.equal(editorRewriter.image("api/images/AbC123/m.png"), "/api/images/AbC123/m.png");
   assert.equal(editorRewriter.image("https://tracker.example/p.gif"), null);
   assert.equal(
     editorRewriter.image("api/attachments/AtT1/image/m.png"),
@@ -705,7 +705,7 @@ Deno.test("editorRewriter", () => {
     editorRewriter.image(" /api/attachments/AtT1/image/inline%20image?x "),
     "/api/attachments/AtT1/image/inline-image",
   );
-  assert.equal(editorRewriter.image("/api/lore/AbC123/image"), "/api/lore/AbC123/image");
+  assert.equal(editorRewriter.image("/api/lore/AbC123/image"), "/api/images/AbC123/image");
   assert.equal(editorRewriter.image("data:image/png;base64,AAAA"), null);
   assert.equal(editorRewriter.link("  https://example.com  "), "https://example.com");
   assert.equal(editorRewriter.link("#root/x/AbC123"), "#root/x/AbC123");

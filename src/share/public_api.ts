@@ -283,7 +283,9 @@ function credentialsNeeded(): ApiError {
 function visitorError(e: unknown): unknown {
   if (!(e instanceof ApiError)) return e;
   if (e.status === 404) return publicNotFound();
-  if (e.code === "UPSTREAM_UNAUTHORIZED" || e.code === "UPSTREAM_FORBIDDEN") {
+  // Core's own refusal carries `service: "core"`; the share's password prompt is ours and passes
+  const fromCore = (e.details as { service?: unknown } | undefined)?.service === "core";
+  if (fromCore && (e.code === "UNAUTHORIZED" || e.code === "UPSTREAM_FORBIDDEN")) {
     return new ApiError(503, "NOT_CONFIGURED", "The public share cannot read the lore database", {
       service: "core",
     });

@@ -240,7 +240,7 @@ export function createAiCalls<V>(opts: AiCallsOptions<V>): AiCalls<V> {
       entries.clear();
       for (const e of running) {
         e.stop(
-          new ApiError(503, "UPSTREAM_UNAVAILABLE", "The service is shutting down", {
+          new ApiError(503, "UNREACHABLE", "The service is shutting down", {
             service: "parser",
           }),
         );

@@ -179,7 +179,7 @@ export function mapCoreError(status: number, bodyText: string, headers: Headers)
   if (status === 401) {
     return new ApiError(
       401,
-      "UPSTREAM_UNAUTHORIZED",
+      "UNAUTHORIZED",
       "Core rejected the credentials; reconnect Core",
       details,
     );

@@ -14,7 +14,7 @@ Deno.test("mapCoreError: 404 stays 404 with our own message, never Core's text",
 
 Deno.test("mapCoreError: every Core status to our error table", () => {
   const cases: [number, string, number, string][] = [
-    [401, "NOT_AUTHENTICATED", 401, "UPSTREAM_UNAUTHORIZED"],
+    [401, "NOT_AUTHENTICATED", 401, "UNAUTHORIZED"],
     [403, "", 403, "UPSTREAM_FORBIDDEN"],
     [400, "NOTE_IS_PROTECTED", 403, "FORBIDDEN"],
     [400, "PROPERTY_NOT_ALLOWED", 400, "UPSTREAM_REJECTED"],

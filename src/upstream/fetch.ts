@@ -233,7 +233,7 @@ export async function upstreamFetch(
     if (reason === "reset" || reason === "bad_response") {
       throw new ApiError(502, "UPSTREAM_ERROR", `${service} sent no valid response`, details);
     }
-    throw new ApiError(503, "UPSTREAM_UNAVAILABLE", `${service} is unreachable`, details);
+    throw new ApiError(503, "UNREACHABLE", `${service} is unreachable`, details);
   }
 }
 

@@ -67,7 +67,7 @@ Deno.test("upstreamFetch: an unreachable backend gives 503 without the network e
     .catch((e) => e);
   assert.ok(err instanceof ApiError);
   assert.equal(err.status, 503);
-  assert.equal(err.code, "UPSTREAM_UNAVAILABLE");
+  assert.equal(err.code, "UNREACHABLE");
   assert.ok(!JSON.stringify(err.details).includes("127.0.0.1"));
   assert.ok(!err.message.includes("127.0.0.1"));
 });
@@ -354,5 +354,5 @@ Deno.test("upstreamFetch: a closed port is unreachable (503)", async () => {
   })
     .catch((e) => e);
   assert.equal(err.status, 503);
-  assert.equal(err.code, "UPSTREAM_UNAVAILABLE");
+  assert.equal(err.code, "UNREACHABLE");
 });

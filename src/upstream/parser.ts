@@ -157,7 +157,7 @@ const KNOWN_CODES: Record<string, {
  * import assert from "node:assert/strict";
  * assert.equal(
  *   mapParserError(401, '{"error":"Unauthorized"}', new Headers()).code,
- *   "UPSTREAM_UNAUTHORIZED",
+ *   "UNAUTHORIZED",
  * );
  * ```
  */
@@ -199,7 +199,7 @@ export function mapParserError(status: number, bodyText: string, headers: Header
     case 401:
       return new ApiError(
         401,
-        "UPSTREAM_UNAUTHORIZED",
+        "UNAUTHORIZED",
         "The Parser session is not valid; log in again",
         details,
       );
@@ -225,7 +225,7 @@ export function mapParserError(status: number, bodyText: string, headers: Header
       });
     }
     case 503:
-      return new ApiError(503, "UPSTREAM_UNAVAILABLE", "The Parser is not ready", details);
+      return new ApiError(503, "UNREACHABLE", "The Parser is not ready", details);
     default:
       return new ApiError(
         502,

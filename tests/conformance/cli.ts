@@ -45,6 +45,8 @@ export function parseFlags<F extends string>(
 export interface SuiteCommand<F extends string, S> {
   usage: string;
   flags: readonly F[];
+  /** The report's first two columns; default `METHOD`, `PATH`. */
+  columns?: readonly [string, string];
   /** The backend settings from the environment; throws {@linkcode ConfigError} when unusable. */
   settings(env: Record<string, string | undefined>): S;
   /** The first line printed: what is checked, without secrets. */
@@ -108,7 +110,7 @@ export async function runSuiteCommand<F extends string, S>(
   );
   try {
     const rows = await cmd.run(settings, flags, stop.signal);
-    console.log(formatReport(rows));
+    console.log(formatReport(rows, cmd.columns));
     if (stop.signal.aborted) return 130; // cleaned up, but the run is incomplete
     return rows.some((r) => r.result === "FAIL") ? 1 : 0;
   } catch (e) {

@@ -300,8 +300,8 @@ const CALL_TIMEOUT_MS = 60_000;
  * // Declared, not run here: it calls a running service.
  * async function loreCount(): Promise<number> {
  *   const api = serviceClient("http://127.0.0.1:8080");
- *   const { count } = await api.json("GET", "/api/lore", 200, loreListSchema);
- *   return count;
+ *   const notes = await api.json("GET", "/api/lore", 200, loreListSchema);
+ *   return notes.length;
  * }
  * ```
  */
@@ -489,8 +489,8 @@ export const noteSchema = z.looseObject({
 /** A Core note. */
 export type NoteBody = z.output<typeof noteSchema>;
 
-/** `GET /api/lore`. */
-export const loreListSchema = z.object({ results: z.array(noteSchema), count: z.number().int() });
+/** `GET /api/lore`: a bare array of Core's notes. */
+export const loreListSchema = z.array(noteSchema);
 
 /** `GET /api/lore/:id`. */
 export const loreNoteSchema = noteSchema.extend({
@@ -640,3 +640,18 @@ export function routeCoverage(
     unknown: [...covered].filter((k) => !known.has(k)),
   };
 }
+
+/** One backend in `GET /api/config/status`, in the front end's words. */
+const backendStatusSchema = z.looseObject({
+  ok: z.boolean(),
+  configured: z.boolean(),
+  url: z.string(),
+  version: z.string().optional(),
+});
+
+/** `GET /api/config/status`: `allcodex` is Core, `allknower` the Parser (the front end's names). */
+export const configStatusSchema = z.looseObject({
+  allcodex: backendStatusSchema,
+  allknower: backendStatusSchema,
+  session: z.object({ source: z.string().nullable() }),
+});

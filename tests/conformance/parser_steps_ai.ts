@@ -22,15 +22,21 @@ const applySchema = z.object({
     sourceNoteId: z.string(),
     targetNoteId: z.string(),
     type: z.string(),
+    relationshipType: z.string(),
     relationName: z.string(),
   })),
-  skipped: z.array(z.looseObject({ targetNoteId: z.string(), reason: z.string() })),
-  failed: z.array(z.looseObject({ targetNoteId: z.string(), error: z.string() })),
+  skipped: z.array(
+    z.looseObject({ targetNoteId: z.string(), relationshipType: z.string(), reason: z.string() }),
+  ),
+  failed: z.array(
+    z.looseObject({ targetNoteId: z.string(), relationshipType: z.string(), error: z.string() }),
+  ),
 });
 const suggestionSchema = z.object({
   targetNoteId: z.string(),
   targetTitle: z.string().nullable(),
   type: z.enum(TYPES),
+  relationshipType: z.enum(TYPES),
   description: z.string(),
   confidence: z.enum(["high", "medium", "low"]).nullable(),
 });
@@ -52,18 +58,22 @@ const ragSchema = z.object({
   results: z.array(z.object({
     noteId: z.string(),
     noteTitle: z.string(),
+    title: z.string(),
     content: z.string(),
     score: z.number(),
   })),
 });
-const mentionSchema = z.object({
-  results: z.array(z.object({
-    noteId: z.string(),
-    title: z.string(),
-    loreType: z.string().nullable(),
-    source: z.enum(["core", "parser"]),
-  })),
+const ragStatusSchema = z.object({
+  indexedNotes: z.number().int().min(0),
+  lastIndexed: z.string().nullable(),
+  model: z.string().nullable(),
 });
+const mentionSchema = z.array(z.object({
+  noteId: z.string(),
+  title: z.string(),
+  loreType: z.string().nullable(),
+  source: z.enum(["core", "parser"]),
+}));
 
 /** `GET /api/ai/gaps` and `POST` check the same. */
 function gapsStep(method: "GET" | "POST"): ParserStep {
@@ -87,7 +97,8 @@ function ragStep(method: "GET" | "POST"): ParserStep {
   return {
     method,
     path: "/api/rag",
-    check: "at most topK results, one per note, best first; bad text or topK 400",
+    check: "at most topK results, one per note, best first, `title` = `noteTitle`; bad text " +
+      `or topK 400${method === "GET" ? "; without text the index status" : ""}`,
     run: async (s) => {
       const text = `${s.name} Varrow drowned bell lanterns harbour`;
       const r = method === "GET"
@@ -102,7 +113,11 @@ function ragStep(method: "GET" | "POST"): ParserStep {
       same(new Set(r.results.map((x) => x.noteId)).size, r.results.length, "one result per note");
       const scores = r.results.map((x) => x.score);
       check(scores.every((v, i) => i === 0 || v <= scores[i - 1]), "results are not best first");
+      check(r.results.every((x) => x.title === x.noteTitle), "title differs from noteTitle");
       if (method === "GET") {
+        const status = await s.api.json("GET", "/api/rag", 200, ragStatusSchema);
+        check(status.indexedNotes >= r.results.length, "fewer notes indexed than found");
+        check(status.indexedNotes === 0 || status.model, "notes indexed, but no model named");
         await s.api.error("GET", "/api/rag?text=%20", 400, "INVALID_REQUEST");
         await s.api.error("GET", "/api/rag?text=x&topK=51", 400, "INVALID_REQUEST");
       } else {
@@ -114,8 +129,7 @@ function ragStep(method: "GET" | "POST"): ParserStep {
       const mine = [...s.written].filter((id) => r.results.some((x) => x.noteId === id));
       return mine.length
         ? `${r.results.length} result(s), the run's brain-dumped notes among them`
-        : `${r.results.length} result(s); the run's brain-dumped notes are not among them ` +
-          "(the Parser indexes them for no user until its reindex)";
+        : `${r.results.length} result(s); the run's brain-dumped notes are not among them`;
     },
   };
 }
@@ -125,7 +139,8 @@ export const aiSteps: ParserStep[] = [
   {
     method: "PUT",
     path: "/api/ai/relationships",
-    check: "relAlly both ways plus #relationNote in Core; again: ALREADY_EXISTS; bad input 400",
+    check: "relAlly both ways plus #relationNote in Core; again (as `relationshipType`): " +
+      "ALREADY_EXISTS; bad input 400",
     run: async (s) => {
       const { a, b } = await loreNotes(s);
       const body = {
@@ -153,10 +168,18 @@ export const aiSteps: ParserStep[] = [
         ownAttrs(to).includes(`relation:relAlly=${a.noteId}`),
         "no inverse relAlly on the target",
       );
+      // again, in the front end's word for the kind (`relationshipType`)
       const again = await s.api.json("PUT", "/api/ai/relationships", 200, applySchema, {
-        json: body,
+        json: {
+          ...body,
+          relations: [{ targetNoteId: b.noteId, relationshipType: "ally", description: "x" }],
+        },
       });
-      same(again.skipped.map((x) => x.reason), ["ALREADY_EXISTS"], "applying again");
+      same(
+        again.skipped.map((x) => [x.reason, x.relationshipType]),
+        [["ALREADY_EXISTS", "ally"]],
+        "applying again",
+      );
       same(again.applied, [], "applied again");
       await s.api.error("PUT", "/api/ai/relationships", 400, "INVALID_REQUEST", {
         json: { ...body, relations: [{ targetNoteId: b.noteId, type: "befriends" }] },
@@ -178,7 +201,7 @@ export const aiSteps: ParserStep[] = [
         200,
         z.object({
           noteId: z.string(),
-          relations: z.array(z.looseObject({
+          existing: z.array(z.looseObject({
             name: z.string(),
             type: z.string().nullable(),
             targetNoteId: z.string(),
@@ -187,18 +210,20 @@ export const aiSteps: ParserStep[] = [
           suggestions: z.array(
             suggestionSchema.omit({ targetTitle: true }).extend({
               targetTitle: z.string(),
+              relationshipType: z.string(),
             }),
-          ).nullable(),
+          ),
           suggestionsError: z.unknown().nullable(),
         }),
       );
       same(
-        r.relations.map((x) => [x.name, x.type, x.targetNoteId, x.targetTitle]),
+        r.existing.map((x) => [x.name, x.type, x.targetNoteId, x.targetTitle]),
         [["relAlly", "ally", b.noteId, b.title]],
         "relations",
       );
-      check(r.suggestions, `no suggestions: ${JSON.stringify(r.suggestionsError)}`);
+      check(r.suggestionsError === null, `no suggestions: ${JSON.stringify(r.suggestionsError)}`);
       for (const x of r.suggestions) {
+        same(x.relationshipType, x.type, "relationshipType beside type");
         check(x.targetNoteId !== a.noteId, "the note is suggested to itself");
         check(
           !(x.type === "ally" && x.targetNoteId === b.noteId),
@@ -361,7 +386,7 @@ export const aiSteps: ParserStep[] = [
         200,
         mentionSchema,
       );
-      same(exact.results[0]?.noteId, a.noteId, "first result for the exact title");
+      same(exact[0]?.noteId, a.noteId, "first result for the exact title");
       // a brain-dumped note renamed in Core: only the Parser's index still knows its old title
       const [renamed] = JSON.parse(factOf(s, "autoNotes")) as { noteId: string; title: string }[];
       const title = `Renamed ${s.tag}`;
@@ -373,10 +398,10 @@ export const aiSteps: ParserStep[] = [
         200,
         mentionSchema,
       );
-      check(r.results.length <= 8, `${r.results.length} results (8 at most)`);
-      const core = r.results.filter((x) => x.source === "core");
-      const extra = r.results.filter((x) => x.source === "parser");
-      check(r.results.slice(0, core.length).every((x) => x.source === "core"), "Core's not first");
+      check(r.length <= 8, `${r.length} results (8 at most)`);
+      const core = r.filter((x) => x.source === "core");
+      const extra = r.filter((x) => x.source === "parser");
+      check(r.slice(0, core.length).every((x) => x.source === "core"), "Core's not first");
       check(core.every((x) => x.title.includes(renamed.title)), "a Core result without the term");
       for (const x of extra) same((await readLore(s, x.noteId)).title, x.title, "a Parser extra");
       const found = extra.some((x) => x.noteId === renamed.noteId && x.title === title);

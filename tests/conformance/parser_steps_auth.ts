@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { check, noSecrets, same, type ServiceClient, Skip } from "./kit.ts";
+import { check, configStatusSchema, noSecrets, same, type ServiceClient, Skip } from "./kit.ts";
 import { provisioningDisabled } from "./parser_direct.ts";
 import type { ParserStep, ParserSuiteState } from "./parser_suite.ts";
 
@@ -18,11 +18,6 @@ const sessionSchema = z.object({
   source: z.enum(["session", "provisioned", "env"]),
 });
 const statusSchema = z.object({ connected: z.boolean(), updatedAt: z.string().nullable() });
-const backendSchema = z.looseObject({
-  configured: z.boolean(),
-  reachable: z.boolean(),
-  version: z.string().nullable(),
-});
 const logoutSchema = z.object({ ok: z.literal(true), parserSignedOut: z.boolean() });
 
 /** The session cookies a login sets; both must be HttpOnly. */
@@ -64,10 +59,10 @@ export const authSteps: ParserStep[] = [
   {
     method: "GET",
     path: "/api/auth/session",
-    check: "before login: 401 NOT_AUTHENTICATED naming the Parser (a client shows its login)",
+    check: "before login: 401 UNAUTHORIZED naming the Parser (a client shows its login)",
     anonymous: true,
     run: async (s) => {
-      const e = await s.api.error("GET", "/api/auth/session", 401, "NOT_AUTHENTICATED");
+      const e = await s.api.error("GET", "/api/auth/session", 401, "UNAUTHORIZED");
       same((e.details as { service?: string })?.service, "parser", "service named");
     },
   },
@@ -106,13 +101,9 @@ export const authSteps: ParserStep[] = [
     check: "Core (credentials from the Parser) and Parser reachable with versions; no URL or token",
     run: async (s) => {
       const a = await s.api.call("GET", "/api/config/status");
-      const body = z.object({
-        core: backendSchema,
-        parser: backendSchema,
-        session: z.object({ source: z.string().nullable() }),
-      }).parse(JSON.parse(a.text));
-      check(body.core.reachable && body.core.version, "Core not reachable through the session");
-      check(body.parser.reachable && body.parser.version, "the Parser is not reported reachable");
+      const body = configStatusSchema.parse(JSON.parse(a.text));
+      check(body.allcodex.ok && body.allcodex.version, "Core not reachable through the session");
+      check(body.allknower.ok && body.allknower.version, "the Parser is not reported reachable");
       same(body.session.source, "session", "session source");
       noSecrets(s, a.text, "the status answer");
       await coreWorks(s);

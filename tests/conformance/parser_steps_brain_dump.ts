@@ -41,11 +41,11 @@ const historyItem = z.object({
   tokensUsed: z.number().nullable(),
   createdAt: z.string(),
 });
-const historySchema = z.object({
-  items: z.array(historyItem),
-  nextCursor: z.string().nullable(),
-  hasMore: z.boolean(),
-});
+/** The list is a bare array; each entry also says when (`timestamp`) and how many notes. */
+const historySchema = z.array(historyItem.extend({
+  timestamp: z.string(),
+  entityCount: z.number().int().min(0),
+}));
 const detailSchema = historyItem.extend({
   summary: z.string().nullable(),
   parsedJson: z.object({
@@ -121,6 +121,23 @@ function text(s: ParserSuiteState, kind: string): string {
     `count the lanterns of the harbour. Conformance run ${s.tag}, ${kind}.`;
 }
 
+const ragHits = z.object({
+  results: z.array(z.looseObject({ noteId: z.string(), title: z.string() })),
+});
+
+/** Every note is found by the caller's semantic search for its title once the run has ended. */
+async function checkIndexed(s: ParserSuiteState, notes: z.output<typeof noteRef>[]) {
+  for (const n of notes) {
+    const { results } = await s.api.json("POST", "/api/rag", 200, ragHits, {
+      json: { text: n.title, topK: 50 },
+    });
+    check(
+      results.some((r) => r.noteId === n.noteId && r.title === n.title),
+      `created note ${n.noteId} is not in the caller's semantic index`,
+    );
+  }
+}
+
 /** Every created note is a lore note in Core with the type the Parser reported. */
 async function checkCreated(s: ParserSuiteState, notes: z.output<typeof noteRef>[]) {
   for (const n of notes) {
@@ -132,7 +149,7 @@ async function checkCreated(s: ParserSuiteState, notes: z.output<typeof noteRef>
   }
 }
 
-function historyIdOf(s: ParserSuiteState, items: z.output<typeof historyItem>[], kind: string) {
+function historyIdOf<T extends { rawText: string }>(s: ParserSuiteState, items: T[], kind: string) {
   const row = items.find((i) => i.rawText === text(s, kind));
   check(row, `the ${kind} brain dump is not in the history`);
   return row;
@@ -196,7 +213,8 @@ export const brainDumpSteps: ParserStep[] = [
   {
     method: "POST",
     path: "/api/brain-dump",
-    check: "auto writes lore notes; the same text again is the cache: nothing new written",
+    check: "auto writes lore notes, in the caller's semantic index when it answers; the same " +
+      "text again is the cache: nothing new written",
     run: async (s) => {
       const first = await s.api.json("POST", "/api/brain-dump", 200, autoAnswer, {
         json: { rawText: text(s, "auto"), mode: "auto" },
@@ -205,6 +223,7 @@ export const brainDumpSteps: ParserStep[] = [
       same(first.cached, false, "first answer cached");
       check(first.created.length > 0, `auto created nothing (${short(first.summary, 80)})`);
       await checkCreated(s, first.created);
+      await checkIndexed(s, first.created);
       s.facts.set("autoNotes", JSON.stringify(first.created));
       const again = await s.api.json("POST", "/api/brain-dump", 200, autoAnswer, {
         json: { rawText: text(s, "auto") },
@@ -217,7 +236,8 @@ export const brainDumpSteps: ParserStep[] = [
   {
     method: "POST",
     path: "/api/brain-dump/stream",
-    check: "status/token events, then done with the written notes (each a lore note)",
+    check: "status/token events, then done with the written notes (each a lore note, in the " +
+      "caller's semantic index when the stream ends)",
     run: async (s) => {
       const events = await streamEvents(s, "/api/brain-dump/stream", {
         rawText: text(s, "stream"),
@@ -237,40 +257,50 @@ export const brainDumpSteps: ParserStep[] = [
       created(s, result.created.map((n) => n.noteId));
       check(result.created.length > 0, "the stream created nothing");
       await checkCreated(s, result.created);
+      await checkIndexed(s, result.created);
     },
   },
   {
     method: "GET",
     path: "/api/brain-dump/history",
-    check: "newest first, the run's writes listed with their notes; cursor pages on",
+    check: "a bare array, newest first, the run's writes listed with their notes; the " +
+      "X-Next-Cursor header pages on",
     run: async (s) => {
-      const page = await s.api.json("GET", "/api/brain-dump/history", 200, historySchema);
-      check(page.items.length <= 20, `${page.items.length} items on a page of 20`);
-      const times = page.items.map((i) => Date.parse(i.createdAt));
+      const items = await s.api.json("GET", "/api/brain-dump/history", 200, historySchema);
+      check(items.length <= 20, `${items.length} items on a page of 20`);
+      const times = items.map((i) => Date.parse(i.createdAt));
       check(times.every((t, i) => i === 0 || t <= times[i - 1]), "items are not newest first");
-      const auto = historyIdOf(s, page.items, "auto");
-      const stream = historyIdOf(s, page.items, "stream");
-      const commit = page.items.find((i) => i.rawText === text(s, "review"));
+      for (const i of items) {
+        same(i.timestamp, i.createdAt, "timestamp");
+        same(i.entityCount, i.notesCreated.length + i.notesUpdated.length, "entityCount");
+      }
+      const auto = historyIdOf(s, items, "auto");
+      const stream = historyIdOf(s, items, "stream");
+      const commit = items.find((i) => i.rawText === text(s, "review"));
       check(commit, "the commit is not in the history");
       check(commit.notesCreated.includes(factOf(s, "commitNote")), "commit's note not listed");
       const autoNotes = JSON.parse(factOf(s, "autoNotes")) as { noteId: string }[];
       same(auto.notesCreated, autoNotes.map((n) => n.noteId), "notes of the auto brain dump");
       check(
-        page.items.indexOf(stream) < page.items.indexOf(auto),
+        items.indexOf(stream) < items.indexOf(auto),
         "the stream (later) is not listed before the auto brain dump",
       );
       check(
-        !page.items.some((i) => i.rawText === text(s, "inbox")),
+        !items.some((i) => i.rawText === text(s, "inbox")),
         "the inbox text was stored although nothing was written",
       );
       s.facts.set("autoHistoryId", auto.id);
+      const first = await s.api.call("GET", "/api/brain-dump/history?limit=1");
+      same(first.status, 200, "status of a page of one");
+      const cursor = first.headers.get("x-next-cursor");
+      same(cursor, items[0].id, "X-Next-Cursor of a page of one");
       const next = await s.api.json(
         "GET",
-        `/api/brain-dump/history?cursor=${encodeURIComponent(page.items[0].id)}`,
+        `/api/brain-dump/history?limit=1&cursor=${encodeURIComponent(cursor ?? "")}`,
         200,
         historySchema,
       );
-      same(next.items[0]?.id, page.items[1]?.id, "first item after the cursor");
+      same(next[0]?.id, items[1]?.id, "first item after the cursor");
     },
   },
   {

@@ -125,11 +125,12 @@ export const toolSteps: ParserStep[] = [
   {
     method: "POST",
     path: "/api/lore/:id/copilot/stream",
-    check: "our context status first, then the Parser's events, one result, done last",
+    check: "the conversation as `messages` (the front end's word): our context status first, " +
+      "then the Parser's events, one result, done last",
     run: async (s) => {
       const { a } = await loreNotes(s);
       const events = await streamEvents(s, `/api/lore/${a.noteId}/copilot/stream`, {
-        transcript: [{ role: "user", content: "Summarise this note." }],
+        messages: [{ role: "user", content: "Summarise this note." }],
       });
       same((events[0].data as { stage?: string }).stage, "context", "first event's stage");
       const unknown = events.map((e) => e.event)
@@ -143,7 +144,8 @@ export const toolSteps: ParserStep[] = [
   {
     method: "POST",
     path: "/api/lore/:id/copilot/apply",
-    check: "the Parser's proposal applied: every target updated, its labels and content in Core",
+    check: "the Parser's proposal applied, every target approved by id: each updated, its " +
+      "labels and content in Core; the report also as `applied`",
     run: async (s) => {
       const { a } = await loreNotes(s);
       const proposal = proposalSchema.parse(JSON.parse(factOf(s, "copilotProposal")));
@@ -156,10 +158,21 @@ export const toolSteps: ParserStep[] = [
           createdNoteIds: z.array(z.string()),
           skipped: z.array(z.unknown()),
           failed: z.array(z.unknown()),
+          applied: z.object({
+            updatedNoteIds: z.array(z.string()),
+            createdNoteIds: z.array(z.string()),
+            skipped: z.array(z.string()),
+            failed: z.array(z.string()),
+          }),
         }),
-        { json: { proposal } },
+        { json: { proposal, approvedTargetIds: proposal.targets.map((t) => t.targetId) } },
       );
       same([r.skipped, r.failed], [[], []], "skipped and failed targets");
+      same(
+        [r.applied.updatedNoteIds, r.applied.createdNoteIds, r.applied.skipped, r.applied.failed],
+        [r.updatedNoteIds, r.createdNoteIds, [], []],
+        "the report as `applied`",
+      );
       for (const t of proposal.targets.filter((t) => t.kind === "update")) {
         check(r.updatedNoteIds.includes(t.targetId), `${t.targetId} not reported updated`);
         const own = ownAttrs(await readLore(s, t.targetId));
@@ -214,13 +227,13 @@ export const toolSteps: ParserStep[] = [
   {
     method: "POST",
     path: "/api/import/mapgen",
-    check:
-      "preview counts; import: the state and the burg as notes in the scratch note; not a map 400",
+    check: "preview counts (asked as `/api/import/azgaar`, the front end's path); import: the " +
+      "state and the burg as notes in the scratch note; not a map 400",
     run: async (s) => {
       const mapData = mapExport(s);
       const preview = await s.api.json(
         "POST",
-        "/api/import/mapgen?action=preview",
+        "/api/import/azgaar?action=preview",
         200,
         z.object({
           mapName: z.string(),

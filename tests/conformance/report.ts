@@ -129,7 +129,8 @@ export function reasonOf(e: unknown): string {
 }
 
 /**
- * Formats the rows as a plain-text table followed by a summary line.
+ * Formats the rows as a plain-text table followed by a summary line. `columns` names the first two
+ * columns (a suite whose rows are not routes names them after what they hold).
  *
  * @example
  * ```ts
@@ -140,9 +141,12 @@ export function reasonOf(e: unknown): string {
  * );
  * ```
  */
-export function formatReport(rows: readonly StepResult[]): string {
+export function formatReport(
+  rows: readonly StepResult[],
+  columns: readonly [string, string] = ["METHOD", "PATH"],
+): string {
   const table = [
-    ["METHOD", "PATH", "RESULT", "REASON"],
+    [...columns, "RESULT", "REASON"],
     ...rows.map((r) => [r.method, r.path, r.result, r.reason]),
   ];
   const widths = [0, 1, 2].map((i) => Math.max(...table.map((cells) => cells[i].length)));

@@ -109,14 +109,19 @@ export const contentSteps: Step[] = [
   {
     method: "PUT",
     path: "/api/lore/:id/content",
-    check: "204 with no body; a text/html body 415; unknown note 404",
+    check: "204 with no body, as text/plain or text/html (the portal's); JSON 415; unknown 404",
     run: async (s) => {
       const a = noteOf(s, "A");
+      const html = await s.api.call("PUT", `/api/lore/${a.noteId}/content`, {
+        text: "<p>draft</p>",
+        headers: { "content-type": "text/html" },
+      });
+      same([html.status, html.text], [204, ""], "PUT answer (text/html)");
       const put = await s.api.call("PUT", `/api/lore/${a.noteId}/content`, { text: FIRST_CONTENT });
       same([put.status, put.text], [204, ""], "PUT answer");
       await s.api.error("PUT", `/api/lore/${a.noteId}/content`, 415, "UNSUPPORTED_MEDIA_TYPE", {
         text: "<p>x</p>",
-        headers: { "content-type": "text/html" },
+        headers: { "content-type": "application/json" },
       });
       await s.api.error("PUT", `/api/lore/${MISSING_ID}/content`, 404, "NOT_FOUND", { text: "x" });
     },
@@ -228,8 +233,20 @@ export const contentSteps: Step[] = [
         ["image/png", TEST_PNG_SIZE.width, TEST_PNG_SIZE.height],
         "upload answer",
       );
-      same(up.url, `/api/lore/${up.noteId}/image`, "image url");
+      same(up.url, `/api/images/${up.noteId}/crest-${s.tag}.png`, "image url");
       s.facts.set("image", up.noteId);
+      // the portrait picker asks for Core's note type `image`
+      const picked = await s.api.json(
+        "GET",
+        `/api/lore/note-search?q=crest-${s.tag}&type=image`,
+        200,
+        z.array(z.looseObject({ noteId: z.string(), type: z.string() })),
+      );
+      same(
+        picked.map((p) => [p.noteId, p.type]),
+        [[up.noteId, "image"]],
+        "image notes picked by title",
+      );
       const note = await readLore(s, up.noteId);
       same([note.type, note.parentNoteIds], ["image", [guide.noteId]], "the image note");
       check(note.title.includes(s.tag), `image title "${note.title}" lost the file name`);
@@ -249,11 +266,14 @@ export const contentSteps: Step[] = [
         before,
         "children after a refused upload",
       );
+      // the portal names the file in x-vercel-filename
       const dflt = await s.api.json("POST", "/api/lore/upload-image", 201, uploadSchema, {
         bytes: TEST_PNG,
-        headers: { "x-host-filename": `loose-${s.tag}.png` },
+        headers: { "x-vercel-filename": `loose-${s.tag}.png` },
       });
-      same((await readLore(s, dflt.noteId)).parentNoteIds, [s.scratch.noteId], "default parent");
+      const loose = await readLore(s, dflt.noteId);
+      same(loose.parentNoteIds, [s.scratch.noteId], "default parent");
+      same(loose.title, `loose-${s.tag}.png`, "title from x-vercel-filename");
     },
   },
   {
@@ -294,14 +314,46 @@ export const contentSteps: Step[] = [
   {
     method: "POST",
     path: "/api/lore/:id/attributes",
-    check: "~portraitImage shows as the note's portrait",
+    check: "~portraitImage shows as the note's portrait, not among its relations",
     run: async (s) => {
       const a = noteOf(s, "A");
       const image = factOf(s, "image");
       await s.api.json("POST", `/api/lore/${a.noteId}/attributes`, 201, attributeSchema, {
         json: { type: "relation", name: "portraitImage", value: image },
       });
-      same((await readLore(s, a.noteId)).portraitImageNoteId, image, "portraitImageNoteId");
+      const note = await readLore(s, a.noteId);
+      same(note.portraitImageNoteId, image, "portraitImageNoteId");
+      same(
+        note.resolvedRelations.filter((r) => r.targetNoteId === image),
+        [],
+        "the portrait among resolvedRelations",
+      );
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/lore/:id/content",
+    check: "an image saved as /api/images/… is read back so, and previews point there",
+    run: async (s) => {
+      const a = noteOf(s, "A");
+      const image = factOf(s, "image");
+      // what the portal's editor saves: the rooted form content and uploads give it
+      const src = `/api/images/${image}/crest.png`;
+      const put = await s.api.call("PUT", `/api/lore/${a.noteId}/content`, {
+        text: `<p>Crest</p><p><img src="${src}"></p>`,
+        headers: { "content-type": "text/html" },
+      });
+      same(put.status, 204, "content PUT with an image");
+      const got = await s.api.call("GET", `/api/lore/${a.noteId}/content`);
+      check(got.text.includes(`src="${src}"`), `content lost the image: ${got.text}`);
+      for (const mode of ["gm", "player"]) {
+        const preview = await s.api.call("GET", `/api/lore/${a.noteId}/preview?mode=${mode}`);
+        check(preview.text.includes(`src="${src}"`), `${mode} preview: ${preview.text}`);
+      }
+      const put2 = await s.api.call("PUT", `/api/lore/${a.noteId}/content`, {
+        text: PREVIEW_SOURCE,
+      });
+      same(put2.status, 204, "content put back");
     },
   },
   {

@@ -183,7 +183,7 @@ export const quirkSteps: Step[] = [
         200,
         loreListSchema,
       );
-      same(sortedIds(body.results), valid.ids, "notes found by a valid %= query");
+      same(sortedIds(body), valid.ids, "notes found by a valid %= query");
     },
   },
   {

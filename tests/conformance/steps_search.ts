@@ -20,41 +20,31 @@ import {
 
 const MISSING_ID = "zzConformanceMissing3";
 
-const pickSchema = z.object({
-  results: z.array(z.looseObject({
-    noteId: z.string(),
-    title: z.string(),
-    loreType: z.string().nullable(),
-  })),
-});
+/** The pickers' answers: bare arrays, as the front end reads them. */
+const pickSchema = z.array(z.looseObject({
+  noteId: z.string(),
+  title: z.string(),
+  loreType: z.string().nullable(),
+}));
 
-const summarySchema = z.object({
+const etapiSearchSchema = z.object({
   mode: z.literal("etapi"),
-  results: z.array(z.looseObject({
-    noteId: z.string(),
-    title: z.string(),
-    type: z.string(),
-    loreType: z.string().nullable(),
-    parentNoteIds: z.array(z.string()),
-  })),
-  count: z.number().int(),
-});
-
-const collectionSchema = z.object({
   results: z.array(noteSchema.extend({ loreType: z.string().nullable() })),
   count: z.number().int(),
 });
 
+const collectionSchema = z.array(noteSchema.extend({ loreType: z.string().nullable() }));
+
 const relationshipsSchema = z.object({
   noteId: z.string(),
-  relations: z.array(z.looseObject({
+  existing: z.array(z.looseObject({
     name: z.string(),
     type: z.string().nullable(),
     targetNoteId: z.string(),
     targetTitle: z.string(),
     loreType: z.string().nullable(),
   })),
-  suggestions: z.array(z.unknown()).nullable(),
+  suggestions: z.array(z.unknown()),
   suggestionsError: z.looseObject({ error: z.string() }).nullable(),
 });
 
@@ -75,9 +65,8 @@ function ours(s: SuiteState): Set<string> {
 
 async function collection(s: SuiteState, path: string) {
   const body = await s.api.json("GET", path, 200, collectionSchema);
-  same(body.count, body.results.length, `${path} count`);
   const mine = ours(s);
-  return body.results.filter((n) => mine.has(n.noteId));
+  return body.filter((n) => mine.has(n.noteId));
 }
 
 /** A collection of notes marked through their template lists exactly the suite's one note. */
@@ -111,16 +100,16 @@ export const searchSteps: Step[] = [
         200,
         pickSchema,
       );
-      same(exact.results[0], {
+      same(exact[0], {
         noteId: a.noteId,
         title: a.title,
         loreType: "character",
         source: "core",
       }, "first result");
       const many = await s.api.json("GET", `/api/lore/mention-search?q=${s.tag}`, 200, pickSchema);
-      same(many.results.length, 8, "results for a term in 14 lore titles");
+      same(many.length, 8, "results for a term in 14 lore titles");
       check(
-        many.results.every((r) => r.title.includes(s.tag)),
+        many.every((r) => r.title.includes(s.tag)),
         "a result does not contain the term",
       );
       await s.api.error("GET", "/api/lore/mention-search?q=A", 400, "INVALID_REQUEST");
@@ -139,12 +128,12 @@ export const searchSteps: Step[] = [
         pickSchema,
       );
       same(
-        typed.results,
-        [{ noteId: a.noteId, title: a.title, loreType: "character" }],
+        typed,
+        [{ noteId: a.noteId, title: a.title, type: "text", loreType: "character" }],
         "characters",
       );
       const all = await s.api.json("GET", `/api/lore/note-search?q=${s.tag}`, 200, pickSchema);
-      same(all.results.length, 12, "results for a term in more than 12 titles");
+      same(all.length, 12, "results for a term in more than 12 titles");
       await s.api.error(
         "GET",
         `/api/lore/note-search?q=${s.tag}&type=bad%20type`,
@@ -174,23 +163,48 @@ export const searchSteps: Step[] = [
         [[a.noteId, a.title], [b.noteId, b.title]],
         "matches of the suite's notes",
       );
-      await s.api.error("POST", "/api/lore/autolink", 400, "INVALID_REQUEST", {
+      // an empty editor's text (the portal sends it) finds nothing; a missing text is refused
+      const empty = await s.api.json("POST", "/api/lore/autolink", 200, z.unknown(), {
         json: { text: "" },
       });
+      same(empty, { matches: [] }, "matches in an empty text");
+      await s.api.error("POST", "/api/lore/autolink", 400, "INVALID_REQUEST", { json: {} });
     },
   },
   {
     method: "GET",
     path: "/api/search",
-    check: "Core search: summaries of every match, complete count; rag without Parser 503",
+    check: "Core search: every match's note, `limit` and X-Total-Count; a stray word after " +
+      "#statblock is left out by Core; rag without Parser 503",
     run: async (s) => {
-      const body = await s.api.json("GET", `/api/search?q=${s.tag}`, 200, summarySchema);
+      const body = await s.api.json("GET", `/api/search?q=${s.tag}`, 200, etapiSearchSchema);
       same(body.count, body.results.length, "count");
       const found = new Map(body.results.map((r) => [r.noteId, r]));
       for (const role of ["A", "B", "C", "pub", "draft"]) {
         check(found.has(noteOf(s, role).noteId), `note "${role}" not found`);
       }
       same(found.get(noteOf(s, "A").noteId)?.loreType, "character", "loreType of A");
+      const limited = await s.api.call("GET", `/api/search?q=${s.tag}&limit=2`);
+      same(limited.status, 200, "status with limit=2");
+      same(
+        (JSON.parse(limited.text) as { results: { noteId: string }[] }).results.map((r) =>
+          r.noteId
+        ),
+        body.results.slice(0, 2).map((r) => r.noteId),
+        "the first 2 results",
+      );
+      same(limited.headers.get("x-total-count"), String(body.count), "X-Total-Count");
+      // the session page's statblock lookup: Core drops `<tag>` after `#statblock`, a 200
+      const lookup = await s.api.json(
+        "GET",
+        `/api/search?q=${encodeURIComponent(`#statblock ${s.tag}`)}`,
+        200,
+        etapiSearchSchema,
+      );
+      check(
+        lookup.results.some((r) => r.noteId === noteOf(s, "D").noteId),
+        "the suite's statblock is not among the statblocks",
+      );
       const rag = await s.api.error(
         "GET",
         `/api/search?q=${s.tag}&mode=rag`,
@@ -228,17 +242,17 @@ export const searchSteps: Step[] = [
         200,
         relationshipsSchema,
       );
-      const ally = body.relations.find((r) => r.name === "relAlly");
+      const ally = body.existing.find((r) => r.name === "relAlly");
       same(ally && [ally.type, ally.targetNoteId, ally.targetTitle, ally.loreType], [
         "ally",
         b.noteId,
         b.title,
         "location",
       ], "relAlly");
-      check(!body.relations.some((r) => r.name === "template"), "the template relation is listed");
+      check(!body.existing.some((r) => r.name === "template"), "the template relation is listed");
       same(
         [body.suggestions, body.suggestionsError?.error],
-        [null, "NOT_CONFIGURED"],
+        [[], "NOT_CONFIGURED"],
         "suggestions",
       );
       await s.api.error("POST", `/api/lore/${MISSING_ID}/relationships`, 404, "NOT_FOUND");

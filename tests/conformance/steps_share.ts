@@ -36,32 +36,38 @@ const rootInfoSchema = z.object({
   isPublished: z.boolean(),
 });
 
-const shareSchema = z.looseObject({ shareRoot: rootInfoSchema.nullable() });
-
-const conflictSchema = z.looseObject({
-  shareRoot: rootInfoSchema.nullable(),
+/** `GET /api/share` in the front end's words; `shareRoot` is the root as `PUT` answers it. */
+const shareSchema = z.looseObject({
+  configured: z.boolean(),
+  noteId: z.string().nullable(),
+  title: z.string().nullable(),
+  alias: z.string().nullable(),
+  url: z.string().nullable(),
+  isPublished: z.boolean(),
   conflict: z.array(rootInfoSchema),
-});
+}).transform((b) => ({
+  ...b,
+  shareRoot: b.configured && b.noteId !== null && b.title !== null
+    ? { noteId: b.noteId, title: b.title, shareAlias: b.alias, isPublished: b.isPublished }
+    : null,
+}));
 
 const putShareSchema = z.looseObject({
   shareRoot: rootInfoSchema.nullable(),
   unsharedNoteIds: z.array(z.string()),
 });
 
-const treeSchema = z.object({
-  shareRootId: z.string().nullable(),
-  conflict: z.array(rootInfoSchema),
-  notes: z.array(z.object({
-    noteId: z.string(),
-    title: z.string(),
-    isDraft: z.boolean(),
-    isGmOnly: z.boolean(),
-    shareAlias: z.string().nullable(),
-    isProtected: z.boolean(),
-    isShared: z.boolean(),
-  })),
-  count: z.number().int(),
-});
+const treeSchema = z.array(z.object({
+  noteId: z.string(),
+  title: z.string(),
+  loreType: z.string().nullable(),
+  isDraft: z.boolean(),
+  isGmOnly: z.boolean(),
+  shareAlias: z.string().nullable(),
+  isProtected: z.boolean(),
+  isShared: z.boolean(),
+  dateModified: z.string().nullable(),
+}));
 
 const publicNoteSchema = z.object({
   noteId: z.string(),
@@ -336,9 +342,8 @@ async function expectPageAbsent(s: SuiteState): Promise<void> {
 }
 
 async function tree(s: SuiteState) {
-  const body = await s.api.json("GET", "/api/share/tree", 200, treeSchema);
-  same(body.count, body.notes.length, "count");
-  return { ...body, byId: new Map(body.notes.map((n) => [n.noteId, n])) };
+  const notes = await s.api.json("GET", "/api/share/tree", 200, treeSchema);
+  return { notes, byId: new Map(notes.map((n) => [n.noteId, n])) };
 }
 
 function html(a: Answer, status: number, what: string): string {
@@ -495,7 +500,8 @@ export const shareSteps: Step[] = [
     run: async (s) => {
       const body = await s.api.json("GET", "/api/share", 200, shareSchema);
       same(body.shareRoot, guideAsRoot(s), "shareRoot");
-      same(body.otherRoots ?? [], [], "otherRoots");
+      same(body.conflict, [], "conflict");
+      check(body.url?.endsWith(`/public/lore/${guideAsRoot(s).noteId}`), "url is not its page");
     },
   },
   {
@@ -505,7 +511,6 @@ export const shareSteps: Step[] = [
     check: "root, public note and image shared; draft, GM-only and outside notes not",
     run: async (s) => {
       const t = await tree(s);
-      same(t.shareRootId, noteOf(s, "guide").noteId, "shareRootId");
       const shared = (id: string) => t.byId.get(id)?.isShared;
       for (const role of ["guide", "pub"]) {
         same(shared(noteOf(s, role).noteId), true, `"${role}" shared`);
@@ -887,8 +892,8 @@ export const shareSteps: Step[] = [
     run: async (s) => {
       const rival = await createLore(s, "rival", { title: `Rival Root ${s.tag}` });
       await labelDirectly(s.core, rival.noteId, "shareRoot");
-      const body = await s.api.json("GET", "/api/share", 200, conflictSchema);
-      same(body.shareRoot, null, "shareRoot during the conflict");
+      const body = await s.api.json("GET", "/api/share", 200, shareSchema);
+      same([body.configured, body.shareRoot], [false, null], "the root during the conflict");
       same(
         byNoteId(body.conflict.map((o): [string, boolean] => [o.noteId, o.isPublished])),
         byNoteId([[noteOf(s, "guide").noteId, true], [rival.noteId, false]]),
@@ -900,15 +905,12 @@ export const shareSteps: Step[] = [
     method: "GET",
     path: "/api/share/tree",
     needs: "share",
-    check: "during the conflict: no root, both owners listed, nothing shared",
+    check: "during the conflict: both owners still listed, nothing shared",
     run: async (s) => {
       const t = await tree(s);
-      same(t.shareRootId, null, "shareRootId");
-      same(
-        t.conflict.map((o) => o.noteId).sort(),
-        [noteOf(s, "guide").noteId, noteOf(s, "rival").noteId].sort(),
-        "notes in conflict",
-      );
+      for (const role of ["guide", "rival"]) {
+        check(t.byId.has(noteOf(s, role).noteId), `"${role}" is not listed`);
+      }
       const shared = t.notes.filter((n) => n.isShared).map((n) => n.noteId);
       same(shared, [], "notes shared during the conflict");
     },
@@ -963,7 +965,7 @@ export const shareSteps: Step[] = [
       });
       same(body.shareRoot, guideAsRoot(s), "shareRoot");
       check(body.unsharedNoteIds.includes(rival.noteId), "the other owner is not reported");
-      const now = await s.api.json("GET", "/api/share", 200, conflictSchema);
+      const now = await s.api.json("GET", "/api/share", 200, shareSchema);
       same([now.shareRoot, now.conflict], [guideAsRoot(s), []], "share settings after the PUT");
       check(
         !ownAttrs(await readLore(s, rival.noteId)).includes("label:shareRoot="),

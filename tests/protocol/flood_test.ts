@@ -194,7 +194,7 @@ const BODY_POISONS: Record<BodyKind, Record<string, Poison>> = {
   },
   text: {
     wrongType: (r, _b, rng) =>
-      setHeader(r, "Content-Type", pick(rng, ["text/html", "application/json", ""])),
+      setHeader(r, "Content-Type", pick(rng, ["application/xml", "application/json", ""])),
     badCharset: (r, _b, rng) =>
       setHeader(
         r,

@@ -83,9 +83,9 @@ Deno.test("readyz: 503 naming the configured backend that does not answer", asyn
     assert.deepEqual(body.parser, {
       ok: false,
       configured: true,
-      error: "UPSTREAM_UNAVAILABLE",
+      error: "UNREACHABLE",
     });
-    assert.equal(body.reason, "Parser is not available (UPSTREAM_UNAVAILABLE)");
+    assert.equal(body.reason, "Parser is not available (UNREACHABLE)");
     assert.doesNotMatch(JSON.stringify(body), /127\.0\.0\.1/);
   }, { env: { PARSER_URL: "http://127.0.0.1:1" } });
   await withHarness(async (h) => {

@@ -107,7 +107,7 @@ Deno.test("gaps: GET and POST reach the same Parser method, never cached", () =>
     assert.deepEqual(parserCalls(h, "/suggest/gaps").map((r) => r.method), ["GET", "POST"]);
   }));
 
-Deno.test("relationship suggestions for a text: our `type`, not the Parser's relationshipType", () =>
+Deno.test("relationship suggestions for a text: the kind as `type` and as `relationshipType`", () =>
   withParser(async (h) => {
     await reindexForOwner(h.parser!); // the real Parser suggests only from the owner's index
     const text = "Iselde Crane keeps Greyfin Lighthouse. She trusts Oskar Venn.";
@@ -120,6 +120,7 @@ Deno.test("relationship suggestions for a text: our `type`, not the Parser's rel
       targetNoteId: W.charOskar,
       targetTitle: "Oskar Venn",
       type: "ally",
+      relationshipType: "ally",
       description: "She trusts Oskar Venn.",
       confidence: "high",
     });
@@ -153,18 +154,21 @@ Deno.test("apply relationships: written to Core as rel<Type> (+ inverse, note la
         sourceNoteId: W.charOskar,
         targetNoteId: W.faction,
         type: "member_of",
+        relationshipType: "member_of",
         relationName: "relMemberOf",
       }],
       skipped: [{
         sourceNoteId: W.charOskar,
         targetNoteId: W.charBrannoch,
         type: "enemy",
+        relationshipType: "enemy",
         reason: "ALREADY_EXISTS",
       }],
       failed: [{
         sourceNoteId: W.charOskar,
         targetNoteId: "gone12345678",
         type: "rival",
+        relationshipType: "rival",
         error: "TARGET_NOT_FOUND",
         message: "The target note does not exist",
       }],
@@ -182,9 +186,14 @@ Deno.test("apply relationships: written to Core as rel<Type> (+ inverse, note la
     assert.ok(oskar.includes(`label:relationNote=member_of:${W.faction}: Keeps the books`));
     assert.ok((await ownAttrs(h, W.faction)).includes(`relation:relMemberOf=${W.charOskar}`));
 
+    // the front end's word for the kind, alone or agreeing with ours
     const oneWay = await send(h, "PUT", "/api/ai/relationships", {
       sourceNoteId: W.charIselde,
-      relations: [{ targetNoteId: W.locLighthouse, type: "inhabits" }],
+      relations: [{
+        targetNoteId: W.locLighthouse,
+        relationshipType: "inhabits",
+        type: "inhabits",
+      }],
       bidirectional: false,
     });
     assert.equal(oneWay.body.applied[0].relationName, "relInhabits");
@@ -215,8 +224,15 @@ Deno.test("apply relationships: written to Core as rel<Type> (+ inverse, note la
       sourceNoteId: W.charMira,
       relations: [{ targetNoteId, type }],
     });
+    const both = (type: string, relationshipType: string) => ({
+      sourceNoteId: W.charMira,
+      relations: [{ targetNoteId: W.faction, type, relationshipType }],
+    });
     await rejects(h, [
       ["PUT", "/api/ai/relationships", rel("friend")],
+      ["PUT", "/api/ai/relationships", rel(undefined)],
+      ["PUT", "/api/ai/relationships", both("ally", "enemy")],
+      ["PUT", "/api/ai/relationships", both("ally", "friend")],
       ["PUT", "/api/ai/relationships", rel("relAlly")],
       ["PUT", "/api/ai/relationships", rel("ally", W.charMira)],
       ["PUT", "/api/ai/relationships", rel("ally", "../x")],
@@ -242,15 +258,17 @@ Deno.test("a note's relationships: Core relations plus confirmed suggestions, on
     assert.equal(r.status, 200);
     assert.equal(r.body.noteId, W.charMira);
     assert.deepEqual(
-      r.body.relations.map((x: Body) => [x.name, x.type, x.targetNoteId, x.targetTitle]),
+      r.body.existing.map((x: Body) => [x.name, x.type, x.targetNoteId, x.targetTitle]),
       [
         ["portraitImage", null, W.imgPortrait, "mira-portrait.png"],
         ["relAlly", "ally", W.charOskar, "Oskar Venn"],
         ["relInhabits", "inhabits", W.locHarbor, "Saltmarrow Harbor"],
       ],
     );
-    assert.equal(r.body.relations[1].loreType, "character");
-    assert.ok(r.body.relations.every((x: Body) => typeof x.attributeId === "string"));
+    assert.equal(r.body.existing[1].loreType, "character");
+    assert.ok(r.body.existing.every((x: Body) => typeof x.attributeId === "string"));
+    // the front end's name for the kind beside ours
+    assert.ok(r.body.suggestions.every((s: Body) => s.relationshipType === s.type));
     // Oskar is already an ally; the harbor is only inhabited, not yet "located in"
     assert.deepEqual(
       r.body.suggestions.map((s: Body) => [s.type, s.targetNoteId, s.targetTitle, s.loreType])
@@ -312,6 +330,7 @@ Deno.test("a note's relationships: Parser suggestions naming non-lore, missing o
       targetNoteId: W.charMira,
       targetTitle: "Mira Tallowend",
       loreType: "character",
+      relationshipType: "rival",
       type: "rival",
       description: "d",
       confidence: null,
@@ -322,9 +341,9 @@ Deno.test("a note's relationships: the Core part answers when the Parser cannot"
   withHarness(async (h) => {
     const noSession = await send(h, "POST", `/api/lore/${W.charMira}/relationships`);
     assert.equal(noSession.status, 200);
-    assert.equal(noSession.body.relations.length, 3);
-    assert.equal(noSession.body.suggestions, null);
-    assert.equal(noSession.body.suggestionsError.error, "NOT_AUTHENTICATED");
+    assert.equal(noSession.body.existing.length, 3);
+    assert.deepEqual(noSession.body.suggestions, []);
+    assert.equal(noSession.body.suggestionsError.error, "UNAUTHORIZED");
     assert.deepEqual(parserCalls(h, "/suggest/relationships"), []);
   }, { parser: true }));
 
@@ -341,8 +360,8 @@ Deno.test("a note's relationships: Parser failure or timeout is a marker; a miss
     });
     const failed = await send(h, "POST", `/api/lore/${W.charMira}/relationships`);
     assert.equal(failed.status, 200);
-    assert.equal(failed.body.relations.length, 3);
-    assert.equal(failed.body.suggestions, null);
+    assert.equal(failed.body.existing.length, 3);
+    assert.deepEqual(failed.body.suggestions, []);
     assert.deepEqual(failed.body.suggestionsError, {
       error: "UPSTREAM_ERROR",
       message: "The Parser failed to handle the request",
@@ -354,7 +373,7 @@ Deno.test("a note's relationships: Parser failure or timeout is a marker; a miss
       () => time.now() === 0 && h.parser!.held() === 1 && time.pending() === 1,
     );
     assert.equal(slow.body.suggestionsError.error, "UPSTREAM_TIMEOUT");
-    assert.equal(slow.body.relations.length, 3);
+    assert.equal(slow.body.existing.length, 3);
     h.parser!.clearRequests();
     const missing = await send(h, "POST", "/api/lore/gone12345678/relationships");
     assert.equal(missing.status, 404);
@@ -427,7 +446,14 @@ Deno.test("rag: GET and POST forward text and topK (default 10), answer the doub
     assert.equal(get.status, 200);
     const ids = get.body.results.map((x: { noteId: string }) => x.noteId);
     assert.ok(ids.includes(W.locLighthouse) && ids.includes(W.charIselde), ids.join());
-    assert.deepEqual(Object.keys(get.body.results[0]), ["noteId", "noteTitle", "content", "score"]);
+    assert.deepEqual(Object.keys(get.body.results[0]), [
+      "noteId",
+      "noteTitle",
+      "content",
+      "score",
+      "title",
+    ]);
+    for (const r of get.body.results) assert.equal(r.title, r.noteTitle);
     const post = await send(h, "POST", "/api/rag", { text: "lighthouse keepers", topK: 2 });
     assert.equal(post.body.results.length, 2);
     assert.deepEqual(post.body.results, get.body.results.slice(0, 2));
@@ -438,7 +464,7 @@ Deno.test("rag: GET and POST forward text and topK (default 10), answer the doub
     await send(h, "GET", "/api/rag?text=tides&topK=50");
     assert.deepEqual(sentBody(parserCalls(h, "/rag/query")[2]), { text: "tides", topK: 50 });
     await rejects(h, [
-      ["GET", "/api/rag"],
+      ["GET", "/api/rag?topK=5"],
       ["GET", "/api/rag?text=%20"],
       ["GET", `/api/rag?text=${"x".repeat(4001)}`],
       ["GET", "/api/rag?text=x&topK=0"],
@@ -448,4 +474,18 @@ Deno.test("rag: GET and POST forward text and topK (default 10), answer the doub
       ["POST", "/api/rag", { topK: 5 }],
       ["POST", "/api/rag", { text: "x", extra: 1 }],
     ]);
+  }));
+
+Deno.test("rag: GET without text is the Parser's index status, nulls while it is empty", () =>
+  withParser(async (h) => {
+    const empty = await send(h, "GET", "/api/rag");
+    assert.equal(empty.status, 200);
+    assert.deepEqual(empty.body, { indexedNotes: 0, lastIndexed: null, model: null });
+    const { indexed } = await reindexForOwner(h.parser!);
+    const status = await send(h, "GET", "/api/rag");
+    assert.equal(status.body.indexedNotes, indexed);
+    assert.equal(status.body.model, "openai/text-embedding-3-small");
+    assert.match(status.body.lastIndexed, /^\d{4}-\d\d-\d\dT/);
+    assert.deepEqual(parserCalls(h, "/rag/status").map((r) => r.method), ["GET", "GET"]);
+    assert.deepEqual(parserCalls(h, "/rag/query"), [], "no search without text");
   }));

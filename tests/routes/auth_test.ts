@@ -251,21 +251,21 @@ Deno.test("session: a session the Parser no longer knows → 401 and cookies cle
     assert.ok(clears(res, "parser_token") && clears(res, "parser_url"));
   }));
 
-Deno.test("session: no cookies and no env Parser token → 401 NOT_AUTHENTICATED (log in)", () =>
+Deno.test("session: no cookies and no env Parser token → 401 UNAUTHORIZED (log in)", () =>
   withParser(async (h) => {
     const res = await h.requestJson("/api/auth/session");
     assert.equal(res.status, 401);
-    assert.equal(res.body.error, "NOT_AUTHENTICATED");
+    assert.equal(res.body.error, "UNAUTHORIZED");
     assert.deepEqual(res.body.details, { service: "parser" });
   }));
 
-Deno.test("login required: no session is 401 NOT_AUTHENTICATED, not 503; nothing reaches a backend", () =>
+Deno.test("login required: no session is 401 UNAUTHORIZED, not 503; nothing reaches a backend", () =>
   withParser(async (h) => {
     h.core.clearRequests();
     for (const path of ["/api/lore", "/api/ai/gaps", "/api/config/models"]) {
       const res = await h.requestJson(path);
       assert.equal(res.status, 401, path);
-      assert.equal(res.body.error, "NOT_AUTHENTICATED", path);
+      assert.equal(res.body.error, "UNAUTHORIZED", path);
     }
     assert.deepEqual(h.core.requests, []);
     assert.deepEqual(h.parser!.requests, []);
@@ -278,7 +278,7 @@ Deno.test("login impossible: without a Parser, no credentials stays 503 NOT_CONF
     assert.equal(res.body.error, "NOT_CONFIGURED");
   }, { noCoreCredentials: true }));
 
-Deno.test("forged or edited cookies are ignored: env fallback or NOT_AUTHENTICATED", async () => {
+Deno.test("forged or edited cookies are ignored: env fallback or UNAUTHORIZED", async () => {
   const forgeries = async (h: Harness) => {
     const real = await login(h);
     const token = [...h.parser!.store.sessions.keys()][0];
@@ -301,7 +301,7 @@ Deno.test("forged or edited cookies are ignored: env fallback or NOT_AUTHENTICAT
     for (const cookie of await forgeries(h)) {
       const res = await h.requestJson("/api/lore", { headers: { cookie } });
       assert.equal(res.status, 401, cookie);
-      assert.equal(res.body.error, "NOT_AUTHENTICATED", cookie);
+      assert.equal(res.body.error, "UNAUTHORIZED", cookie);
       assert.deepEqual(res.body.details, { service: "core" });
     }
   }, { noCoreCredentials: true });
@@ -380,7 +380,7 @@ Deno.test("credentials endpoint 401/403/404/503 → distinct errors; 401 clears 
   withParser(async (h) => {
     const cookie = await login(h);
     const expected: Record<number, [number, string, string]> = {
-      401: [401, "UPSTREAM_UNAUTHORIZED", "session-expired"],
+      401: [401, "UNAUTHORIZED", "session-expired"],
       403: [403, "UPSTREAM_FORBIDDEN", "forbidden"],
       404: [503, "NOT_CONFIGURED", "not-found"],
       503: [502, "UPSTREAM_ERROR", "parser-misconfigured"],

@@ -88,11 +88,9 @@ Deno.test("dev story: an auto brain dump creates lore that GET /api/lore then li
     assert.ok(Array.isArray(body.duplicates) && Array.isArray(body.relations));
     assert.equal("reindexIds" in body, false);
 
-    const listed = await h.requestJson<{ results: { noteId: string; title: string }[] }>(
-      "/api/lore",
-    );
+    const listed = await h.requestJson<{ noteId: string; title: string }[]>("/api/lore");
     assert.equal(listed.status, 200);
-    const titles = listed.body.results.map((n) => n.title);
+    const titles = listed.body.map((n) => n.title);
     for (const t of ["Captain Hollis Marrow", "Gull Queen", "Tidewater Company"]) {
       assert.ok(titles.includes(t), `${t} is listed`);
     }
@@ -324,6 +322,58 @@ Deno.test("brain dump: the Parser's brain-dump rate limit is a 429 with Retry-Af
     }
   }, { max: 1 }));
 
+Deno.test("brain dump: what auto, stream and commit write is in the caller's index when they end", () =>
+  withBrainDump(async (h) => {
+    /** The notes the service asked the Parser to index, in order. */
+    const reindexed = () =>
+      h.parser!.requests.filter((r) => r.method === "POST" && r.path.startsWith("/rag/reindex/"))
+        .map((r) => decodeURIComponent(r.path.slice("/rag/reindex/".length)));
+    const found = async (text: string) => {
+      const r = await h.requestJson<Json>("/api/rag", post({ text, topK: 50 }));
+      return r.body.results.map((x: { noteId: string }) => x.noteId);
+    };
+    // auto: every created and updated note, before the answer
+    const auto = await h.requestJson<Json>("/api/brain-dump", post({ rawText: TEXT }));
+    const autoIds = [...auto.body.created, ...auto.body.updated].map((n: Json) => n.noteId);
+    assert.deepEqual(reindexed().sort(), autoIds.sort());
+    const company = auto.body.created.find((n: Json) => n.title === "Tidewater Company").noteId;
+    assert.ok((await found("Tidewater Company fortune")).includes(company));
+    // a cache hit wrote nothing: nothing more is indexed
+    h.parser!.clearRequests();
+    const cached = await h.requestJson<Json>("/api/brain-dump", post({ rawText: TEXT }));
+    assert.equal(cached.body.cached, true);
+    assert.deepEqual(reindexed(), []);
+
+    // the stream: indexed after `done`, before the stream ends
+    const streamed = await h.request(
+      "/api/brain-dump/stream",
+      post({ rawText: "Wren Ashdown guards the Saltglass Vault." }),
+    );
+    const done = events(await streamed.text()).find((e) => e.event === "done")!;
+    const written = JSON.parse(done.data.raw as string);
+    const vault = written.created.find((n: Json) => n.title === "Saltglass Vault").noteId;
+    assert.ok(reindexed().includes(vault));
+    assert.ok((await found("Saltglass Vault")).includes(vault));
+
+    // commit; a note the Parser cannot index is logged, the commit still answers
+    h.parser!.clearRequests();
+    h.parser!.fault({ method: "POST", path: /^\/rag\/reindex\//, status: 500, times: 1 });
+    const commit = await h.requestJson<Json>(
+      "/api/brain-dump/commit",
+      post({
+        rawText: "reviewed",
+        approvedEntities: [
+          { title: "Ila Thorn", type: "character", action: "create", content: "<p>A diver.</p>" },
+          { title: "Coral Court", type: "location", action: "create", content: "<p>Reef.</p>" },
+        ],
+      }),
+    );
+    assert.equal(commit.status, 200);
+    assert.equal(reindexed().length, 2);
+    assert.ok(h.logs.some((l) => l.includes("note not added to the semantic index")));
+    assertNoSecrets(h, h.logs.join("\n"));
+  }));
+
 Deno.test("brain dump commit: sanitized content forwarded, outcomes mapped, history model", () =>
   withBrainDump(async (h) => {
     const res = await h.requestJson(
@@ -370,10 +420,8 @@ Deno.test("brain dump commit: sanitized content forwarded, outcomes mapped, hist
     assert.equal(res.body.summary, "Committed from review");
     assert.ok(Array.isArray(res.body.duplicates) && Array.isArray(res.body.relations));
     assertNoSecrets(h, JSON.stringify(res.body));
-    const history = await h.requestJson<{ items: Record<string, unknown>[] }>(
-      "/api/brain-dump/history",
-    );
-    assert.equal(history.body.items[0].model, "review-commit");
+    const history = await h.requestJson<Record<string, unknown>[]>("/api/brain-dump/history");
+    assert.equal(history.body[0].model, "review-commit");
   }));
 
 Deno.test("brain dump history: 20 or `limit` a page, uuid cursors, detail, diffs, 404", () =>
@@ -389,43 +437,43 @@ Deno.test("brain dump history: 20 or `limit` a page, uuid cursors, detail, diffs
       assert.equal(r.status, 200);
     }
     h.parser!.clearRequests();
-    const first = await h.requestJson<
-      { items: { id: string; rawText: string }[]; nextCursor: string; hasMore: boolean }
-    >("/api/brain-dump/history");
-    assert.equal(first.status, 200);
-    assert.equal(first.body.items.length, 20);
-    assert.equal(first.body.items[0].rawText, "entry 20");
-    assert.equal(first.body.hasMore, true);
-    for (const item of first.body.items) assert.match(item.id, UUID);
-    const next = await h.requestJson<{ items: { rawText: string }[]; hasMore: boolean }>(
-      `/api/brain-dump/history?cursor=${first.body.nextCursor}`,
-    );
-    assert.deepEqual(next.body.items.map((i) => i.rawText), ["entry 0"]);
-    assert.equal(next.body.hasMore, false);
+    // a bare array; the next page's cursor is a header while more follow
+    type Item = { id: string; rawText: string; createdAt: string; timestamp: string };
+    const page = async (query = "") => {
+      const r = await h.requestJson<Item[]>(`/api/brain-dump/history${query}`);
+      assert.equal(r.status, 200);
+      return { items: r.body, next: r.headers.get("x-next-cursor") };
+    };
+    const first = await page();
+    assert.equal(first.items.length, 20);
+    assert.equal(first.items[0].rawText, "entry 20");
+    assert.deepEqual(first.items[0], {
+      ...first.items[0],
+      notesUpdated: [],
+      entityCount: 1,
+      timestamp: first.items[0].createdAt,
+    });
+    for (const item of first.items) assert.match(item.id, UUID);
+    assert.equal(first.next, first.items[19].id);
+    const next = await page(`?cursor=${first.next}`);
+    assert.deepEqual(next.items.map((i) => i.rawText), ["entry 0"]);
+    assert.equal(next.next, null, "no header on the last page");
     assert.deepEqual(parserCalls(h), [
       "GET /brain-dump/history?limit=20",
-      `GET /brain-dump/history?limit=20&cursor=${first.body.nextCursor}`,
+      `GET /brain-dump/history?limit=20&cursor=${first.next}`,
     ]);
 
     // `limit` is honoured (the Parser's own bounds, 1-100) and paging keeps it
     h.parser!.clearRequests();
-    type Page = { items: { rawText: string }[]; nextCursor: string | null; hasMore: boolean };
-    const two = await h.requestJson<Page>("/api/brain-dump/history?limit=2");
-    assert.deepEqual(two.body.items.map((i) => i.rawText), ["entry 20", "entry 19"]);
-    assert.equal(two.body.hasMore, true);
-    const after = await h.requestJson<Page>(
-      `/api/brain-dump/history?limit=2&cursor=${two.body.nextCursor}`,
-    );
-    assert.deepEqual(after.body.items.map((i) => i.rawText), ["entry 18", "entry 17"]);
-    const all = await h.requestJson<Page>("/api/brain-dump/history?limit=100");
-    assert.deepEqual([all.body.items.length, all.body.hasMore, all.body.nextCursor], [
-      21,
-      false,
-      null,
-    ]);
+    const two = await page("?limit=2");
+    assert.deepEqual(two.items.map((i) => i.rawText), ["entry 20", "entry 19"]);
+    const after = await page(`?limit=2&cursor=${two.next}`);
+    assert.deepEqual(after.items.map((i) => i.rawText), ["entry 18", "entry 17"]);
+    const all = await page("?limit=100");
+    assert.deepEqual([all.items.length, all.next], [21, null]);
     assert.deepEqual(parserCalls(h), [
       "GET /brain-dump/history?limit=2",
-      `GET /brain-dump/history?limit=2&cursor=${two.body.nextCursor}`,
+      `GET /brain-dump/history?limit=2&cursor=${two.next}`,
       "GET /brain-dump/history?limit=100",
     ]);
 
@@ -435,8 +483,7 @@ Deno.test("brain dump history: 20 or `limit` a page, uuid cursors, detail, diffs
       post({ rawText: "Mira Tallowend now ferries pilgrims to Greyfin Lighthouse." }),
     );
     assert.equal(run.status, 200);
-    const [latest] = (await h.requestJson<{ items: { id: string }[] }>("/api/brain-dump/history"))
-      .body.items;
+    const [latest] = (await h.requestJson<{ id: string }[]>("/api/brain-dump/history")).body;
     assert.match(latest.id, UUID);
     const detail = await h.requestJson<Json>(
       `/api/brain-dump/history/${latest.id}`,
@@ -448,7 +495,7 @@ Deno.test("brain dump history: 20 or `limit` a page, uuid cursors, detail, diffs
     const mira = revisions.find((r) => r.noteId === W.charMira)!;
     assert.match(mira.contentAfter, /now ferries pilgrims/);
     // Core's stored HTML is sanitized on the way out (the portrait becomes our image route)
-    assert.match(mira.contentBefore, new RegExp(`src="/api/lore/${W.imgPortrait}/image"`));
+    assert.match(mira.contentBefore, new RegExp(`src="/api/images/${W.imgPortrait}/`));
     const diffs = await h.requestJson<{ diffs: Record<string, string | null>[] }>(
       `/api/brain-dump/${latest.id}/diffs`,
     );

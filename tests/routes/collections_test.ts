@@ -10,7 +10,8 @@ interface Entry {
   parentNoteIds: string[];
   attributes: { noteId: string; type: string; name: string; value: string }[];
 }
-type Collection = { results: Entry[]; count: number };
+/** A collection answer: a bare array, as the front end reads it. */
+type Collection = Entry[];
 
 /** A note under the lore root with the given own labels (and template relation). */
 function addNote(
@@ -43,17 +44,17 @@ async function list(h: Harness, path: string) {
   h.core.clearRequests();
   const r = await h.requestJson<Collection>(path);
   assert.equal(r.status, 200);
-  assert.equal(r.body.count, r.body.results.length);
+  assert.ok(Array.isArray(r.body));
   return r.body;
 }
 
-const titles = (c: Collection) => c.results.map((e) => e.title);
-const ids = (c: Collection) => c.results.map((e) => e.noteId);
+const titles = (c: Collection) => c.map((e) => e.title);
+const ids = (c: Collection) => c.map((e) => e.noteId);
 
 Deno.test("GET /api/quests: template users and own #quest labels, by title, in one search", () =>
   withHarness(async (h) => {
     const own = addNote(h, "Bounty on the Eel", { quest: "" });
-    addNote(h, "Quest log notes", { questStatus: "open" }); // a quest-ish label is not #quest
+    addNote(h, "Quest log notes", { questStatus: "active" }); // a quest-ish label is not #quest
     addNote(h, "Captain Ruel", { loreType: "character" });
     const body = await list(h, "/api/quests");
     assert.deepEqual(ids(body), [own, W.questLamp, W.questLedger]);
@@ -63,12 +64,12 @@ Deno.test("GET /api/quests: template users and own #quest labels, by title, in o
       "The Smuggler's Ledger",
     ]);
     // the world's quests own no #quest: they match through ~template=_template_quest
-    const lamp = body.results[1];
+    const lamp = body[1];
     assert.equal(lamp.loreType, "quest");
     assert.deepEqual(lamp.parentNoteIds, [W.loreRoot]);
     assert.ok(!lamp.attributes.some((a) => a.name === "quest" && a.noteId === W.questLamp));
     assert.ok(lamp.attributes.some((a) => a.name === "quest" && a.noteId === "_template_quest"));
-    assert.equal(body.results[0].loreType, null);
+    assert.equal(body[0].loreType, null);
     assert.deepEqual(upstreamCalls(h), ["GET /etapi/notes?search=%23quest"]);
   }));
 
@@ -78,9 +79,9 @@ Deno.test("GET /api/statblocks: template markers match, templates and other note
     addNote(h, "Drowned Sentinel notes", { crLevel: "5" });
     const body = await list(h, "/api/statblocks");
     assert.deepEqual(titles(body), ["Drowned Sentinel", "Harbor Eel", "Reef Horror"]);
-    assert.equal(body.results[2].noteId, viaTemplate);
+    assert.equal(body[2].noteId, viaTemplate);
     assert.ok(!ids(body).includes("_template_statblock"));
-    assert.ok(body.results.every((e) => e.loreType === "statblock" || e.noteId === viaTemplate));
+    assert.ok(body.every((e) => e.loreType === "statblock" || e.noteId === viaTemplate));
     assert.deepEqual(upstreamCalls(h), ["GET /etapi/notes?search=%23statblock"]);
   }));
 
@@ -107,7 +108,7 @@ Deno.test("collections: titles in natural, case- and accent-insensitive order", 
     ];
     const again = await list(h, "/api/quests");
     assert.deepEqual(
-      again.results.filter((e) => /^twin tides$/i.test(e.title)).map((e) => e.noteId),
+      again.filter((e) => /^twin tides$/i.test(e.title)).map((e) => e.noteId),
       twins.sort(),
     );
   }));
@@ -152,7 +153,7 @@ Deno.test("GET /api/timeline: numeric dates as numbers, others naturally, undate
       "Second Age",
     ]);
     assert.deepEqual(
-      [...new Set(body.results.map((e) => e.loreType))].sort(),
+      [...new Set(body.map((e) => e.loreType))].sort(),
       ["event", "timeline"],
     );
     assert.deepEqual(upstreamCalls(h), [
@@ -167,10 +168,10 @@ Deno.test("collections: complete beyond 200 matches, one search without a limit"
       (_, i) => addNote(h, `Errand ${i + 1}`, { quest: "" }),
     );
     const body = await list(h, "/api/quests");
-    assert.equal(body.count, 232);
+    assert.equal(body.length, 232);
     assert.deepEqual(new Set(ids(body)), new Set([...created, W.questLamp, W.questLedger]));
-    assert.equal(body.results[0].title, "Errand 1");
-    assert.equal(body.results[229].title, "Errand 230");
+    assert.equal(body[0].title, "Errand 1");
+    assert.equal(body[229].title, "Errand 230");
     assert.deepEqual(upstreamCalls(h), ["GET /etapi/notes?search=%23quest"]);
   }));
 
@@ -188,7 +189,7 @@ Deno.test("collections: client query parameters never reach Core's search", () =
         `${path}?search=%23lore&q=%22%20or%20%23lore&limit=1&ancestorNoteId=..%2F_share`,
       );
       assert.equal(res.status, 200);
-      assert.ok(((await res.json()) as Collection).count >= 2);
+      assert.ok(((await res.json()) as Collection).length >= 2);
       assert.deepEqual(upstreamCalls(h), [call]);
     }
   }));

@@ -9,51 +9,23 @@ import {
   TEST_SESSION_SECRET,
   withHarness,
 } from "../helpers/harness.ts";
+import { browse as browseAs, type CookieJar, cookieJar } from "../helpers/cookie_jar.ts";
 import { W } from "../../sims/world.ts";
-
-/** A browser's cookie jar: applies `Set-Cookie` answers, sends `Cookie`. */
-function jar(initial: string[] = []) {
-  const cookies = new Map<string, string>();
-  const apply = (setCookies: string[]) => {
-    for (const sc of setCookies) {
-      const [pair, ...attrs] = sc.split(";");
-      const eq = pair.indexOf("=");
-      const name = pair.slice(0, eq).trim();
-      const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a));
-      if (expired) cookies.delete(name);
-      else cookies.set(name, pair.slice(eq + 1).trim());
-    }
-  };
-  apply(initial);
-  return {
-    apply,
-    names: () => [...cookies.keys()].sort(),
-    header: (): Record<string, string> =>
-      cookies.size ? { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; ") } : {},
-  };
-}
 
 /** A browser signed in to the Parser double as its default owner. */
 async function signedIn(h: Harness) {
   const key = await deriveSealKey(TEST_SESSION_SECRET);
   const session = { parserUrl: h.parser!.url, parserToken: h.parser!.ownerToken() };
-  return jar(await sessionCookies(key, session, false));
+  return cookieJar(await sessionCookies(key, session, false));
 }
 
 /** Sends a request as the browser and keeps the cookies it is given. */
-async function browse(
+const browse = (
   h: Harness,
-  browser: ReturnType<typeof jar>,
+  browser: CookieJar,
   path: string,
   init: RequestInit & { json?: unknown } = {},
-) {
-  const res = await h.requestJson(path, {
-    ...init,
-    headers: { ...browser.header(), ...(init.headers as Record<string, string> | undefined) },
-  });
-  browser.apply(res.headers.getSetCookie());
-  return res;
-}
+) => browseAs<Record<string, unknown>>(h, browser, path, init);
 
 /** Runs `fn` with a fresh data dir, removed afterwards. */
 async function withDataDir(fn: (dir: string) => Promise<void>): Promise<void> {
@@ -83,7 +55,7 @@ Deno.test("disconnect: a bad or missing service is 400 and touches nothing", () 
 
 Deno.test("disconnect codex: Core routes answer 503 disconnected from the next request on", () =>
   withHarness(async (h) => {
-    const browser = jar();
+    const browser = cookieJar();
     assert.equal((await browse(h, browser, "/api/lore")).status, 200);
     const r = await browse(h, browser, "/api/config/disconnect?service=codex", {
       method: "DELETE",
@@ -106,6 +78,7 @@ Deno.test("disconnect parser: the session cookies are cleared; the next request 
     const browser = await signedIn(h);
     const before = await browse(h, browser, "/api/config/status");
     assert.equal((before.body.session as { source: string }).source, "session");
+    assert.equal((before.body.allknower as { ok: boolean }).ok, true);
     const r = await browse(h, browser, "/api/config/disconnect?service=parser", {
       method: "DELETE",
     });
@@ -126,9 +99,24 @@ Deno.test("disconnect all: both at once", () =>
     assert.deepEqual(browser.names(), ["codex_off"]);
     const status = await browse(h, browser, "/api/config/status");
     assert.deepEqual(status.body.session, { source: null });
-    const core = status.body.core as Record<string, unknown>;
+    const core = status.body.allcodex as Record<string, unknown>;
+    assert.equal(core.ok, false);
     assert.equal(core.configured, false);
     assert.equal(core.reason, "disconnected");
+  }, { parser: true }));
+
+Deno.test("disconnect: the front end's names allcodex and allknower mean codex and parser", () =>
+  withHarness(async (h) => {
+    const browser = await signedIn(h);
+    const codex = await browse(h, browser, "/api/config/disconnect?service=allcodex", {
+      method: "DELETE",
+    });
+    assert.deepEqual(codex.body, { disconnected: ["codex"] });
+    const parser = await browse(h, browser, "/api/config/disconnect?service=allknower", {
+      method: "DELETE",
+    });
+    assert.deepEqual(parser.body, { disconnected: ["parser"] });
+    assert.deepEqual(browser.names(), ["codex_off"]);
   }, { parser: true }));
 
 // ---- portal -----------------------------------------------------------------------------------
@@ -152,6 +140,12 @@ Deno.test("portal: env default, then PUT persists atomically and drives new lore
 
       const get = await h.requestJson("/api/config/portal");
       assert.deepEqual(get.body, { loreRootNoteId: W.loreRoot, source: "file" });
+      // sent as typed in the settings field: spaces around the id are not part of it
+      const typed = await h.requestJson("/api/config/portal", {
+        method: "PUT",
+        json: { loreRootNoteId: ` ${W.loreRoot}\t` },
+      });
+      assert.deepEqual(typed.body, { loreRootNoteId: W.loreRoot, source: "file" });
       const created = await h.requestJson<{ branch: { parentNoteId: string } }>("/api/lore", {
         method: "POST",
         json: { title: "Under the new root" },
@@ -227,23 +221,27 @@ Deno.test("portal: a corrupt file is logged and the env default is used", async 
 
 // ---- status -----------------------------------------------------------------------------------
 
-Deno.test("status: both backends reachable with versions; no URL or token in the answer", () =>
+Deno.test("status: both backends reachable with versions; our origin as url, no backend URL or token", () =>
   withHarness(async (h) => {
     const browser = await signedIn(h);
     const res = await h.request("/api/config/status", { headers: browser.header() });
     assert.equal(res.status, 200);
     const text = await res.text();
     assertNoSecrets(h, text);
-    assert.ok(!text.includes(new URL(h.parser!.url).host), "Parser address leaked");
+    for (const backend of [h.core.url, h.parser!.url]) {
+      assert.ok(!text.includes(new URL(backend).host), `${backend} leaked`);
+    }
     assert.ok(!text.includes(h.parser!.internalSecret!), "internal secret leaked");
     const body = JSON.parse(text);
-    assert.equal(body.core.configured, true);
-    assert.equal(body.core.reachable, true);
-    assert.equal(typeof body.core.version, "string");
-    assert.equal(typeof body.core.latencyMs, "number");
-    assert.deepEqual({ ...body.parser, latencyMs: 0 }, {
+    assert.equal(body.allcodex.ok, true);
+    assert.equal(body.allcodex.configured, true);
+    assert.equal(body.allcodex.url, h.url);
+    assert.equal(typeof body.allcodex.version, "string");
+    assert.equal(typeof body.allcodex.latencyMs, "number");
+    assert.deepEqual({ ...body.allknower, latencyMs: 0 }, {
+      ok: true,
       configured: true,
-      reachable: true,
+      url: h.url,
       latencyMs: 0,
       version: "0.1.0",
     });
@@ -253,20 +251,39 @@ Deno.test("status: both backends reachable with versions; no URL or token in the
     }
   }, { parser: true }));
 
+Deno.test("status: url is PUBLIC_ORIGIN when set, else the origin the browser used", () =>
+  withHarness(async (h) => {
+    const own = await h.requestJson<Record<string, Record<string, unknown>>>(
+      "/api/config/status",
+    );
+    assert.equal(own.body.allcodex.url, "https://lore.example.org");
+    assert.equal(own.body.allknower.url, "https://lore.example.org");
+  }, { env: { PUBLIC_ORIGIN: "https://lore.example.org" } }));
+
+Deno.test("status: behind a trusted proxy, url is the forwarded origin", () =>
+  withHarness(async (h) => {
+    const r = await h.requestJson<Record<string, Record<string, unknown>>>(
+      "/api/config/status",
+      { headers: { "x-forwarded-host": "portal.localhost:3100", "x-forwarded-proto": "https" } },
+    );
+    assert.equal(r.body.allcodex.url, "https://portal.localhost:3100");
+  }, { env: { TRUST_PROXY: "true" } }));
+
 Deno.test("status: a down backend is a fact, not a failure; missing ones are not configured", () =>
   withHarness(async (h) => {
     h.core.fault({ path: "/etapi/app-info", status: 500 });
     const r = await h.requestJson<Record<string, Record<string, unknown>>>("/api/config/status");
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.core, {
+    assert.deepEqual(r.body.allcodex, {
+      ok: false,
       configured: true,
-      reachable: false,
-      latencyMs: null,
-      version: null,
+      url: h.url,
       error: "UPSTREAM_ERROR",
+      message: "Core failed to handle the request",
     });
-    assert.equal(r.body.parser.configured, false);
-    assert.equal(r.body.parser.reachable, false);
+    assert.equal(r.body.allknower.configured, false);
+    assert.equal(r.body.allknower.ok, false);
+    assert.equal(r.body.allknower.error, "UNAUTHORIZED");
     assert.deepEqual(r.body.session, { source: null });
   }, { parser: true }));
 
@@ -274,9 +291,9 @@ Deno.test("status: nothing configured at all still answers 200", () =>
   withHarness(async (h) => {
     const r = await h.requestJson<Record<string, Record<string, unknown>>>("/api/config/status");
     assert.equal(r.status, 200);
-    assert.equal(r.body.core.configured, false);
-    assert.equal(r.body.core.error, "NOT_CONFIGURED");
-    assert.equal(r.body.parser.configured, false);
+    assert.equal(r.body.allcodex.configured, false);
+    assert.equal(r.body.allcodex.error, "NOT_CONFIGURED");
+    assert.equal(r.body.allknower.configured, false);
     assert.equal(h.core.requests.length, 0);
   }, { noCoreCredentials: true }));
 
@@ -286,7 +303,7 @@ Deno.test("models: the Parser's list passes through; 401 without a Parser sessio
   withHarness(async (h) => {
     const none = await h.requestJson("/api/config/models");
     assert.equal(none.status, 401);
-    assert.equal(none.body.error, "NOT_AUTHENTICATED");
+    assert.equal(none.body.error, "UNAUTHORIZED");
     assert.equal(h.parser!.requests.length, 0);
 
     const browser = await signedIn(h);
@@ -347,8 +364,8 @@ Deno.test("wipe: enabled and confirmed, the Parser deletes every #lore note", ()
     assert.equal(r.status, 200);
     assert.deepEqual(r.body, { ok: true, coreDeleted: loreBefore });
     assert.deepEqual(h.core.store.noteIds().filter((id) => isLore(h, id)), []);
-    const list = await h.requestJson<{ count: number }>("/api/lore");
-    assert.equal(list.body.count, 0);
+    const list = await h.requestJson<unknown[]>("/api/lore");
+    assert.deepEqual(list.body, []);
   }, { parser: { wipeEnabled: true }, env: { ENABLE_WIPE: "true" } }));
 
 Deno.test("wipe: a Parser that refuses (production) is 403; without a session 401", () =>
@@ -372,7 +389,7 @@ Deno.test("zero-login: a cookieless request gets Core data through the Parser an
     const res = await h.request("/api/lore");
     assert.equal(res.status, 200);
     const body = await res.json();
-    assert.ok(body.count > 0);
+    assert.ok(body.length > 0);
     const names = res.headers.getSetCookie().filter((c) => !/max-age=0/i.test(c))
       .map((c) => c.split("=")[0]).sort();
     assert.deepEqual(names, ["parser_token", "parser_url"]);

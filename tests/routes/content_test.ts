@@ -47,7 +47,14 @@ Deno.test("GET content: raw HTML for the editor, gm-only parts intact, sandboxed
     h.core.clearRequests();
     const r = await get(h, `/api/lore/${W.charMira}/content`);
     assert.equal(r.status, 200);
-    assert.equal(r.text, h.core.store.getContent(W.charMira));
+    // Core's relative image source, rooted so it resolves from /lore/<id> too; nothing else
+    const stored = h.core.store.getContent(W.charMira) as string;
+    const relative = `src="api/images/${W.imgPortrait}/mira-portrait.png"`;
+    assert.ok(stored.includes(relative));
+    assert.equal(
+      r.text,
+      stored.replace(relative, `src="/api/images/${W.imgPortrait}/mira-portrait.png"`),
+    );
     assert.match(r.text, /class="gm-only"/);
     assert.equal(r.headers.get("content-type"), "text/html; charset=utf-8");
     assert.equal(r.headers.get("content-security-policy"), SANDBOX_CSP);
@@ -138,6 +145,24 @@ Deno.test("PUT content: forwarded as text/plain, 204, stored exactly", () =>
     assert.equal(h.core.store.getContent(W.charOskar), html);
   }));
 
+Deno.test("PUT content: text/html (the portal editor's type) is taken as text/plain is", () =>
+  withHarness(async (h) => {
+    // the editor saves what GET content gave it: a rooted image source, which Core makes relative
+    const html = `<p>Ledgers</p><img src="/api/images/${W.imgChart}/coast-chart.png">`;
+    h.core.clearRequests();
+    for (const type of ["text/html", "Text/HTML; charset=UTF-8"]) {
+      const r = await putText(h, W.charOskar, html, type);
+      assert.equal(r.status, 204, type);
+      assert.equal(h.core.requests.at(-1)!.headers.get("content-type"), "text/plain");
+    }
+    const stored = `<p>Ledgers</p><img src="api/images/${W.imgChart}/coast-chart.png">`;
+    assert.equal(h.core.store.getContent(W.charOskar), stored);
+    // ...and rooted again on the way back out
+    assert.equal((await get(h, `/api/lore/${W.charOskar}/content`)).text, html);
+    const latin1 = await putText(h, W.charOskar, "<p>x</p>", "text/html; charset=iso-8859-1");
+    assert.equal(latin1.status, 415);
+  }));
+
 Deno.test("PUT content: code notes take text too", () =>
   withHarness(async (h) => {
     const id = addNote(h, { title: "Dice macro", type: "code", mime: "text/plain", content: "" });
@@ -173,8 +198,9 @@ Deno.test("PUT content: wrong type 415, missing note 404, system note 400, bad i
     h.core.clearRequests();
     const json = await putText(h, W.charOskar, '{"a":1}', "application/json");
     assert.equal(json.status, 415);
-    const html = await putText(h, W.charOskar, "<p>x</p>", "text/html");
-    assert.equal(html.status, 415);
+    const xhtml = await putText(h, W.charOskar, "<p>x</p>", "application/xhtml+xml");
+    assert.equal(xhtml.status, 415);
+    assert.deepEqual(JSON.parse(xhtml.text).details.expected, ["text/plain", "text/html"]);
     const root = await putText(h, "root", "<p>x</p>");
     assert.equal(root.status, 400);
     assert.equal(JSON.parse(root.text).error, "INVALID_REQUEST");
@@ -240,7 +266,7 @@ Deno.test("preview: gm keeps GM-only sections, player drops them (nested and mul
     assert.match(gm.text, /Her mother still lives beneath the reef/);
     assert.match(gm.text, /Raised by lighthouse keepers/);
     // links to our own image route, never Core's
-    assert.match(gm.text, new RegExp(`<img src="/api/lore/${W.imgPortrait}/image"`));
+    assert.match(gm.text, new RegExp(`<img src="/api/images/${W.imgPortrait}/mira-portrait.png"`));
 
     const player = await get(h, `/api/lore/${W.charMira}/preview?mode=player`);
     assert.equal(player.status, 200);
@@ -384,7 +410,10 @@ Deno.test("preview: image notes show an <img> of our route with an escaped alt, 
   withHarness(async (h) => {
     h.core.clearRequests();
     const r = await get(h, `/api/lore/${W.imgChart}/preview?mode=player`);
-    assert.equal(r.text, `<img src="/api/lore/${W.imgChart}/image" alt="coast-chart.png">`);
+    assert.equal(
+      r.text,
+      `<img src="/api/images/${W.imgChart}/coast-chart.png" alt="coast-chart.png">`,
+    );
     assert.match(r.headers.get("etag")!, /^"player-image-/);
     assert.deepEqual(upstreamCalls(h), [`GET /etapi/notes/${W.imgChart}`]);
     const id = addNote(h, {
@@ -397,7 +426,8 @@ Deno.test("preview: image notes show an <img> of our route with an escaped alt, 
     const evil = await get(h, `/api/lore/${id}/preview`);
     assert.equal(
       evil.text,
-      `<img src="/api/lore/${id}/image" alt="x&quot; onerror=&quot;alert(1)&quot;&gt;` +
+      `<img src="/api/images/${id}/x-onerror-alert-1-script-alert-2-script" ` +
+        `alt="x&quot; onerror=&quot;alert(1)&quot;&gt;` +
         `&lt;script&gt;alert(2)&lt;/script&gt;">`,
     );
   }));

@@ -183,6 +183,27 @@ Deno.test("chat: the Parser gets the note, its linked notes, related lore and th
     });
   }));
 
+Deno.test("chat: the front end's `messages`; the Parser gets the latest 50, no empty answers", () =>
+  withParser(async (h) => {
+    const turns = Array.from({ length: 30 }, (_, i) => [
+      { role: "user", content: `Question ${i}` },
+      // a turn that failed before its first token leaves the assistant's message empty
+      { role: "assistant", content: i === 29 ? "" : `Answer ${i}` },
+    ]).flat();
+    const messages = [...turns, { role: "user", content: "Who is Mira?" }];
+    const r = await h.requestJson(chatPath(), { method: "POST", json: { messages } });
+    assert.equal(r.status, 200);
+    const sent = lastBody(h).transcript;
+    assert.equal(sent.length, 50);
+    assert.deepEqual(sent.at(-1), { role: "user", content: "Who is Mira?" });
+    assert.deepEqual(sent.at(-2), { role: "user", content: "Question 29" });
+    assert.ok(sent.every((m) => m.content !== ""));
+    // the same through the stream, as the front end sends it
+    const events = await stream(h, { messages: [{ role: "user", content: "Who is Mira?" }] });
+    assert.ok(events.some((e) => e.event === "result"));
+    assert.deepEqual(lastBody(h).transcript, [{ role: "user", content: "Who is Mira?" }]);
+  }));
+
 Deno.test("chat: bad input is a 400 and reaches neither backend", () =>
   withParser(async (h) => {
     const long = "x".repeat(20_001);
@@ -193,7 +214,12 @@ Deno.test("chat: bad input is a 400 and reaches neither backend", () =>
       { transcript: [{ role: "user", content: "   " }] },
       { transcript: [{ role: "system", content: "hi" }] },
       { transcript: [{ role: "user", content: long }] },
-      { transcript: Array.from({ length: 51 }, () => ({ role: "user", content: "hi" })) },
+      { transcript: Array.from({ length: 1001 }, () => ({ role: "user", content: "hi" })) },
+      { messages: [{ role: "user", content: "   " }] },
+      {
+        transcript: [{ role: "user", content: "hi" }],
+        messages: [{ role: "user", content: "hi" }],
+      },
       ...[
         "../../admin",
         "..",
@@ -271,7 +297,7 @@ Deno.test("chat/stream: no Core credentials (not logged in) is a JSON 401 before
     for (const path of [chatPath(), streamPath()]) {
       const r = await h.requestJson(path, { method: "POST", json: ask("hi") });
       assert.equal(r.status, 401);
-      assert.equal(r.body.error, "NOT_AUTHENTICATED");
+      assert.equal(r.body.error, "UNAUTHORIZED");
       assert.deepEqual(r.body.details, { service: "core" });
     }
     assert.deepEqual(parserCalls(h), []);
@@ -446,6 +472,12 @@ Deno.test("apply: one target written, one refused, one rolled back — an exact 
     });
     assert.equal(r.status, 200);
     assert.deepEqual(r.body, {
+      applied: {
+        updatedNoteIds: [MIRA, W.faction],
+        createdNoteIds: [],
+        skipped: [W.charOskar, W.charIselde],
+        failed: [W.locHarbor],
+      },
       updatedNoteIds: [MIRA, W.faction],
       createdNoteIds: [],
       created: [],
@@ -538,6 +570,8 @@ Deno.test("apply: bad proposals are a 400 and reach nothing; system notes are re
         },
       },
       { proposal: { targets: [target] }, extra: true },
+      { proposal: { targets: [target] }, approvedTargetIds: [] },
+      { proposal: { targets: [target] }, approvedTargetIds: [W.charOskar] },
     ];
     h.core.clearRequests();
     for (const json of bodies) {

@@ -62,7 +62,7 @@ Deno.test("cors: an allowed origin's preflight for a method the route has → 20
       assert.equal(res.headers.get("access-control-allow-methods"), methods);
       assert.equal(
         res.headers.get("access-control-allow-headers"),
-        "authorization, content-type, if-none-match, x-host-filename, x-request-id",
+        "authorization, content-type, if-none-match, x-host-filename, x-request-id, x-vercel-filename",
       );
       assert.equal(res.headers.get("access-control-max-age"), "600");
       assert.match(res.headers.get("vary")!, /\bOrigin\b/);
@@ -103,7 +103,7 @@ Deno.test("cors: an allowed origin reads and writes; its answers name it and var
     assert.equal(list.headers.get("access-control-allow-credentials"), "true");
     assert.equal(
       list.headers.get("access-control-expose-headers"),
-      "etag, retry-after, x-request-id",
+      "etag, retry-after, x-next-cursor, x-request-id, x-total-count",
     );
     assert.match(list.headers.get("vary")!, /\bOrigin\b/);
     const created = await h.request("/api/lore", {

@@ -79,10 +79,10 @@ Deno.test("no Core credentials → 503 NOT_CONFIGURED and no call to Core", () =
     assert.equal(h.core.requests.length, 0, label(s));
   }));
 
-Deno.test("Core unreachable → 503 UPSTREAM_UNAVAILABLE", () =>
+Deno.test("Core unreachable → 503 UNREACHABLE", () =>
   eachSample({ coreUrlOverride: "http://127.0.0.1:9" }, () => {}, (s, res, body) => {
     assert.equal(res.status, 503, label(s));
-    assert.equal(body?.error, "UPSTREAM_UNAVAILABLE", label(s));
+    assert.equal(body?.error, "UNREACHABLE", label(s));
   }));
 
 Deno.test("Core never answers → 504 UPSTREAM_TIMEOUT", () =>
@@ -96,10 +96,10 @@ Deno.test("Core never answers → 504 UPSTREAM_TIMEOUT", () =>
     { atOnce: true },
   ));
 
-Deno.test("Core 401 → 401 UPSTREAM_UNAUTHORIZED (reconnect), 403 → 403", () =>
+Deno.test("Core 401 → 401 UNAUTHORIZED (reconnect), 403 → 403", () =>
   eachSample({}, (h) => h.core.fault({ path: /^\/etapi\//, status: 401 }), (s, res, body) => {
     assert.equal(res.status, 401, label(s));
-    assert.equal(body?.error, "UPSTREAM_UNAUTHORIZED", label(s));
+    assert.equal(body?.error, "UNAUTHORIZED", label(s));
   }));
 
 Deno.test("Core 500 or garbage → 502 UPSTREAM_ERROR without Core's text", () =>

@@ -133,7 +133,7 @@ const STREAMED_BODIES = [
 /** The answer each fault must give (before a stream starts). */
 const EXPECTED: Record<FaultMode, { status: number; code: string }> = {
   pass: { status: 200, code: "" },
-  refuse: { status: 503, code: "UPSTREAM_UNAVAILABLE" },
+  refuse: { status: 503, code: "UNREACHABLE" },
   hang: { status: 504, code: "UPSTREAM_TIMEOUT" },
   reset: { status: 502, code: "UPSTREAM_ERROR" },
   garbage: { status: 502, code: "UPSTREAM_ERROR" },

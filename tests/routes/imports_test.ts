@@ -64,10 +64,8 @@ Deno.test("system-pack: statblocks become #statblock notes under the lore root, 
     assert.equal(sent.body.notes[0].languages, undefined);
     assert.equal(sent.body.notes[0].content, "<p>Scaled</p><a>x</a>");
 
-    const list = await h.requestJson<{ results: { noteId: string; title: string }[] }>(
-      "/api/statblocks",
-    );
-    assert.deepEqual(list.body.results.map((n) => n.title), [
+    const list = await h.requestJson<{ noteId: string; title: string }[]>("/api/statblocks");
+    assert.deepEqual(list.body.map((n) => n.title), [
       "Drowned Sentinel",
       "Harbor Eel",
       "Reef Drake",
@@ -87,7 +85,7 @@ Deno.test("system-pack: statblocks become #statblock notes under the lore root, 
 
 Deno.test("system-pack: invalid packs are 400 and never sent to the Parser", () =>
   withHarness(async (h) => {
-    const many = Array.from({ length: 51 }, (_, i) => ({ name: `Crab ${i}` }));
+    const many = Array.from({ length: 1001 }, (_, i) => ({ name: `Crab ${i}` }));
     const cases: [unknown, string][] = [
       [{ notes: [] }, "body.notes"],
       [{ notes: many }, "body.notes"],
@@ -124,6 +122,29 @@ Deno.test("system-pack: invalid packs are 400 and never sent to the Parser", () 
       skipDuplicates: false,
     });
     assert.equal(twice.body.created, 2, "repeats are allowed when duplicates are not skipped");
+  }, OPTS));
+
+Deno.test("system-pack: a pack over 50 goes to the Parser in parts of 50; one report", () =>
+  withHarness(async (h) => {
+    const notes = Array.from({ length: 120 }, (_, i) => ({ name: `Crab ${i}`, cr: i % 5 }));
+    const { note } = h.core.store.createNote({
+      parentNoteId: W.loreRoot,
+      title: "Crab 7",
+      type: "text",
+      content: "",
+    });
+    h.core.store.createAttribute({ noteId: note.noteId, type: "label", name: "statblock" });
+    const r = await post(h, "/api/import/system-pack", { notes, skipDuplicates: true });
+    assert.equal(r.status, 200);
+    assert.deepEqual([r.body.created, r.body.skipped, r.body.errors], [119, 1, 0]);
+    assert.deepEqual(r.body.detail.skipped, [{ name: "Crab 7", reason: "duplicate" }]);
+    assert.deepEqual(
+      r.body.detail.created.map((c: { name: string }) => c.name),
+      notes.map((n) => n.name).filter((n) => n !== "Crab 7"),
+    );
+    const sent = parserCalls(h).filter((c) => c.path === "/import/system-pack");
+    assert.deepEqual(sent.map((c) => c.body.notes.length), [50, 50, 20]);
+    assert.deepEqual(sent.map((c) => c.body.notes[0].name), ["Crab 0", "Crab 50", "Crab 100"]);
   }, OPTS));
 
 Deno.test("imports: when Core cannot confirm the parent, nothing is sent to the Parser", () =>
@@ -274,6 +295,9 @@ Deno.test("mapgen?action=preview: counts without writing; unknown action 400", (
     assert.equal(sent.path, "/import/azgaar/preview");
     assert.deepEqual(Object.keys(sent.body), ["mapData"]);
     assert.equal(h.core.store.noteIds().length, before);
+    // the front end's path for the same route
+    const alias = await post(h, "/api/import/azgaar?action=preview", { mapData: MAP });
+    assert.deepEqual(alias, r);
     h.parser!.clearRequests();
     const bad = await post(h, "/api/import/mapgen?action=delete", { mapData: MAP });
     assert.equal(bad.status, 400);

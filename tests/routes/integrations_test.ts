@@ -150,7 +150,8 @@ Deno.test("connect: bad bodies → 400 and nothing upstream", () =>
         {},
         { password: DEFAULT_CORE_PASSWORD, token: "t" },
         { password: "" },
-        { token: "t", baseUrl: h.core.url },
+        { token: "t", url: h.core.url, baseUrl: h.core.url },
+        { allcodex: { url: h.core.url, token: "t" }, token: "t" },
         { token: "t", url: "not a url" },
       ]
     ) {
@@ -181,7 +182,7 @@ Deno.test("connect: rate-limited per client (11th attempt → 429)", () =>
     assert.match(res.headers.get("retry-after") ?? "", /^[1-9]\d*$/);
   }));
 
-Deno.test("integrations without a Parser session → 401 NOT_AUTHENTICATED parser", () =>
+Deno.test("integrations without a Parser session → 401 UNAUTHORIZED parser", () =>
   withParser(async (h) => {
     for (
       const [path, method] of [["/api/integrations/codex/status", "GET"], [
@@ -191,7 +192,7 @@ Deno.test("integrations without a Parser session → 401 NOT_AUTHENTICATED parse
     ) {
       const res = await h.requestJson(path, { method });
       assert.equal(res.status, 401);
-      assert.equal(res.body.error, "NOT_AUTHENTICATED");
+      assert.equal(res.body.error, "UNAUTHORIZED");
       assert.deepEqual(res.body.details, { service: "parser" });
     }
   }));
@@ -202,7 +203,7 @@ Deno.test("connect: Core failing during the password exchange → mapped error, 
     const before = ownerIntegration(h);
     const res = await connect(h, cookie, { password: DEFAULT_CORE_PASSWORD });
     assert.equal(res.status, 503);
-    assert.equal(res.body.error, "UPSTREAM_UNAVAILABLE");
+    assert.equal(res.body.error, "UNREACHABLE");
     assert.deepEqual(ownerIntegration(h), before);
   }, { coreUrlOverride: "http://127.0.0.1:9" });
   await withParser(async (h) => {

@@ -121,7 +121,8 @@ Deno.test("POST /api/lore: invalid bodies are 400 with fields and never reach Co
       { title: "x", type: "html" },
       { title: "x", parentNoteId: "../notes/x" },
       { title: "x", templateId: "a/b" },
-      { title: "x", attributes: { "bad name": "v" } },
+      { title: "x", attributes: { "bad-name": "v" } },
+      { title: "x", attributes: { " ": "v" } },
       { title: "x", attributes: { loreType: "sneaky" } },
       { title: "x", isProtected: true },
       { title: "x", mime: "text/html\r\nX-Injected: 1" },
@@ -153,15 +154,14 @@ Deno.test("GET /api/lore: default #lore lists every lore note; q passes Core syn
         })
       );
     }
-    const r = await h.requestJson<{ results: Note[]; count: number }>(
-      `/api/lore?q=${encodeURIComponent("#reefMarker")}`,
-    );
+    const r = await h.requestJson<Note[]>(`/api/lore?q=${encodeURIComponent("#reefMarker")}`);
     assert.equal(r.status, 200);
-    assert.equal(r.body.count, 230, "no silent truncation at 200");
-    assert.equal(r.body.results.length, 230);
-    const all = await h.requestJson<{ results: Note[] }>("/api/lore");
-    assert.ok(all.body.results.length > 5);
-    assert.ok(all.body.results.every((n) => n.attributes.some((a) => a.name === "lore")));
+    // a bare array (the front end's list), complete: no silent truncation at 200
+    assert.equal(r.body.length, 230);
+    assert.equal(r.headers.get("content-type"), "application/json; charset=utf-8");
+    const all = await h.requestJson<Note[]>("/api/lore");
+    assert.ok(all.body.length > 5);
+    assert.ok(all.body.every((n) => n.attributes.some((a) => a.name === "lore")));
     h.core.clearRequests();
     await (await h.request("/api/lore")).body?.cancel();
     assert.deepEqual(upstreamCalls(h), ["GET /etapi/notes?search=%23lore"]);
@@ -212,13 +212,57 @@ Deno.test("GET /api/lore/:id: relations resolved in one search, portrait and the
         "relAlly>Rook Harrow:character",
         "relEnemy>Rook Harrow:character",
         "relLocatedIn>The Gull's Rest:location",
-        "portraitImage>ilsa.png:null",
       ],
     );
+    // the portrait is shown as the portrait, not among the relations
     assert.equal(r.body.portraitImageNoteId, img.note.noteId);
     assert.equal(r.body.themeSongUrl, "https://music.example/ilsa");
     // one call for the note, one search for every target (no template, no duplicates)
     assert.equal(upstreamCalls(h).length, 2);
+  }));
+
+Deno.test("GET /api/lore/:id: the portal's portrait names and #themeSongUrl label count too", () =>
+  withHarness(async (h) => {
+    const a = (await createNote(h, {
+      title: "Vess",
+      attributes: {
+        themeSong: "https://music.example/old",
+        themeSongUrl: "https://music.example/new",
+      },
+    })).body.note;
+    const image = async (title: string) =>
+      (await h.etapi<{ note: Note }>("/create-note", {
+        method: "POST",
+        json: { parentNoteId: a.noteId, title, type: "image", mime: "image/png", content: "" },
+      })).note.noteId;
+    const [banner, cover] = [await image("banner.png"), await image("cover.png")];
+    for (const [name, value] of [["heroImage", banner], ["coverImage", cover]]) {
+      await h.etapi("/attributes", {
+        method: "POST",
+        json: { noteId: a.noteId, type: "relation", name, value },
+      });
+    }
+    const r = await h.requestJson<Record<string, unknown>>(`/api/lore/${a.noteId}`);
+    // coverImage ranks above heroImage; neither is listed as a relation
+    assert.equal(r.body.portraitImageNoteId, cover);
+    assert.deepEqual(r.body.resolvedRelations, []);
+    assert.equal(r.body.themeSongUrl, "https://music.example/new");
+  }));
+
+Deno.test("POST /api/lore: a template form's field names become label names (spaces → _)", () =>
+  withHarness(async (h) => {
+    const r = await createNote(h, {
+      title: "Reef Eel",
+      loreType: "creature",
+      attributes: { "Danger Level": "high", " Magic  Properties ": "sparks", Habitat: "reef" },
+    });
+    assert.equal(r.status, 201);
+    const labels = r.body.note.attributes
+      .filter((x) => x.noteId === r.body.note.noteId && x.type === "label")
+      .map((x) => `${x.name}=${x.value}`);
+    for (const want of ["Danger_Level=high", "Magic_Properties=sparks", "Habitat=reef"]) {
+      assert.ok(labels.includes(want), `${want} in ${labels}`);
+    }
   }));
 
 Deno.test("GET /api/lore/:id: unsafe theme song URLs are dropped; a missing note is 404", () =>

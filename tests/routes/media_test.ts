@@ -61,9 +61,12 @@ function chunked(bytes: Uint8Array, chunk = 8192): ReadableStream<Uint8Array> {
 async function upload(
   h: Harness,
   body: Uint8Array | ReadableStream<Uint8Array>,
-  opts: { type?: string; filename?: string; query?: string } = {},
+  opts: { type?: string; filename?: string; query?: string; headers?: Record<string, string> } = {},
 ) {
-  const headers: Record<string, string> = { "content-type": opts.type ?? "image/png" };
+  const headers: Record<string, string> = {
+    "content-type": opts.type ?? "image/png",
+    ...opts.headers,
+  };
   if (opts.filename !== undefined) headers["x-host-filename"] = opts.filename;
   return await h.requestJson<Uploaded & ErrorBody>(
     `/api/lore/upload-image${opts.query ?? ""}`,
@@ -373,7 +376,7 @@ Deno.test("upload: PNG becomes an image note under the lore root; bytes streamed
     assert.equal(r.status, 201);
     const { noteId } = r.body;
     assert.deepEqual(r.body, {
-      url: `/api/lore/${noteId}/image`,
+      url: `/api/images/${noteId}/reef-chart.png`,
       noteId,
       mime: "image/png",
       width: 20,
@@ -396,9 +399,26 @@ Deno.test("upload: PNG becomes an image note under the lore root; bytes streamed
     assert.equal(note.mime, "image/png");
     assert.deepEqual(note.parentNoteIds, ["root"]);
     assert.deepEqual(h.core.store.getContent(noteId), png);
-    // and it is served back through the image route
+    // and it is served back through the image route (the url redirects there)
     const img = await h.request(r.body.url);
+    assert.equal(img.url, `${h.url}/api/lore/${noteId}/image`);
     assert.deepEqual(await img.bytes(), png);
+  }));
+
+Deno.test("upload: the file name also comes in x-vercel-filename; x-host-filename wins", () =>
+  withHarness(async (h) => {
+    const png = makePng(2, 2, () => [0, 0, 0]);
+    const vercel = await upload(h, png, {
+      headers: { "x-vercel-filename": "mira%20portrait.png" },
+    });
+    assert.equal(vercel.status, 201);
+    assert.equal(h.core.store.getNote(vercel.body.noteId)!.title, "mira portrait.png");
+    assert.equal(vercel.body.url, `/api/images/${vercel.body.noteId}/mira-portrait.png`);
+    const both = await upload(h, png, {
+      filename: "chart.png",
+      headers: { "x-vercel-filename": "other.png" },
+    });
+    assert.equal(h.core.store.getNote(both.body.noteId)!.title, "chart.png");
   }));
 
 Deno.test("upload: JPEG and GIF are sniffed (type, extension, size); octet-stream is accepted", () =>

@@ -117,18 +117,18 @@ function expect(
   if (!s.streamsFirst) assert.equal(o.status, status, label(s));
 }
 
-Deno.test("no Parser session → 401 NOT_AUTHENTICATED (log in) and no call to the Parser", () =>
+Deno.test("no Parser session → 401 UNAUTHORIZED (log in) and no call to the Parser", () =>
   eachSample({ parserSession: false }, () => {}, (s, o, h) => {
     if (s.degradesTo !== undefined) return assert.equal(o.status, s.degradesTo, label(s));
-    expect(s, o, 401, "NOT_AUTHENTICATED");
+    expect(s, o, 401, "UNAUTHORIZED");
     assert.equal(h.parser!.requests.filter((r) => FEATURE_PATHS.test(r.path)).length, 0, label(s));
   }));
 
-Deno.test("Parser unreachable → 503 UPSTREAM_UNAVAILABLE", () =>
+Deno.test("Parser unreachable → 503 UNREACHABLE", () =>
   eachSample(
     { env: { PARSER_URL: "http://127.0.0.1:9", PARSER_ALLOWED_URLS: "http://127.0.0.1:9" } },
     () => {},
-    (s, o) => expect(s, o, 503, "UPSTREAM_UNAVAILABLE"),
+    (s, o) => expect(s, o, 503, "UNREACHABLE"),
   ));
 
 Deno.test("Parser never answers → 504 UPSTREAM_TIMEOUT", async () => {
@@ -166,11 +166,11 @@ Deno.test("Parser never answers → 504 UPSTREAM_TIMEOUT", async () => {
   }
 });
 
-Deno.test("Parser 401 → 401 UPSTREAM_UNAUTHORIZED", () =>
+Deno.test("Parser 401 → 401 UNAUTHORIZED", () =>
   eachSample(
     {},
     (h) => h.parser!.fault({ path: FEATURE_PATHS, status: 401 }),
-    (s, o) => expect(s, o, 401, "UPSTREAM_UNAUTHORIZED"),
+    (s, o) => expect(s, o, 401, "UNAUTHORIZED"),
   ));
 
 Deno.test("Parser 422 → 422 UPSTREAM_REJECTED (the Parser's words are not passed on)", () =>

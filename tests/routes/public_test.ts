@@ -910,7 +910,7 @@ Deno.test("core errors: each public route maps Core failures for visitors, leaki
       "RATE_LIMITED",
     ],
     ["404", {}, (h) => h.core.fault({ path: /^\/etapi\//, status: 404 }), 404, "NOT_FOUND"],
-    ["unreachable", { coreUrlOverride: "http://127.0.0.1:9" }, null, 503, "UPSTREAM_UNAVAILABLE"],
+    ["unreachable", { coreUrlOverride: "http://127.0.0.1:9" }, null, 503, "UNREACHABLE"],
   ];
   for (const [name, opts, setup, status, code] of faults) {
     await withHarness(async (h) => {

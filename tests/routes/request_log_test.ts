@@ -68,7 +68,7 @@ Deno.test("request log: a refused backend names reason refused, the client, and 
     assertClean(line, backendUrl, h);
     // the answer says as little as before
     const again = await h.requestJson("/api/lore");
-    assert.equal(again.body.error, "UPSTREAM_UNAVAILABLE");
+    assert.equal(again.body.error, "UNREACHABLE");
     assert.ok(!JSON.stringify(again.body).includes("refused"));
   }, { coreUrlOverride: backendUrl });
 });

@@ -49,9 +49,9 @@ Deno.test("mention-search: one fast #lore title search, ranked exact > prefix > 
     const prefix = note(h, "Quorin's Watch");
     note(h, "Quorin Notes", {}); // not lore
     h.core.clearRequests();
-    const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=%20quORin%20");
+    const r = await get<Picked[]>(h, "/api/lore/mention-search?q=%20quORin%20");
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.results, [
+    assert.deepEqual(r.body, [
       { noteId: exact, title: "Quorin", loreType: "character", source: "core" },
       { noteId: prefix, title: "Quorin's Watch", loreType: null, source: "core" },
       { noteId: word, title: "Old Quorin Road", loreType: "location", source: "core" },
@@ -66,20 +66,20 @@ Deno.test("mention-search: one fast #lore title search, ranked exact > prefix > 
 Deno.test("mention-search: at most 8; note-search: at most 12", () =>
   withHarness(async (h) => {
     for (let i = 1; i <= 15; i++) note(h, `Vexmoor ${i}`, { lore: "", loreType: "location" });
-    const m = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=vexmoor");
+    const m = await get<Picked[]>(h, "/api/lore/mention-search?q=vexmoor");
     assert.deepEqual(
-      m.body.results.map((x) => x.title),
+      m.body.map((x) => x.title),
       [1, 2, 3, 4, 5, 6, 7, 8].map((i) => `Vexmoor ${i}`),
     );
-    const n = await get<{ results: Picked[] }>(h, "/api/lore/note-search?q=vexmoor");
-    assert.equal(n.body.results.length, 12);
-    assert.deepEqual(n.body.results.slice(8).map((x) => x.title), [
+    const n = await get<Picked[]>(h, "/api/lore/note-search?q=vexmoor");
+    assert.equal(n.body.length, 12);
+    assert.deepEqual(n.body.slice(8).map((x) => x.title), [
       "Vexmoor 9",
       "Vexmoor 10",
       "Vexmoor 11",
       "Vexmoor 12",
     ]);
-    assert.deepEqual(Object.keys(n.body.results[0]), ["noteId", "title", "loreType"]);
+    assert.deepEqual(Object.keys(n.body[0]), ["noteId", "title", "type", "loreType"]);
   }, bare));
 
 Deno.test("mention/note-search: hostile text stays one quoted literal in the Core query", () =>
@@ -99,13 +99,13 @@ Deno.test("mention/note-search: hostile text stays one quoted literal in the Cor
     ];
     for (const [q, literal] of cases) {
       h.core.clearRequests();
-      const m = await get<{ results: Picked[] }>(
+      const m = await get<Picked[]>(
         h,
         `/api/lore/mention-search?q=${encodeURIComponent(q)}`,
       );
       assert.equal(m.status, 200, q);
-      assert.ok(!m.body.results.some((x) => x.title === "Secret Draft"), q);
-      const n = await get<{ results: Picked[] }>(
+      assert.ok(!m.body.some((x) => x.title === "Secret Draft"), q);
+      const n = await get<Picked[]>(
         h,
         `/api/lore/note-search?q=${encodeURIComponent(q)}&type=location`,
       );
@@ -115,11 +115,11 @@ Deno.test("mention/note-search: hostile text stays one quoted literal in the Cor
         `#loreType="location" note.title *=* ${literal}`,
       ]);
     }
-    const hit = await get<{ results: Picked[] }>(
+    const hit = await get<Picked[]>(
       h,
       `/api/lore/note-search?q=${encodeURIComponent('"hi" \\')}`,
     );
-    assert.deepEqual(hit.body.results.map((x) => x.noteId), [quoted]);
+    assert.deepEqual(hit.body.map((x) => x.noteId), [quoted]);
   }, bare));
 
 Deno.test("note-search: type filter, non-lore notes included without one", () =>
@@ -128,20 +128,21 @@ Deno.test("note-search: type filter, non-lore notes included without one", () =>
     const l = note(h, "Ember Falls", { lore: "", loreType: "location" });
     const plain = note(h, "Ember sketches", {});
     h.core.clearRequests();
-    const typed = await get<{ results: Picked[] }>(
+    const typed = await get<Picked[]>(
       h,
       "/api/lore/note-search?q=ember&type=character",
     );
-    assert.deepEqual(typed.body.results, [{
+    assert.deepEqual(typed.body, [{
       noteId: c,
       title: "Ember Knight",
+      type: "text",
       loreType: "character",
     }]);
     assert.deepEqual(searches(h), [
       { search: '#loreType="character" note.title *=* "ember"', fastSearch: "true" },
     ]);
-    const all = await get<{ results: Picked[] }>(h, "/api/lore/note-search?q=ember");
-    assert.deepEqual(all.body.results.map((x) => x.noteId), [l, c, plain]);
+    const all = await get<Picked[]>(h, "/api/lore/note-search?q=ember");
+    assert.deepEqual(all.body.map((x) => x.noteId), [l, c, plain]);
   }, bare));
 
 Deno.test("mention/note-search: q under 2 or over 200 characters, bad type → 400, nothing sent", () =>
@@ -154,7 +155,7 @@ Deno.test("mention/note-search: q under 2 or over 200 characters, bad type → 4
         assert.equal(r.status, 400, base + qs);
         assert.equal(r.body.error, "INVALID_REQUEST");
       }
-      const ok = await get<{ results: unknown[] }>(h, `${base}?q=${"x".repeat(200)}`);
+      const ok = await get<unknown[]>(h, `${base}?q=${"x".repeat(200)}`);
       assert.equal(ok.status, 200);
     }
     for (const type of ["a%20b", "char%22acter", "x%2Fy", "", "t".repeat(65)]) {
@@ -214,7 +215,10 @@ Deno.test("autolink: the title index is one search per 60 s, shared by concurren
 Deno.test("autolink: bad bodies → 400/415 and nothing sent", () =>
   withHarness(async (h) => {
     h.core.clearRequests();
-    for (const json of [{}, { text: "" }, { text: 5 }, { text: "x", extra: 1 }]) {
+    // the editor autolinks an empty note as "": nothing can match, so nothing is asked
+    const empty = await autolink(h, "");
+    assert.deepEqual([empty.status, empty.body], [200, { matches: [] }]);
+    for (const json of [{}, { text: 5 }, { text: "x", extra: 1 }]) {
       const r = await h.requestJson<ErrorBody>("/api/lore/autolink", { method: "POST", json });
       assert.equal(r.status, 400, JSON.stringify(json));
       assert.equal(r.body.error, "INVALID_REQUEST");
@@ -295,7 +299,7 @@ Deno.test("autolink: cache entries are per credential and expire after 60 s", ()
     }
   }, bare));
 
-Deno.test("search: etapi mode passes the caller's Core query and answers summaries, complete", () =>
+Deno.test("search: etapi mode passes the caller's Core query and answers its notes, complete", () =>
   withHarness(async (h) => {
     const ids = Array.from(
       { length: 230 },
@@ -310,22 +314,55 @@ Deno.test("search: etapi mode passes the caller's Core query and answers summari
     assert.equal(r.status, 200);
     assert.equal(r.body.mode, "etapi");
     assert.equal(r.body.count, 230);
+    assert.equal(r.headers.get("x-total-count"), "230");
     assert.deepEqual(new Set(r.body.results.map((x) => x.noteId)), new Set(ids));
-    const first = r.body.results.find((x) => x.noteId === ids[0])!;
-    assert.deepEqual(Object.keys(first).sort(), [
-      "dateModified",
-      "isProtected",
-      "loreType",
-      "noteId",
-      "parentNoteIds",
-      "title",
-      "type",
-    ]);
+    // Core's note with its attributes (the session page draws a statblock from them), plus loreType
+    const first: Record<string, unknown> = r.body.results.find((x) => x.noteId === ids[0])!;
+    const core = await h.etapi<Record<string, unknown>>(`/notes/${ids[0]}`);
     assert.deepEqual([first.title, first.loreType, first.type], ["Tide 0", "event", "text"]);
+    assert.deepEqual(first, { ...core, loreType: "event" });
     assert.deepEqual(searches(h), [{ search: q }]);
     const explicit = await get<{ mode: string }>(h, "/api/search?q=tide&mode=etapi");
     assert.equal(explicit.body.mode, "etapi");
   }, bare));
+
+Deno.test("search: limit keeps the first results in Core's order; X-Total-Count is the rest too", () =>
+  withHarness(async (h) => {
+    const all = await get<{ results: { noteId: string }[]; count: number }>(h, "/api/search?q=the");
+    assert.ok(all.body.count > 8);
+    h.core.clearRequests();
+    const r = await get<{ results: { noteId: string }[]; count: number }>(
+      h,
+      "/api/search?q=the&limit=8",
+    );
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.results, all.body.results.slice(0, 8));
+    assert.equal(r.body.count, 8);
+    assert.equal(r.headers.get("x-total-count"), String(all.body.count));
+    assert.deepEqual(searches(h), [{ search: "the" }], "Core's search is the complete one");
+    h.core.clearRequests();
+    for (const limit of ["0", "-1", "1.5", "x", "1001"]) {
+      const bad = await get(h, `/api/search?q=the&limit=${limit}`);
+      assert.equal(bad.status, 400, limit);
+      assert.equal(bad.body.error, "INVALID_REQUEST");
+      assert.match(JSON.stringify(bad.body.details), /query\.limit/, limit);
+    }
+    assert.deepEqual(searches(h), [], "a bad limit is never sent");
+  }));
+
+Deno.test("search: the session page's `#statblock <name>` answers the statblocks Core finds", () =>
+  withHarness(async (h) => {
+    // Core drops a word it cannot place after `#statblock` and answers every statblock
+    const r = await get<{ results: { noteId: string }[] }>(
+      h,
+      `/api/search?q=${encodeURIComponent("#statblock Eel")}&limit=6`,
+    );
+    assert.equal(r.status, 200);
+    assert.deepEqual(
+      r.body.results.map((n) => n.noteId).sort(),
+      [W.statEel, W.statSentinel].sort(),
+    );
+  }));
 
 Deno.test("search: rag mode without a Parser is 503 NOT_CONFIGURED (parser); bad input → 400; nothing sent", () =>
   withHarness(async (h) => {
@@ -446,9 +483,9 @@ Deno.test("search: rag mode Parser errors are mapped, its words not passed on", 
 Deno.test("mention-search: Core title matches first, then the Parser's semantic hits", () =>
   withHarness(async (h) => {
     await reindex(h);
-    const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef");
+    const r = await get<Picked[]>(h, "/api/lore/mention-search?q=reef");
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.results, [
+    assert.deepEqual(r.body, [
       { noteId: W.locReef, title: "The Knucklebone Reef", loreType: "location", source: "core" },
       // her text mentions the reefs; the Parser also named the reef itself (deduplicated)
       { noteId: W.charMira, title: "Mira Tallowend", loreType: "character", source: "parser" },
@@ -461,8 +498,8 @@ Deno.test("mention-search: Parser hits are confirmed by one Core search; Core's 
     await reindex(h);
     // renamed after indexing: the Parser still knows the old title, Core's title search does not
     h.core.store.patchNote(W.charIselde, { title: "Iselde Heron" });
-    const renamed = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=crane");
-    assert.deepEqual(renamed.body.results, [
+    const renamed = await get<Picked[]>(h, "/api/lore/mention-search?q=crane");
+    assert.deepEqual(renamed.body, [
       { noteId: W.charIselde, title: "Iselde Heron", loreType: "character", source: "parser" },
     ]);
 
@@ -477,8 +514,8 @@ Deno.test("mention-search: Parser hits are confirmed by one Core search; Core's 
       ],
     });
     h.core.clearRequests();
-    const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=zzz");
-    assert.deepEqual(r.body.results, [
+    const r = await get<Picked[]>(h, "/api/lore/mention-search?q=zzz");
+    assert.deepEqual(r.body, [
       { noteId: W.charOskar, title: "Oskar Venn", loreType: "character", source: "parser" },
     ]);
     const s = searches(h).map((x) => x.search);
@@ -498,9 +535,9 @@ Deno.test("mention-search: merged and deduplicated, Core first, at most 8", () =
         (noteId) => ({ noteId, title: "x" }),
       ),
     });
-    const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=vexmoor");
+    const r = await get<Picked[]>(h, "/api/lore/mention-search?q=vexmoor");
     assert.deepEqual(
-      r.body.results.map((x) => [x.title, x.source]),
+      r.body.map((x) => [x.title, x.source]),
       [
         ["Vexmoor 1", "core"],
         ["Vexmoor 2", "core"],
@@ -515,9 +552,9 @@ Deno.test("mention-search: merged and deduplicated, Core first, at most 8", () =
     for (let i = 6; i <= 8; i++) note(h, `Vexmoor ${i}`);
     h.core.clearRequests();
     parserAnswers(h, "/suggest/autocomplete", { suggestions: [{ noteId: others[5], title: "x" }] });
-    const full = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=vexmoor");
-    assert.equal(full.body.results.length, 8);
-    assert.ok(full.body.results.every((x) => x.source === "core"));
+    const full = await get<Picked[]>(h, "/api/lore/mention-search?q=vexmoor");
+    assert.equal(full.body.length, 8);
+    assert.ok(full.body.every((x) => x.source === "core"));
     assert.equal(searches(h).length, 1, "Core already filled the list: nothing to confirm");
   }, { ...withParser, core: { world: false } }));
 
@@ -525,12 +562,12 @@ Deno.test("mention-search: a hanging Parser costs the budget, not the upstream t
   const time = manualDeadlines();
   return withHarness(async (h) => {
     h.parser!.fault({ path: "/suggest/autocomplete", hang: true });
-    const answer = get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef");
+    const answer = get<Picked[]>(h, "/api/lore/mention-search?q=reef");
     await eventually("the Parser holds the call", () => suggestCalls(h).length === 1);
     time.advance(300); // the budget, far short of the upstream timeout
     const r = await answer;
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.results.map((x) => [x.noteId, x.source]), [[W.locReef, "core"]]);
+    assert.deepEqual(r.body.map((x) => [x.noteId, x.source]), [[W.locReef, "core"]]);
     assert.equal(suggestCalls(h).length, 1, "the Parser was asked");
     assert.ok(h.logs.some((l) => l.includes("mention search without Parser")));
   }, {
@@ -545,18 +582,18 @@ Deno.test("mention-search: a failing Parser or none at all leaves Core's answer"
     await reindex(h);
     for (const status of [500, 401, 429]) {
       h.parser!.fault({ path: "/suggest/autocomplete", status, times: 1 });
-      const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef");
+      const r = await get<Picked[]>(h, "/api/lore/mention-search?q=reef");
       assert.equal(r.status, 200, String(status));
-      assert.deepEqual(r.body.results.map((x) => x.source), ["core"], String(status));
+      assert.deepEqual(r.body.map((x) => x.source), ["core"], String(status));
     }
     h.parser!.fault({ path: "/suggest/autocomplete", status: 200, body: "not json", times: 1 });
-    const garbage = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef");
-    assert.deepEqual(garbage.body.results.map((x) => x.source), ["core"]);
+    const garbage = await get<Picked[]>(h, "/api/lore/mention-search?q=reef");
+    assert.deepEqual(garbage.body.map((x) => x.source), ["core"]);
   }, withParser);
   await withHarness(async (h) => {
-    const r = await get<{ results: Picked[] }>(h, "/api/lore/mention-search?q=reef");
+    const r = await get<Picked[]>(h, "/api/lore/mention-search?q=reef");
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.results.map((x) => x.noteId), [W.locReef]);
+    assert.deepEqual(r.body.map((x) => x.noteId), [W.locReef]);
     assert.deepEqual(suggestCalls(h), [], "no Parser session: the Parser is not asked");
   }, { parser: true });
 });
@@ -593,13 +630,13 @@ Deno.test("GET /api/lore and /api/search: a query Core would fail on is 400 and 
     assert.deepEqual(upstreamCalls(h), []);
 
     // what Core can run passes unchanged (the regex operand as Core reads it: lowercased)
-    const ok = await get<{ results: { noteId: string }[] }>(
+    const ok = await get<{ noteId: string }[]>(
       h,
       `/api/lore?q=${encodeURIComponent("#loreType %= '^(EVENT|timeline)$'")}`,
     );
     assert.equal(ok.status, 200);
     assert.deepEqual(
-      ok.body.results.map((n) => n.noteId).sort(),
+      ok.body.map((n) => n.noteId).sort(),
       [W.eventFlood, W.eventPact, W.timeline].sort(),
     );
     // a quoted "[" that is not a %= operand is just text; rag text is not Core syntax at all

@@ -10,8 +10,12 @@ interface RootInfo {
   isPublished: boolean;
 }
 interface ShareBody {
-  shareRoot: RootInfo | null;
-  otherRoots: string[];
+  configured: boolean;
+  noteId: string | null;
+  title: string | null;
+  alias: string | null;
+  url: string | null;
+  isPublished: boolean;
   conflict: RootInfo[];
 }
 interface PutBody {
@@ -22,17 +26,13 @@ interface PutBody {
 interface TreeEntry {
   noteId: string;
   title: string;
+  loreType: string | null;
   isDraft: boolean;
   isGmOnly: boolean;
   shareAlias: string | null;
   isProtected: boolean;
   isShared: boolean;
-}
-interface TreeBody {
-  shareRootId: string | null;
-  conflict: RootInfo[];
-  notes: TreeEntry[];
-  count: number;
+  dateModified: string | null;
 }
 interface ErrorBody {
   error: string;
@@ -50,6 +50,31 @@ const GUIDE_INFO: RootInfo = {
   shareAlias: null,
   isPublished: true,
 };
+
+/** `GET /api/share`'s answer for one root (or none), and the notes of a conflict. */
+function shareAnswer(h: Harness, root: RootInfo | null, conflict: RootInfo[] = []): ShareBody {
+  if (!root) {
+    return {
+      configured: false,
+      noteId: null,
+      title: null,
+      alias: null,
+      url: null,
+      isPublished: false,
+      conflict,
+    };
+  }
+  const page = `${h.url}/public/lore/${root.shareAlias ?? root.noteId}`;
+  return {
+    configured: true,
+    noteId: root.noteId,
+    title: root.title,
+    alias: root.shareAlias,
+    url: root.isPublished ? page : null,
+    isPublished: root.isPublished,
+    conflict,
+  };
+}
 
 function addNote(
   h: Harness,
@@ -91,7 +116,8 @@ Deno.test("GET /api/share: the world's published root, found with two parallel s
     h.core.clearRequests();
     const r = await h.requestJson<ShareBody>("/api/share");
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body, { shareRoot: GUIDE_INFO, otherRoots: [], conflict: [] });
+    assert.deepEqual(r.body, shareAnswer(h, GUIDE_INFO));
+    assert.equal(r.body.url, `${h.url}/public/lore/${W.guide}`);
     assertCalls(h, ROOT_SEARCHES);
   }));
 
@@ -115,16 +141,15 @@ Deno.test("GET /api/share: several owners are a conflict, all listed; inherited 
     const zed = addNote(h, "Zed's Notes", W.loreRoot, { shareRoot: "" });
     const r = await h.requestJson<ShareBody>("/api/share");
     // no owner is picked (not even the published one): the GM has to choose
-    assert.deepEqual(r.body, {
-      shareRoot: null,
-      otherRoots: [folder, W.guide, zed],
-      conflict: [
+    assert.deepEqual(
+      r.body,
+      shareAnswer(h, null, [
         { noteId: folder, title: "Atlas Folder", shareAlias: "atlas", isPublished: false },
         GUIDE_INFO,
         { noteId: zed, title: "Zed's Notes", shareAlias: null, isPublished: false },
-      ],
-    });
-    assert.ok(!r.body.otherRoots.includes(child));
+      ]),
+    );
+    assert.ok(!r.body.conflict.some((n) => n.noteId === child));
   }));
 
 Deno.test("GET /api/share: a root that lives only under _share is found and published", () =>
@@ -133,25 +158,23 @@ Deno.test("GET /api/share: a root that lives only under _share is found and publ
     const weak = addNote(h, "Almanac", "_share", { shareRoot: "", shareAlias: "almanac" });
     h.core.store.deleteAttribute(shareRootLabelId(h, W.guide));
     const r = await h.requestJson<ShareBody>("/api/share");
-    assert.deepEqual(r.body, {
-      shareRoot: { noteId: weak, title: "Almanac", shareAlias: "almanac", isPublished: true },
-      otherRoots: [],
-      conflict: [],
-    });
+    assert.deepEqual(
+      r.body,
+      shareAnswer(h, { noteId: weak, title: "Almanac", shareAlias: "almanac", isPublished: true }),
+    );
+    assert.equal(r.body.url, `${h.url}/public/lore/almanac`);
   }));
 
 Deno.test("GET /api/share: no owner → null; an unpublished root says so", () =>
   withHarness(async (h) => {
     h.core.store.deleteBranch(`_share_${W.guide}`);
     let r = await h.requestJson<ShareBody>("/api/share");
-    assert.deepEqual(r.body, {
-      shareRoot: { ...GUIDE_INFO, isPublished: false },
-      otherRoots: [],
-      conflict: [],
-    });
+    // an unpublished root has no page
+    assert.deepEqual(r.body, shareAnswer(h, { ...GUIDE_INFO, isPublished: false }));
+    assert.equal(r.body.url, null);
     h.core.store.deleteAttribute(shareRootLabelId(h, W.guide));
     r = await h.requestJson<ShareBody>("/api/share");
-    assert.deepEqual(r.body, { shareRoot: null, otherRoots: [], conflict: [] });
+    assert.deepEqual(r.body, shareAnswer(h, null));
   }));
 
 // --- PUT /api/share -----------------------------------------------------------------------------
@@ -186,8 +209,8 @@ Deno.test("PUT /api/share: moves the root — new one placed and labelled, old o
     assert.deepEqual(parents(h, W.guide), [W.loreRoot]);
     assert.ok(!ownLabels(h, W.guide).includes("shareRoot"));
     const after = await h.requestJson<ShareBody>("/api/share");
-    assert.deepEqual(after.body.shareRoot?.noteId, W.charOskar);
-    assert.deepEqual(after.body.otherRoots, []);
+    assert.deepEqual(after.body.noteId, W.charOskar);
+    assert.deepEqual(after.body.conflict, []);
   }));
 
 Deno.test("PUT /api/share: the current root again changes nothing", () =>
@@ -227,7 +250,7 @@ Deno.test("PUT /api/share: null unshares every root", () =>
     assert.deepEqual(parents(h, W.guide), [W.loreRoot]);
     assert.ok(!upstreamCalls(h).some((c) => c.startsWith("POST")));
     const after = await h.requestJson<ShareBody>("/api/share");
-    assert.deepEqual(after.body, { shareRoot: null, otherRoots: [], conflict: [] });
+    assert.deepEqual(after.body, shareAnswer(h, null));
   }));
 
 Deno.test("PUT /api/share: a weak-only old root keeps its _share branch and is reported", () =>
@@ -384,11 +407,7 @@ Deno.test("PUT /api/share: a note of a conflict becomes the only root; the other
     );
     assert.ok(!ownLabels(h, W.guide).includes("shareRoot"));
     const after = await h.requestJson<ShareBody>("/api/share");
-    assert.deepEqual(after.body, {
-      shareRoot: r.body.shareRoot,
-      otherRoots: [],
-      conflict: [],
-    });
+    assert.deepEqual(after.body, shareAnswer(h, r.body.shareRoot));
   }));
 
 Deno.test("PUT /api/share: resolving a conflict that fails halfway reports exactly what Core holds", () =>
@@ -422,8 +441,8 @@ Deno.test("PUT /api/share: resolving a conflict that fails halfway reports exact
     assert.deepEqual(parents(h, W.guide), ["_share", W.loreRoot]);
     h.core.clearFaults();
     const now = await h.requestJson<ShareBody>("/api/share");
-    assert.deepEqual(now.body.shareRoot, null);
-    assert.deepEqual(now.body.otherRoots, [W.locChart, zed]);
+    assert.deepEqual(now.body.configured, false);
+    assert.deepEqual(now.body.conflict.map((n) => n.noteId), [W.locChart, zed]);
     assertNoSecrets(h, JSON.stringify(r.body));
   }));
 
@@ -432,16 +451,21 @@ Deno.test("PUT /api/share: resolving a conflict that fails halfway reports exact
 Deno.test("GET /api/share/tree: flags for every lore note and the share subtree, by title", () =>
   withHarness(async (h) => {
     h.core.clearRequests();
-    const r = await h.requestJson<TreeBody>("/api/share/tree");
+    const r = await h.requestJson<TreeEntry[]>("/api/share/tree");
     assert.equal(r.status, 200);
-    assert.equal(r.body.shareRootId, W.guide);
-    assert.deepEqual(r.body.conflict, []);
-    assert.equal(r.body.count, r.body.notes.length);
-    const byId = new Map(r.body.notes.map((n) => [n.noteId, n]));
+    const notes = r.body;
+    const byId = new Map(notes.map((n) => [n.noteId, n]));
     const flags = (id: string) => {
-      const { noteId: _id, title: _t, ...rest } = byId.get(id)!;
+      const { noteId: _id, title: _t, loreType: _l, dateModified: _d, ...rest } = byId.get(id)!;
       return rest;
     };
+    // the Shared page's type line and the note's last change
+    assert.equal(byId.get(W.charMira)?.loreType, "character");
+    assert.equal(byId.get(W.guide)?.loreType, null);
+    for (const n of notes) {
+      assert.ok(n.dateModified === null || !Number.isNaN(Date.parse(n.dateModified)), n.noteId);
+    }
+    assert.match(byId.get(W.charMira)!.dateModified!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const none = {
       isDraft: false,
       isGmOnly: false,
@@ -455,9 +479,9 @@ Deno.test("GET /api/share/tree: flags for every lore note and the share subtree,
     assert.deepEqual(flags(W.charMira), shared); // a lore note cloned into the guide
     assert.deepEqual(flags(W.locHarbor), { ...shared, shareAlias: HARBOR_ALIAS });
     assert.deepEqual(flags(W.imgChart), shared);
-    // #shareCredentials: still public, only behind HTTP Basic — so shared
-    assert.deepEqual(flags(W.guideVault), shared);
-    assert.deepEqual(flags(W.guideVaultLedger), shared);
+    // #shareCredentials: still public, only behind HTTP Basic — so shared, and protected
+    assert.deepEqual(flags(W.guideVault), { ...shared, isProtected: true });
+    assert.deepEqual(flags(W.guideVaultLedger), { ...shared, isProtected: true });
     assert.deepEqual(flags(W.guideDraft), { ...none, isDraft: true });
     assert.deepEqual(flags(W.guideGmOnly), { ...none, isGmOnly: true }); // also cloned under Welcome
     assert.deepEqual(flags(W.guideProtected), { ...none, isProtected: true });
@@ -466,15 +490,16 @@ Deno.test("GET /api/share/tree: flags for every lore note and the share subtree,
     assert.deepEqual(flags(W.charOskar), none); // lore outside the subtree
     assert.deepEqual(flags(W.questLamp), none);
     // 16 lore notes + 11 non-lore notes of the guide's subtree
-    assert.equal(r.body.count, 27);
-    assert.equal(r.body.notes[0].title, "Brannoch the Drowned");
-    const titles = r.body.notes.filter((n) => !n.isProtected).map((n) => n.title);
+    assert.equal(notes.length, 27);
+    assert.equal(notes[0].title, "Brannoch the Drowned");
+    // a protected note's title is a placeholder: titles sort, the placeholder comes last
+    const titles = notes.filter((n) => n.noteId !== W.guideProtected).map((n) => n.title);
     const sorted = [...titles].sort(
       new Intl.Collator("en", { sensitivity: "base", numeric: true }).compare,
     );
     assert.deepEqual(titles, sorted);
     // a protected note's title is a placeholder: it sorts last
-    assert.equal(r.body.notes.at(-1)?.noteId, W.guideProtected);
+    assert.equal(notes.at(-1)?.noteId, W.guideProtected);
     // one round for the root, one parallel round for lore + subtree: no per-note calls
     const calls = upstreamCalls(h);
     assert.equal(calls.length, 4);
@@ -485,36 +510,29 @@ Deno.test("GET /api/share/tree: flags for every lore note and the share subtree,
     ]);
   }));
 
-Deno.test("GET /api/share/tree: an unpublished root shares nothing; no root → null", () =>
+Deno.test("GET /api/share/tree: an unpublished root shares nothing; without a root, lore only", () =>
   withHarness(async (h) => {
     h.core.store.deleteBranch(`_share_${W.guide}`);
-    let r = await h.requestJson<TreeBody>("/api/share/tree");
-    assert.equal(r.body.shareRootId, W.guide);
-    assert.ok(r.body.notes.some((n) => n.noteId === W.guideWelcome));
-    assert.ok(r.body.notes.every((n) => !n.isShared));
+    let r = await h.requestJson<TreeEntry[]>("/api/share/tree");
+    assert.ok(r.body.some((n) => n.noteId === W.guideWelcome));
+    assert.ok(r.body.every((n) => !n.isShared));
 
     h.core.store.deleteAttribute(shareRootLabelId(h, W.guide));
     h.core.clearRequests();
-    r = await h.requestJson<TreeBody>("/api/share/tree");
-    assert.equal(r.body.shareRootId, null);
-    assert.equal(r.body.count, 16); // lore notes only
-    assert.ok(r.body.notes.every((n) => !n.isShared));
+    r = await h.requestJson<TreeEntry[]>("/api/share/tree");
+    assert.equal(r.body.length, 16); // lore notes only
+    assert.ok(r.body.every((n) => !n.isShared));
     assertCalls(h, ROOT_SEARCHES, ["GET /etapi/notes?search=%23lore"]);
   }));
 
-Deno.test("GET /api/share/tree: several owners → no root, the conflict listed, nothing shared", () =>
+Deno.test("GET /api/share/tree: several owners → nothing shared (the conflict is GET /api/share's)", () =>
   withHarness(async (h) => {
-    const zed = addNote(h, "Zed's Notes", W.loreRoot, { shareRoot: "", lore: "" });
+    addNote(h, "Zed's Notes", W.loreRoot, { shareRoot: "", lore: "" });
     h.core.clearRequests();
-    const r = await h.requestJson<TreeBody>("/api/share/tree");
+    const r = await h.requestJson<TreeEntry[]>("/api/share/tree");
     assert.equal(r.status, 200);
-    assert.equal(r.body.shareRootId, null);
-    assert.deepEqual(r.body.conflict, [
-      GUIDE_INFO,
-      { noteId: zed, title: "Zed's Notes", shareAlias: null, isPublished: false },
-    ]);
-    assert.equal(r.body.count, 17); // the 16 lore notes and Zed's: no subtree is read
-    assert.ok(r.body.notes.every((n) => !n.isShared));
+    assert.equal(r.body.length, 17); // the 16 lore notes and Zed's: no subtree is read
+    assert.ok(r.body.every((n) => !n.isShared));
     assertCalls(h, ROOT_SEARCHES, ["GET /etapi/notes?search=%23lore"]);
   }));
 
@@ -530,8 +548,8 @@ Deno.test("GET /api/share/tree: lore flags come from effective attributes", () =
       isInheritable: true,
     });
     const member = addNote(h, "The Tidewatch", folder, { lore: "", shareAlias: " " });
-    const r = await h.requestJson<TreeBody>("/api/share/tree");
-    const entry = (id: string) => r.body.notes.find((n) => n.noteId === id)!;
+    const r = await h.requestJson<TreeEntry[]>("/api/share/tree");
+    const entry = (id: string) => r.body.find((n) => n.noteId === id)!;
     assert.deepEqual(
       [entry(folder).isGmOnly, entry(folder).isShared, entry(member).isGmOnly],
       [true, false, true],

@@ -398,9 +398,9 @@ Deno.test("backlinks: relation and content-link sources, owned only, self exclud
     assert.ok(s.attributesOf(child).some((a) => a.name === "relCapital"));
 
     h.core.clearRequests();
-    const r = await h.requestJson<{ backlinks: Backlink[] }>(`/api/lore/${target}/backlinks`);
+    const r = await h.requestJson<Backlink[]>(`/api/lore/${target}/backlinks`);
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.backlinks, [
+    assert.deepEqual(r.body, [
       {
         noteId: parent,
         title: "Coast Provinces",
@@ -446,8 +446,8 @@ Deno.test("backlinks: relation and content-link sources, owned only, self exclud
 Deno.test("backlinks: none → empty list; missing note → 404; bad ids → 400 before Core", () =>
   withHarness(async (h) => {
     const lonely = note(h, "Lonely Rock");
-    const r = await h.requestJson<{ backlinks: Backlink[] }>(`/api/lore/${lonely}/backlinks`);
-    assert.deepEqual([r.status, r.body.backlinks], [200, []]);
+    const r = await h.requestJson<Backlink[]>(`/api/lore/${lonely}/backlinks`);
+    assert.deepEqual([r.status, r.body], [200, []]);
     const missing = await h.requestJson<ErrorBody>("/api/lore/noSuchNote01/backlinks");
     assert.deepEqual([missing.status, missing.body.error], [404, "NOT_FOUND"]);
     h.core.clearRequests();
@@ -458,11 +458,10 @@ Deno.test("backlinks: none → empty list; missing note → 404; bad ids → 400
     assert.deepEqual(upstreamCalls(h), []);
   }, bare));
 
-interface Crumbs {
-  breadcrumbs: { noteId: string; title: string }[];
-}
+/** The note's ancestors below root, top first (a bare array, as the front end reads it). */
+type Crumbs = { noteId: string; title: string }[];
 
-Deno.test("breadcrumbs: root to the note, skipping the _share clone's path", () =>
+Deno.test("breadcrumbs: the ancestors below root, top first, skipping the _share clone's path", () =>
   withHarness(async (h) => {
     const world = note(h, "World");
     const region = note(h, "Coast", world);
@@ -472,13 +471,11 @@ Deno.test("breadcrumbs: root to the note, skipping the _share clone's path", () 
     h.core.clearRequests();
     const r = await h.requestJson<Crumbs>(`/api/lore/${town}/breadcrumbs`);
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.breadcrumbs.map((c) => c.title), [
-      "root",
-      "World",
-      "Coast",
-      "Saltmarsh",
-    ]);
-    assert.deepEqual(r.body.breadcrumbs.map((c) => c.noteId), ["root", world, region, town]);
+    // neither root nor the note itself: the page shows its own first crumb and the title
+    assert.deepEqual(r.body, [{ noteId: world, title: "World" }, {
+      noteId: region,
+      title: "Coast",
+    }]);
     // the note and its ancestors in one round trip: the note read, one search
     assert.deepEqual(upstreamCalls(h).map((c) => c.split("?")[0]), [
       `GET /etapi/notes/${town}`,
@@ -486,11 +483,12 @@ Deno.test("breadcrumbs: root to the note, skipping the _share clone's path", () 
     ]);
 
     const root = await h.requestJson<Crumbs>("/api/lore/root/breadcrumbs");
-    assert.deepEqual(root.body.breadcrumbs.map((c) => c.noteId), ["root"]);
+    assert.deepEqual([root.status, root.body], [200, []]);
+    const top = await h.requestJson<Crumbs>(`/api/lore/${world}/breadcrumbs`);
+    assert.deepEqual([top.status, top.body], [200, []]);
     const onlyShared = note(h, "Broadsheet", "_share");
     const s = await h.requestJson<Crumbs>(`/api/lore/${onlyShared}/breadcrumbs`);
-    assert.deepEqual(s.body.breadcrumbs.slice(-2).map((c) => c.noteId), ["_share", onlyShared]);
-    assert.equal(s.body.breadcrumbs[0].noteId, "root");
+    assert.deepEqual(s.body.map((c) => c.noteId), ["_hidden", "_share"]);
   }, bare));
 
 Deno.test("breadcrumbs: cycles and very deep trees stop (64 ancestors at most)", () =>
@@ -502,16 +500,16 @@ Deno.test("breadcrumbs: cycles and very deep trees stop (64 ancestors at most)",
     s.deleteBranch(`root_${p}`);
     const loop = await h.requestJson<Crumbs>(`/api/lore/${q}/breadcrumbs`);
     assert.equal(loop.status, 200);
-    assert.deepEqual(loop.body.breadcrumbs.map((c) => c.noteId), [p, q]);
+    assert.deepEqual(loop.body.map((c) => c.noteId), [p]);
 
     let parent = "root";
     const chain: string[] = [];
     for (let i = 0; i < 70; i++) chain.push(parent = note(h, `Depth ${i}`, parent));
     h.core.clearRequests();
     const deep = await h.requestJson<Crumbs>(`/api/lore/${chain.at(-1)}/breadcrumbs`);
-    assert.equal(deep.body.breadcrumbs.length, 65);
-    assert.equal(deep.body.breadcrumbs.at(-1)?.title, "Depth 69");
-    assert.equal(deep.body.breadcrumbs[0].title, "Depth 5");
+    assert.equal(deep.body.length, 64);
+    assert.equal(deep.body.at(-1)?.title, "Depth 68");
+    assert.equal(deep.body[0].title, "Depth 5");
     // 8 ancestors per search: the note and 7 more ancestors read with the levels above them
     assert.equal(upstreamCalls(h).length, 16);
 
