@@ -40,6 +40,8 @@ export interface AppState {
   aiCalls: AiCalls<KeptAnswer>;
   /** Readiness of the configured backends, on the server's own configuration (`/readyz`). */
   readiness: ReadinessProbe;
+  /** Parser reads kept per caller (routes/kept_reads.ts), at most {@linkcode PARSER_READS_MAX_BYTES}. */
+  parserReads: TtlCache<unknown>;
 }
 
 /** Most AI calls and kept answers one instance holds (the Parser's rate limits keep it far lower). */
@@ -52,6 +54,8 @@ export const PREVIEW_MAX_BYTES = 16 * 1024 * 1024;
  * rebuilt per request beyond that, so the bound sits well above a large homelab lore).
  */
 export const AUTOLINK_MAX_BYTES = 64 * 1024 * 1024;
+/** Byte bound of the Parser reads kept per caller: history pages are a few KiB. */
+export const PARSER_READS_MAX_BYTES = 8 * 1024 * 1024;
 /** Byte bound of the AI answers kept for a retry. */
 export const AI_KEPT_MAX_BYTES = 8 * 1024 * 1024;
 
@@ -93,6 +97,13 @@ export function createAppState(
       maxEntries: 256,
       maxBytes: AUTOLINK_MAX_BYTES,
       sizeOf: (m) => m.bytes,
+      now,
+    }),
+    parserReads: createTtlCache({
+      ttlMs: config.PARSER_READ_CACHE_MS,
+      maxEntries: 1000,
+      maxBytes: PARSER_READS_MAX_BYTES,
+      sizeOf: (v) => stringBytes(JSON.stringify(v) ?? ""),
       now,
     }),
     preview: createTtlCache({

@@ -282,6 +282,13 @@ export const envSchema = z.object({
     .describe("Parallel backend calls one request may make."),
   AUTOLINK_CACHE_MS: intIn(0, 3_600_000, 60_000)
     .describe("How long the autolink title index is kept per caller."),
+  PARSER_READ_CACHE_MS: intIn(0, 3_600_000, 30_000)
+    .describe(
+      "How long reads the Parser counts with its brain dumps (brain-dump history, entries, " +
+        "diffs: 10 a minute for everyone behind this service) are kept per caller. The " +
+        "caller's own brain dumps through this instance drop them at once; others show " +
+        "within this time. 0 keeps nothing.",
+    ),
   PUBLIC_CACHE_MS: intIn(0, 3_600_000, 5_000)
     .describe(
       "How long the public share snapshot is reused before Core is asked again. A write " +

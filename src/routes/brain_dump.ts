@@ -428,12 +428,24 @@ const TAG = "brain-dump";
 /** Brain dumps run a model (commits write for a while): what they made is also in the history. */
 const AI_WORK = { historyPath: "/api/brain-dump/history" };
 
+/**
+ * The Parser counts history reads with brain dumps (10 a minute for everyone behind this
+ * service): reads are kept per caller, and this caller's brain-dump writes drop them.
+ */
+const READS = "brain-dump";
+const KEPT_READ = { group: READS, role: "read" } as const;
+const CHANGES_READS = { group: READS, role: "write" } as const;
+const KEPT_NOTE = " Kept per caller for `PARSER_READ_CACHE_MS` (30 s): the Parser counts these " +
+  "reads with brain dumps, 10 a minute for everyone behind this service; the caller's own " +
+  "brain dumps, commits and batches through this instance drop them at once.";
+
 /** `POST /api/brain-dump` — process raw text in one of the three modes. */
 export const brainDump = sanitizing(parserRoute({
   method: "POST",
   path: "/api/brain-dump",
   summary: "Process raw text: `auto` writes lore (default), `review` proposes, `inbox` queues",
   tag: TAG,
+  kept: CHANGES_READS,
   body: z.strictObject({
     rawText,
     mode: z.enum(["auto", "review", "inbox"]).default("auto"),
@@ -487,6 +499,7 @@ export const brainDumpStream = parserStreamRoute({
   summary:
     "Auto brain dump as server-sent events (`status`, `reasoning`, `token`, then `done` or `error`)",
   tag: TAG,
+  changes: READS,
   body: z.strictObject({
     rawText,
     autoRelate: z.boolean().optional(),
@@ -537,6 +550,7 @@ export const commit = sanitizing(parserRoute({
   summary:
     "Commit reviewed entities (1–100; `update` needs `existingNoteId`); content is sanitized first",
   tag: TAG,
+  kept: CHANGES_READS,
   body: z.strictObject({
     rawText: z.string().min(1).max(50_000),
     approvedEntities: z.array(commitEntity).min(1).max(MAX_COMMIT_ENTITIES),
@@ -584,6 +598,7 @@ export const history = parserRoute({
   summary:
     "Brain dumps that wrote lore, newest first: 20 (or `limit`, 1–100) a page; `cursor` pages on",
   tag: TAG,
+  kept: KEPT_READ,
   query: z.object({
     cursor: parserIdSchema.optional(),
     limit: z.coerce.number().int().min(1).max(HISTORY_MAX_PAGE_SIZE).default(HISTORY_PAGE_SIZE),
@@ -592,7 +607,7 @@ export const history = parserRoute({
     "cache hit). 20 a page, or `limit` (1-100, the Parser's own bounds). The answer is a " +
     "bare array, as the front end reads it; when there are more entries the `X-Next-Cursor` " +
     "header holds the cursor of the next page (given as `cursor`), and is absent on the last. " +
-    "The list carries no summary (`GET /api/brain-dump/history/:id` has it).",
+    "The list carries no summary (`GET /api/brain-dump/history/:id` has it)." + KEPT_NOTE,
   responses: {
     200: {
       description: "`[{ id, rawText, notesCreated, notesUpdated, model, tokensUsed, createdAt, " +
@@ -624,10 +639,11 @@ export const historyDetail = sanitizing(parserRoute({
   path: "/api/brain-dump/history/:id",
   summary: "One brain dump in full: entities with their outcome, summary, content revisions",
   tag: TAG,
+  kept: KEPT_READ,
   params: entryParams,
   description: "`parsedJson.entities` are the proposals with what became of each (`created`, " +
     "`updated`, `skipped`, and the `noteId`); `revisions` hold each note's content before and " +
-    "after. All HTML is sanitized; `parsedJson` may be null.",
+    "after. All HTML is sanitized; `parsedJson` may be null." + KEPT_NOTE,
   responses: {
     200: {
       description: "`{ id, rawText, summary, parsedJson: { entities, summary, revisions }, " +
@@ -657,10 +673,11 @@ export const diffs = sanitizing(parserRoute({
   path: "/api/brain-dump/:id/diffs",
   summary: "Per-note content before and after one brain dump (revision content read from Core)",
   tag: TAG,
+  kept: KEPT_READ,
   params: entryParams,
   description: "The Parser reads each revision's content from Core as it answers. Content is " +
     "sanitized, and null where there is no revision (a created note has none) or Core no " +
-    "longer has it.",
+    "longer has it." + KEPT_NOTE,
   responses: {
     200: {
       description: '`{ diffs: [{ noteId, action: "created" | "updated", revisionIdBefore, ' +
@@ -684,6 +701,7 @@ export const submitBatch = parserRoute({
   path: "/api/brain-dump/batch",
   summary: "Queue 1–50 texts for background brain dumps (`auto` or `review` each)",
   tag: TAG,
+  kept: CHANGES_READS,
   body: z.strictObject({
     items: z.array(z.strictObject({
       rawText,
@@ -749,6 +767,7 @@ export const cancelBatch = parserRoute({
   path: "/api/brain-dump/batch/:batchId",
   summary: "Cancel a batch's queued jobs (running and finished ones are kept)",
   tag: TAG,
+  kept: CHANGES_READS,
   params: batchParams,
   description: "Queued jobs become `cancelled`; an unknown batch is not an error but " +
     "`{ cancelled: 0 }` (the Parser does not tell them apart).",

@@ -29,6 +29,7 @@ import {
   type RouteOf,
 } from "../router.ts";
 import type { ParserClient } from "../upstream/parser.ts";
+import { forgetKeptReads, type KeptReads, withKeptReads } from "./kept_reads.ts";
 
 /** What to send to the Parser for one request. */
 export interface ParserCall {
@@ -78,6 +79,8 @@ export interface ParserRouteSpec<
    * answer is read from that stream's final events instead of the plain call's body.
    */
   fromStream?(ctx: ParserCtx<P, Q, S>): ParserStreamCall | undefined;
+  /** Part in a group of reads kept per caller (see kept_reads.ts). */
+  kept?: KeptReads;
 }
 
 /** A Parser stream that answers a JSON route, and how its final events become the answer. */
@@ -286,14 +289,16 @@ export function parserRoute<
     body: spec.body ? { kind: "json", schema: spec.body } : undefined,
     handler: async (ctx) => {
       const c = ctx as unknown as ParserCtx<P, Q, S>;
-      const parser = await ctx.parser({ ai: !!spec.ai });
+      // a kept read serves every concurrent caller: it must not die with the first one's client
+      const parser = await ctx.parser({ ai: !!spec.ai, detached: spec.kept?.role === "read" });
       const streamed = spec.fromStream?.(c);
-      const data = streamed
-        ? await parserAnswer(
-          spec.answer,
-          await streamed.answer(await parserStreamOutcome(parser, streamed, ctx)),
-        )
-        : await parserJson(parser, spec.upstream(c), spec.answer);
+      const data = await withKeptReads(ctx, spec.kept, async () =>
+        streamed
+          ? await parserAnswer(
+            spec.answer,
+            await streamed.answer(await parserStreamOutcome(parser, streamed, ctx)),
+          )
+          : await parserJson(parser, spec.upstream(c), spec.answer));
       return json(spec.reply ? await spec.reply(data, c) : data, 200, spec.headers?.(data));
     },
   });
@@ -341,6 +346,8 @@ export interface ParserStreamSpec<P extends z.ZodType, S extends z.ZodType> {
     ctx: Ctx<z.output<P>, unknown, BodyValue<{ kind: "json"; schema: S }>>,
     done: unknown,
   ): Promise<void>;
+  /** The group of kept reads the stream's work changes: dropped once it has ended. */
+  changes?: string;
 }
 
 /**
@@ -391,8 +398,12 @@ export function parserStreamRoute<P extends z.ZodType, S extends z.ZodType>(
         }
         : spec.rewrite;
       return streamResponse(ctx, async (w) => {
-        await w.pipe(rewrite ? rewriteSseEvents(upstream, rewrite) : upstream);
-        if (afterDone && done !== undefined) await afterDone(ctx as never, done);
+        try {
+          await w.pipe(rewrite ? rewriteSseEvents(upstream, rewrite) : upstream);
+          if (afterDone && done !== undefined) await afterDone(ctx as never, done);
+        } finally {
+          if (spec.changes) await forgetKeptReads(ctx, spec.changes).catch(() => {});
+        }
       });
     },
   });

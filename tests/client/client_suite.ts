@@ -51,6 +51,7 @@ export const CLIENT_STEPS: readonly ClientStep[] = [
  *   [env.HOST, env.PORT, env.TRUST_PROXY, env.ZERO_LOGIN, env.DATA_DIR, env.LOG_LEVEL],
  *   ["127.0.0.1", "8080", "true", "true", "/tmp/run", "warn"],
  * );
+ * assert.deepEqual([env.PUBLIC_ORIGIN, env.ALLOWED_HOSTS], ["http://127.0.0.1:8080", "127.0.0.1"]);
  * ```
  */
 export function serviceEnv(
@@ -59,6 +60,7 @@ export function serviceEnv(
   dataDir: string,
 ): Record<string, string | undefined> {
   const bff = new URL(settings.bffUrl);
+  const portal = new URL(settings.portalUrl);
   return {
     ...env,
     LOG_LEVEL: env.LOG_LEVEL ?? "warn",
@@ -66,6 +68,10 @@ export function serviceEnv(
     PORT: bff.port || "80",
     // Next's rewrite forwards the browser's Origin and X-Forwarded-Host: the UI's origin
     TRUST_PROXY: "true",
+    // the UI forwards /api/* only: the public site and the share links live on our own origin,
+    // and the UI's host is one we answer to
+    PUBLIC_ORIGIN: bff.origin,
+    ALLOWED_HOSTS: portal.hostname.replace(/^\[|\]$/g, ""),
     ZERO_LOGIN: "true",
     DATA_DIR: dataDir,
   };

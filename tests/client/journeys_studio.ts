@@ -109,7 +109,7 @@ export const STUDIO_JOURNEYS: readonly ClientStep[] = [
       await shown(P.brainDumpDetail.rawText(p, AUTO_TEXT), "the dump's raw text");
       await shown(P.brainDumpDetail.affected(p), "Entries Affected");
       await shown(
-        p.getByRole("main").getByText(AUTO_ENTITY, { exact: true }),
+        P.brainDumpDetail.entry(p, AUTO_ENTITY),
         `"${AUTO_ENTITY}" among the entries`,
       );
       await snapshot(s, P.brainDumpDetail);

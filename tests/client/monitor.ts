@@ -68,18 +68,20 @@ export function watch(page: Page, origin: string): Monitor {
     inFlight.set(r, r.url());
     lastActivity = ++clock;
   });
-  page.on("requestfinished", async (r) => {
+  // A call ends with its answer's head: Chromium never finishes (or reports as aborted) the load of
+  // a body the page does not read, as the UI's fire-and-check writes do.
+  page.on("response", (response) => {
+    const r = response.request();
     if (!inFlight.delete(r)) return;
     lastActivity = ++clock;
-    const response = await r.response();
-    const call: ApiCall = { method: r.method(), url: r.url(), status: response?.status() ?? 0 };
+    const call: ApiCall = { method: r.method(), url: r.url(), status: response.status() };
     calls.push(call);
-    if (response && call.status >= 400) {
+    if (call.status >= 400) {
       bodies.push(response.text().then((t) => (call.body = t)).catch(() => {}));
     }
   });
   page.on("requestfailed", (r) => {
-    if (!inFlight.delete(r)) return;
+    if (!inFlight.delete(r)) return; // answered already: the page dropped the body unread
     lastActivity = ++clock;
     calls.push({ method: r.method(), url: r.url(), status: 0, failure: r.failure()?.errorText });
   });

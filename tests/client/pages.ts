@@ -177,6 +177,9 @@ export const brainDumpDetail = {
   ready: (p: Page) => h1(p, "Brain Dump Detail"),
   rawText: (p: Page, text: string) => main(p).getByRole("blockquote").filter({ hasText: text }),
   affected: (p: Page) => main(p).getByRole("heading", { name: "Entries Affected" }),
+  /** An entry card: a link to the note when it has one, its title (as the model named it) inside. */
+  entry: (p: Page, title: string) =>
+    main(p).getByRole("link", { name: literal(title) }).and(p.locator('[href^="/lore/"]')),
 } satisfies PortalPage & Record<string, unknown>;
 
 /** app/(portal)/session/page.tsx */
@@ -285,7 +288,9 @@ export const settings = {
     c.getByText(new RegExp(`^${state}`)),
   disconnect: (c: Locator) => c.getByRole("button", { name: "Disconnect" }),
   button: (c: Locator, name: string) => c.getByRole("button", { name, exact: true }),
-  field: (c: Locator, label: string) => c.getByLabel(label, { exact: true }),
+  /** An input by its label (a Radix tab panel is labelled by its tab, so inputs only). */
+  field: (c: Locator, label: string) =>
+    c.locator("input").and(c.getByLabel(label, { exact: true })),
   tab: (c: Locator, name: "ETAPI Token" | "Password Login") => c.getByRole("tab", { name }),
   /** The card's error line: the UI shows the caught error as `String(e)`, "Error: …". */
   errorText: (c: Locator) => c.getByText(/^\w*Error: /),

@@ -85,7 +85,7 @@ export const VISITS: readonly ClientStep[] = [
     async run(s) {
       const mira = noteOf(s, "mira");
       await visit(s, P.loreDetail, `/lore/${mira.noteId}`);
-      const shownTitle = await P.loreDetail.title(s.page).innerText();
+      const shownTitle = await P.loreDetail.title(s.page).textContent();
       check(shownTitle === mira.title, `the title reads "${shownTitle}", not "${mira.title}"`);
       await shown(P.loreDetail.portrait(s.page, mira.title), "the portrait");
       await shown(P.loreDetail.sharing(s.page), "the Sharing panel");
