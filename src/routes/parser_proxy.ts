@@ -384,13 +384,16 @@ export function parserStreamRoute<P extends z.ZodType, S extends z.ZodType>(
         call.path,
         call.body,
       );
-      const { afterDone } = spec;
+      const { afterDone, changes } = spec;
+      const forget = () => changes ? forgetKeptReads(ctx, changes).catch(() => {}) : undefined;
       let done: unknown;
-      // the `done` event is read (and kept) on its way through when there is work after it
-      const rewrite = afterDone
+      // the `done` event is read (and kept) on its way through when there is work after it; the
+      // kept reads it changes go before it does: the client reads them again once it has it
+      const rewrite = afterDone || changes
         ? {
           ...spec.rewrite,
           done: async (data: unknown) => {
+            await forget();
             const replaced = await spec.rewrite?.done?.(data);
             done = replaced ?? data;
             return replaced;
@@ -402,7 +405,7 @@ export function parserStreamRoute<P extends z.ZodType, S extends z.ZodType>(
           await w.pipe(rewrite ? rewriteSseEvents(upstream, rewrite) : upstream);
           if (afterDone && done !== undefined) await afterDone(ctx as never, done);
         } finally {
-          if (spec.changes) await forgetKeptReads(ctx, spec.changes).catch(() => {});
+          await forget(); // also after an error or a cut: the Parser may have written
         }
       });
     },

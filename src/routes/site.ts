@@ -147,6 +147,8 @@ const homeQuery = z.object({
 export const home = defineRoute({
   method: "GET",
   path: "/",
+  // where `/` is the front end's (the UI and this service on one origin), the home is here
+  aliases: ["/public", "/public/"],
   summary:
     "Public site home: the share root's content and published lore by type; `?q=` shows search results",
   backend: "Core",

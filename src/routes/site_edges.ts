@@ -161,7 +161,8 @@ export const faviconIcoRoute = defineRoute({
  */
 function shareRedirect(ctx: PublicCtx, idOrAlias: string | undefined): Response {
   // the segment as the request named it (still percent-encoded): one segment, never a path
-  const target = idOrAlias === undefined ? "/" : `/public/lore/${idOrAlias}`;
+  // `/public` is the home also where `/` is the front end's (one origin for both)
+  const target = idOrAlias === undefined ? "/public" : `/public/lore/${idOrAlias}`;
   return new Response(null, {
     status: 302,
     headers: { location: siteOrigin(ctx) + target, "cache-control": "no-store" },
@@ -200,7 +201,7 @@ export const shareRootRoute = defineRoute({
   tag: "site",
   description: SHARE_NOTES,
   responses: {
-    302: { description: "`Location: <origin>/` (`Cache-Control: no-store`)" },
+    302: { description: "`Location: <origin>/public` (`Cache-Control: no-store`)" },
   },
   handler: (ctx) => shareRedirect(ctx, undefined),
 });

@@ -70,7 +70,7 @@ export function serviceEnv(
     TRUST_PROXY: "true",
     // the UI forwards /api/* only: the public site and the share links live on our own origin,
     // and the UI's host is one we answer to
-    PUBLIC_ORIGIN: bff.origin,
+    PUBLIC_ORIGIN: env.PUBLIC_ORIGIN ?? bff.origin,
     ALLOWED_HOSTS: portal.hostname.replace(/^\[|\]$/g, ""),
     ZERO_LOGIN: "true",
     DATA_DIR: dataDir,

@@ -232,13 +232,13 @@ async function startProxy(
   args: (dir: string) => string[],
   stopSignal: Deno.Signal,
   env: (dir: string) => Record<string, string> = () => ({}),
+  port = freePort(),
 ): Promise<FrontProxy> {
   if (!installed(binary)) {
     throw new Error(`${binary} is missing; CI needs it (apt-get install ${kind})`);
   }
   const dir = await Deno.makeTempDir({ prefix: `lpp-${kind}-` });
   await Deno.chmod(dir, 0o755); // nginx's workers drop root and must reach their temp paths
-  const port = freePort();
   for (const [name, text] of Object.entries(files(dir, port))) {
     await Deno.writeTextFile(`${dir}/${name}`, text);
   }
@@ -295,7 +295,7 @@ export async function startNginx(serviceUrl: string): Promise<FrontProxy> {
 }
 
 /**
- * A real nginx serving `site(dir, port)` (its `server`/`upstream` blocks) on a free port;
+ * A real nginx serving `site(dir, port)` (its `server`/`upstream` blocks) on `port` (default a free one);
  * `hostile` adds the snippet test's settings (see `nginxMain`).
  *
  * @example
@@ -309,20 +309,29 @@ export async function startNginx(serviceUrl: string): Promise<FrontProxy> {
 export function startNginxSite(
   site: (dir: string, port: number) => string,
   hostile = false,
+  port = freePort(),
 ): Promise<FrontProxy> {
-  return startProxy("nginx", NGINX_PATH, (dir, port) => ({
-    "site.conf": site(dir, port),
-    "nginx.conf": nginxMain(dir, hostile),
-  }), (dir) => [
-    "-p",
-    dir,
-    "-e",
-    `${dir}/error.log`,
-    "-c",
-    `${dir}/nginx.conf`,
-    "-g",
-    "daemon off;",
-  ], "SIGTERM"); // nginx's fast shutdown: its workers close every connection and exit
+  return startProxy(
+    "nginx",
+    NGINX_PATH,
+    (dir, port) => ({
+      "site.conf": site(dir, port),
+      "nginx.conf": nginxMain(dir, hostile),
+    }),
+    (dir) => [
+      "-p",
+      dir,
+      "-e",
+      `${dir}/error.log`,
+      "-c",
+      `${dir}/nginx.conf`,
+      "-g",
+      "daemon off;",
+    ],
+    "SIGTERM",
+    undefined,
+    port,
+  ); // SIGTERM: nginx's fast shutdown, every connection closed
 }
 
 /**

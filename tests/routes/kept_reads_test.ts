@@ -105,3 +105,25 @@ Deno.test("kept reads: a failed read is not kept; PARSER_READ_CACHE_MS=0 keeps n
     assert.equal(parserCalls(h).length, 2);
   }, { env: { PARSER_READ_CACHE_MS: "0" } });
 });
+
+Deno.test("kept reads: once the stream's done event arrives, a history read shows the dump (the stream still open)", () =>
+  withKept(async (h) => {
+    await h.requestJson("/api/brain-dump/history"); // kept: an empty list
+    // indexing the written notes hangs, so the stream stays open after `done`
+    h.parser!.fault({ path: /^\/rag\/reindex\//, hang: true });
+    const stream = await h.request("/api/brain-dump/stream", {
+      method: "POST",
+      json: { rawText: TEXT },
+    });
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("event: done")) {
+      const { value, done } = await reader.read();
+      assert.ok(!done, "the stream ended before its done event");
+      text += value;
+    }
+    // the front end reads the history again as soon as it has `done`
+    const after = await h.requestJson<Item[]>("/api/brain-dump/history");
+    assert.deepEqual(after.body.map((i) => i.rawText), [TEXT]);
+    await reader.cancel();
+  }));

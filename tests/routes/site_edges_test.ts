@@ -7,7 +7,7 @@ import { allRoutes } from "../../src/routes/index.ts";
 import { SITE_CSP } from "../../src/site/headers.ts";
 import { assertNoSecrets, type Harness, REFUSED_URL, withHarness } from "../helpers/harness.ts";
 import { rawExchange } from "../helpers/raw_http.ts";
-import { W } from "../../sims/world.ts";
+import { HARBOR_ALIAS, W } from "../../sims/world.ts";
 
 async function text(h: Harness, path: string, init?: RequestInit) {
   const res = await h.request(path, init);
@@ -181,3 +181,37 @@ Deno.test("HEAD: on the wire, no body and no claim of an empty one", () =>
       assert.notEqual(raw.headers.get("content-length"), "0", path);
     }
   }, { env: { ALLOWED_HOSTS: "x" } }));
+
+Deno.test("/share/<alias|id>: Core's share links land on the public site; hidden notes end as missing ones", () =>
+  withHarness(async (h) => {
+    const follow = async (path: string) => {
+      const r = await h.request(path, { redirect: "manual" });
+      await r.body?.cancel();
+      assert.equal(r.status, 302, path);
+      assert.equal(r.headers.get("cache-control"), "no-store");
+      const location = r.headers.get("location")!;
+      const page = await text(h, new URL(location).pathname);
+      return { location, page };
+    };
+    const harbor = await follow(`/share/${HARBOR_ALIAS}`);
+    assert.equal(harbor.location, `https://lore.example.org/public/lore/${HARBOR_ALIAS}`);
+    assert.equal(harbor.page.status, 200);
+    assert.match(harbor.page.body, /Saltmarrow Harbor/);
+    // a draft and a note that does not exist: the same redirect, then the same 404 page
+    const draft = await follow(`/share/${W.guideDraft}`);
+    const missing = await follow("/share/zzNoSuchNote1");
+    assert.deepEqual([draft.page.status, missing.page.status], [404, 404]);
+    const same = (body: string, id: string) =>
+      body.replaceAll(id, "X").replace(/<code>[0-9a-f-]{36}<\/code>/, "<code>request</code>");
+    assert.equal(same(draft.page.body, W.guideDraft), same(missing.page.body, "zzNoSuchNote1"));
+    assert.doesNotMatch(draft.page.body, /Rumours on the Docks/);
+    // the root: the home, also at /public where `/` is the front end's
+    for (const path of ["/share", "/share/"]) {
+      const root = await follow(path);
+      assert.equal(root.location, "https://lore.example.org/public");
+      assert.equal(root.page.status, 200);
+    }
+    const [home, alias] = [await text(h, "/"), await text(h, "/public")];
+    assert.equal(alias.body, home.body);
+    assert.match(home.body, /Player(&#39;|&#x27;|')s Guide/);
+  }, { env: { PUBLIC_ORIGIN: "https://lore.example.org" } }));
