@@ -1,4 +1,5 @@
 /** Share settings (`/api/share`, `/api/share/tree`) over HTTP against the Core double. */
+import type { ShareTreeEntry } from "../../src/routes/share.ts";
 import assert from "node:assert/strict";
 import { assertNoSecrets, type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";
 import { HARBOR_ALIAS, W } from "../../sims/world.ts";
@@ -22,17 +23,6 @@ interface PutBody {
   shareRoot: RootInfo | null;
   unsharedNoteIds: string[];
   keptBranches: string[];
-}
-interface TreeEntry {
-  noteId: string;
-  title: string;
-  loreType: string | null;
-  isDraft: boolean;
-  isGmOnly: boolean;
-  shareAlias: string | null;
-  isProtected: boolean;
-  isShared: boolean;
-  dateModified: string | null;
 }
 interface ErrorBody {
   error: string;
@@ -451,7 +441,7 @@ Deno.test("PUT /api/share: resolving a conflict that fails halfway reports exact
 Deno.test("GET /api/share/tree: flags for every lore note and the share subtree, by title", () =>
   withHarness(async (h) => {
     h.core.clearRequests();
-    const r = await h.requestJson<TreeEntry[]>("/api/share/tree");
+    const r = await h.requestJson<ShareTreeEntry[]>("/api/share/tree");
     assert.equal(r.status, 200);
     const notes = r.body;
     const byId = new Map(notes.map((n) => [n.noteId, n]));
@@ -513,13 +503,13 @@ Deno.test("GET /api/share/tree: flags for every lore note and the share subtree,
 Deno.test("GET /api/share/tree: an unpublished root shares nothing; without a root, lore only", () =>
   withHarness(async (h) => {
     h.core.store.deleteBranch(`_share_${W.guide}`);
-    let r = await h.requestJson<TreeEntry[]>("/api/share/tree");
+    let r = await h.requestJson<ShareTreeEntry[]>("/api/share/tree");
     assert.ok(r.body.some((n) => n.noteId === W.guideWelcome));
     assert.ok(r.body.every((n) => !n.isShared));
 
     h.core.store.deleteAttribute(shareRootLabelId(h, W.guide));
     h.core.clearRequests();
-    r = await h.requestJson<TreeEntry[]>("/api/share/tree");
+    r = await h.requestJson<ShareTreeEntry[]>("/api/share/tree");
     assert.equal(r.body.length, 16); // lore notes only
     assert.ok(r.body.every((n) => !n.isShared));
     assertCalls(h, ROOT_SEARCHES, ["GET /etapi/notes?search=%23lore"]);
@@ -529,7 +519,7 @@ Deno.test("GET /api/share/tree: several owners → nothing shared (the conflict 
   withHarness(async (h) => {
     addNote(h, "Zed's Notes", W.loreRoot, { shareRoot: "", lore: "" });
     h.core.clearRequests();
-    const r = await h.requestJson<TreeEntry[]>("/api/share/tree");
+    const r = await h.requestJson<ShareTreeEntry[]>("/api/share/tree");
     assert.equal(r.status, 200);
     assert.equal(r.body.length, 17); // the 16 lore notes and Zed's: no subtree is read
     assert.ok(r.body.every((n) => !n.isShared));
@@ -548,7 +538,7 @@ Deno.test("GET /api/share/tree: lore flags come from effective attributes", () =
       isInheritable: true,
     });
     const member = addNote(h, "The Tidewatch", folder, { lore: "", shareAlias: " " });
-    const r = await h.requestJson<TreeEntry[]>("/api/share/tree");
+    const r = await h.requestJson<ShareTreeEntry[]>("/api/share/tree");
     const entry = (id: string) => r.body.find((n) => n.noteId === id)!;
     assert.deepEqual(
       [entry(folder).isGmOnly, entry(folder).isShared, entry(member).isGmOnly],
