@@ -125,11 +125,17 @@ const ragHits = z.object({
   results: z.array(z.looseObject({ noteId: z.string(), title: z.string() })),
 });
 
-/** Every note is found by the caller's semantic search for its title once the run has ended. */
+/**
+ * Every note is found by the caller's semantic search for its own text once the run has ended.
+ * The Parser indexes a note's content, not its title, and drops hits below its similarity
+ * threshold, so the probe is the note's content as Core stores it (tags stripped).
+ */
 async function checkIndexed(s: ParserSuiteState, notes: z.output<typeof noteRef>[]) {
   for (const n of notes) {
+    const content = await s.api.call("GET", `/api/lore/${n.noteId}/content`);
+    const probe = content.text.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim().slice(0, 500);
     const { results } = await s.api.json("POST", "/api/rag", 200, ragHits, {
-      json: { text: n.title, topK: 50 },
+      json: { text: probe || n.title, topK: 50 },
     });
     check(
       results.some((r) => r.noteId === n.noteId && r.title === n.title),
