@@ -26,6 +26,7 @@ import { createHash, randomBytes } from "node:crypto";
 // the version Core pins (2.17.0); later ones parse `<textarea>`, `<style>` and nested links apart
 // @ts-types="@types/sanitize-html"
 import sanitizeHtml from "core-sanitize-html";
+import { lexSearch, type SearchToken } from "../src/core/search_lex.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Records and errors
@@ -1620,110 +1621,6 @@ interface SearchEnv {
   childIds(id: string): string[];
 }
 
-/** A lexer token; `inQuotes` tells a quoted literal from syntax. */
-interface SearchToken {
-  token: string;
-  inQuotes: boolean;
-}
-
-/** Lexer output: full-text tokens and expression tokens. */
-interface LexResult {
-  fulltextTokens: SearchToken[];
-  expressionTokens: SearchToken[];
-}
-
-const OPERATOR_CHARS = new Set(["=", "*", ">", "<", "!", "-", "+", "%", ","]);
-const QUOTES = new Set(['"', "'", "`"]);
-
-/**
- * Core's search lexer: lowercases, splits full-text from expressions at the first `#`/`~`/
- * `note.`, honours quotes and backslash escapes, and splits expression words at operator
- * boundaries. Written from Core's, not shared with the service's own reading of caller
- * queries, so a mistake there shows as a difference here.
- */
-function lexSearch(query: string): LexResult {
-  const str = query.toLowerCase();
-  const fulltextTokens: SearchToken[] = [];
-  const expressionTokens: SearchToken[] = [];
-  let quote: string | null = null;
-  let fulltextEnded = false;
-  let word = "";
-
-  const finish = (force = false) => {
-    if (word === "" && !force) return;
-    (fulltextEnded ? expressionTokens : fulltextTokens).push({ token: word, inQuotes: !!quote });
-    word = "";
-  };
-  const lastIsOperator = () => word.length > 0 && OPERATOR_CHARS.has(word[word.length - 1]);
-
-  for (let i = 0; i < str.length; i++) {
-    const ch = str[i];
-    if (ch === "\\") {
-      word += i + 1 < str.length ? str[++i] : ch;
-      continue;
-    }
-    if (QUOTES.has(ch)) {
-      if (quote === null) {
-        if (word === "" || (fulltextEnded && lastIsOperator())) {
-          finish();
-          quote = ch;
-        } else {
-          word += ch; // a quote inside a word is literal (d'Artagnan)
-        }
-      } else if (quote === ch) {
-        finish(true);
-        quote = null;
-      } else {
-        word += ch;
-      }
-      continue;
-    }
-    if (ch === ",") {
-      // Core drops commas everywhere (even quoted) except as a separate expression token
-      if (quote === null && fulltextEnded && word !== "" && !lastIsOperator()) {
-        finish();
-        word = ch;
-      }
-      continue;
-    }
-    if (quote !== null) {
-      word += ch;
-      continue;
-    }
-    if (!fulltextEnded && word === "note" && ch === "." && i + 1 < str.length) {
-      fulltextEnded = true;
-    }
-    if (ch === "#" || ch === "~") {
-      // Core silently discards a full-text word glued to the first `#`/`~` (e.g. "(#a")
-      if (!fulltextEnded && word !== "") unsupported(`"${word}" directly before ${ch}`);
-      finish();
-      fulltextEnded = true;
-      word = ch;
-      continue;
-    }
-    if (ch === " ") {
-      // only a space ends a word: a tab or newline stays in it, as in Core's lexer
-      finish();
-      continue;
-    }
-    if (fulltextEnded && (ch === "(" || ch === ")" || ch === ".")) {
-      finish();
-      word = ch;
-      finish();
-      continue;
-    }
-    if (
-      fulltextEnded && word !== "" && !["#", "#!", "~", "~!"].includes(word) &&
-      lastIsOperator() !== OPERATOR_CHARS.has(ch)
-    ) {
-      finish();
-    }
-    word += ch;
-  }
-  finish(quote !== null);
-  return { fulltextTokens, expressionTokens };
-}
-
 type Tree = (SearchToken | Tree)[];
 
 /**
@@ -1820,15 +1717,19 @@ function show(t: SearchToken | Tree | undefined): string {
  * syntax: …".
  */
 function parseQuery(query: string): ParsedQuery {
+  // Core's own lexer, shared with the service: the double models what comes after it
   const lex = lexSearch(query);
+  if (lex.leadingOperator) unsupported(`exact-match prefix "${lex.leadingOperator}"`);
+  // Core silently discards a full-text word glued to the first `#`/`~` (e.g. "(#a")
+  if (lex.discarded !== null) unsupported(`"${lex.discarded}" directly before # or ~`);
   const fulltext: string[] = [];
-  for (const t of lex.fulltextTokens) {
+  for (const t of lex.fulltext) {
     if (!t.inQuotes && t.token.startsWith("=")) unsupported(`exact-match prefix "${t.token}"`);
     if (!t.inQuotes && /[()]/.test(t.token)) unsupported(`parenthesis in full-text "${t.token}"`);
     fulltext.push(normalizeSearchText(t.token));
   }
-  const expression = lex.expressionTokens.length > 0
-    ? parseSequence(groupParens(lex.expressionTokens), 0)
+  const expression = lex.expression.length > 0
+    ? parseSequence(groupParens(lex.expression), 0)
     : null;
   return { fulltext, expression };
 }
@@ -1929,7 +1830,9 @@ function parseSequence(tokens: Tree, level: number): Exp {
       // the rest: `#statblock eel` lists every statblock
       i++;
     } else {
-      unsupported(word);
+      // Core's lexer splits `~*`, `~=` after a bare `~`: name the part as the caller wrote it
+      const next = tokens[i + 1];
+      unsupported(word === "~" && isTok(next) && !next.inQuotes ? `~${next.token}` : word);
     }
   }
   if (expectOperand && exps.length > 0) unsupported(`dangling ${op}`);

@@ -9,13 +9,10 @@
 import type { z } from "zod";
 import { type AppState, createAppState } from "./app_state.ts";
 import type { Config } from "./config.ts";
-import {
-  createCredentialResolver,
-  createPublicCoreSource,
-  credentialIdentity,
-  type CredentialResolver,
-  type RequestCredentials,
-} from "./credentials.ts";
+import { credentialIdentity } from "./credentials/identity.ts";
+import { createPublicCoreSource } from "./credentials/public_core.ts";
+import type { CredentialResolver, RequestCredentials } from "./credentials/request_credentials.ts";
+import { createCredentialResolver } from "./credentials/resolver.ts";
 import {
   bodyReading,
   checkDeclaredLength,
@@ -49,7 +46,7 @@ import { createParserClient } from "./upstream/parser.ts";
 import type { AiWork } from "./upstream/ai_calls.ts";
 import { ClientAbortError, type UpstreamFailure } from "./upstream/fetch.ts";
 import { errorPageResponse } from "./site/error_page.ts";
-import { sharedHttp1Client } from "./upstream/http1_fetch.ts";
+import { sharedHttp1Client } from "./upstream/http1/client.ts";
 import { answerAiRoute } from "./pipeline/ai_route.ts";
 import type { ResponseCheck } from "./pipeline/response_check.ts";
 import { jsonAnswerPaths } from "./route_responses.ts";

@@ -8,7 +8,7 @@
 import type { z } from "zod";
 import type { Config } from "./config.ts";
 import type { Logger } from "./http/log.ts";
-import type { RequestCredentials } from "./credentials.ts";
+import type { RequestCredentials } from "./credentials/request_credentials.ts";
 import type { CoreClient } from "./upstream/core.ts";
 import type { ParserClient } from "./upstream/parser.ts";
 import type { AppState } from "./app_state.ts";

@@ -12,7 +12,7 @@
  * 3. domain — `src/lore/`: what a lore note is and how it is written;
  * 4. public domain — `src/share/`: what visitors may see (reads lore);
  * 5. pages — `src/site/`: the public site's HTML;
- * 6. frame — `src/router.ts`, `src/credentials.ts`, `src/app_state.ts`, `src/readiness.ts`,
+ * 6. frame — `src/router.ts`, `src/credentials/`, `src/app_state.ts`, `src/readiness.ts`,
  *    `src/startup_report.ts`, `src/portal_config.ts` and `_core.ts`, `src/pipeline/`: route
  *    declarations, the context a handler gets, and the request pipeline's pieces; `src/openapi.ts`,
  *    `src/route_responses.ts`, `src/reference_docs.ts`: what is derived from the declarations;
@@ -56,7 +56,7 @@ const LAYERS: readonly Layer[] = [
     name: "frame",
     modules: [
       "src/router.ts",
-      "src/credentials.ts",
+      "src/credentials/",
       "src/app_state.ts",
       "src/readiness.ts",
       "src/startup_report.ts",

@@ -6,7 +6,7 @@ import {
   PREVIEW_MAX_BYTES,
 } from "../app_state.ts";
 import { loadConfig } from "../config.ts";
-import { createCredentialResolver } from "../credentials.ts";
+import { createCredentialResolver } from "../credentials/resolver.ts";
 import { jsonLogger } from "../http/log.ts";
 import { compileAutolink } from "../lore/autolink.ts";
 import { type KeptAnswer, keptAnswerBytes } from "../pipeline/ai_route.ts";

@@ -1,101 +1,13 @@
 /**
  * Checking a Core search query the caller wrote (`GET /api/lore?q=`, `GET /api/search?q=`) for
- * the mistakes Core does not report as such: it fails with a 500 instead. Core reads the query
- * with its own lexer, so this module reads it the same way: lowercased,
- * backslash escapes, quotes, full text before the first `#`/`~`/`note.`, expression words split
- * where operator characters begin or end.
+ * the mistakes Core does not report as such: it fails with a 500 instead. The query is read
+ * with Core's lexer (`search_lex.ts`, shared with the Core double), so a token here is one Core
+ * sees.
  *
  * @module
  */
 
-/** One word of a query as Core's lexer produces it. */
-interface Token {
-  token: string;
-  inQuotes: boolean;
-}
-
-const OPERATOR_CHARS = new Set(["=", "*", ">", "<", "!", "-", "+", "%", ","]);
-const QUOTES = new Set(['"', "'", "`"]);
-
-/** Core's lexer (`services/search/services/lex.ts`), reduced to the tokens it produces. */
-function lex(query: string): { fulltext: Token[]; expression: Token[] } {
-  let str = query.toLowerCase();
-  const fulltext: Token[] = [];
-  const expression: Token[] = [];
-  let quote: string | null = null;
-  let fulltextEnded = false;
-  let word = "";
-  // a leading `=word` asks for exact matches; the `=` is not part of the first word
-  if (/^=[^= ]/.test(str)) str = str.slice(1);
-
-  const lastIsOperator = () => word.length > 0 && OPERATOR_CHARS.has(word[word.length - 1]);
-  const finish = (evenEmpty = false) => {
-    if (word === "" && !evenEmpty) return;
-    (fulltextEnded ? expression : fulltext).push({ token: word, inQuotes: quote !== null });
-    word = "";
-  };
-
-  for (let i = 0; i < str.length; i++) {
-    const ch = str[i];
-    if (ch === "\\") {
-      word += i + 1 < str.length ? str[++i] : ch;
-      continue;
-    }
-    if (QUOTES.has(ch)) {
-      if (quote === null) {
-        if (word === "" || lastIsOperator()) {
-          finish();
-          quote = ch;
-        } else {
-          word += ch; // a quote inside a word is literal (d'Artagnan)
-        }
-      } else if (quote === ch) {
-        finish(true);
-        quote = null;
-      } else {
-        word += ch;
-      }
-      continue;
-    }
-    if (quote === null) {
-      if (!fulltextEnded && word === "note" && ch === "." && i + 1 < str.length) {
-        fulltextEnded = true;
-      }
-      if (ch === "#" || ch === "~") {
-        if (fulltextEnded) finish();
-        fulltextEnded = true;
-        word = ch;
-        continue;
-      }
-      if ((word === "#" || word === "~") && ch === "!") {
-        word += ch;
-        continue;
-      }
-      if (ch === " ") {
-        finish();
-        continue;
-      }
-      if (fulltextEnded && (ch === "(" || ch === ")" || ch === ".")) {
-        finish();
-        word = ch;
-        finish();
-        continue;
-      }
-      if (
-        fulltextEnded && word !== "#!" && word !== "~!" &&
-        lastIsOperator() !== OPERATOR_CHARS.has(ch)
-      ) {
-        finish();
-        word = ch;
-        continue;
-      }
-    }
-    if (ch === ",") continue;
-    word += ch;
-  }
-  finish();
-  return { fulltext, expression };
-}
+import { lexSearch, type SearchToken } from "./search_lex.ts";
 
 /**
  * What in `query` makes Core fail with a 500 or silently answer something else, or null when
@@ -114,7 +26,7 @@ function lex(query: string): { fulltext: Token[]; expression: Token[] } {
  * ```
  */
 export function callerQueryProblem(query: string): string | null {
-  const { fulltext, expression } = lex(query);
+  const { fulltext, expression } = lexSearch(query);
   if (fulltext.some((t) => t.token.trim() === "")) {
     return "an empty quoted search term is not allowed";
   }
@@ -144,7 +56,7 @@ export function callerQueryProblem(query: string): string | null {
  * value, and a group left open makes Core drop the whole condition and answer with every note.
  * A lone `)` with no open group is an ordinary value, as in Core.
  */
-function parenthesisProblem(expression: readonly Token[]): string | null {
+function parenthesisProblem(expression: readonly SearchToken[]): string | null {
   let open = 0;
   for (const t of expression) {
     if (t.token !== "(" && (t.token !== ")" || open === 0)) continue;

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { credentialIdentity } from "../credentials.ts";
+import { credentialIdentity } from "../credentials/identity.ts";
 import type { Ctx } from "../router.ts";
 
 /** How a route takes part: it serves kept reads of `group`, or its writes change them. */

@@ -4,7 +4,10 @@
  *
  * @module
  */
-import type { CredentialResolver, RequestCredentials } from "../../src/credentials.ts";
+import type {
+  CredentialResolver,
+  RequestCredentials,
+} from "../../src/credentials/request_credentials.ts";
 import { notConfigured } from "../../src/http/errors.ts";
 import type { CoreCredentials } from "../../src/upstream/core.ts";
 

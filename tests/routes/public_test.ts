@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
-import { createPublicCoreSource } from "../../src/credentials.ts";
+import { createPublicCoreSource } from "../../src/credentials/public_core.ts";
 import { jsonLogger } from "../../src/http/log.ts";
 import { json } from "../../src/http/response.ts";
 import { defineRoute } from "../../src/router.ts";

@@ -1,0 +1,102 @@
+/**
+ * Who may see what of the published share, and what a visitor is told when they may not: one
+ * 404 for missing and hidden notes alike, a 401 with a password prompt for notes behind
+ * `#shareCredentials`, and never Core's own refusals. Every public answer asks here.
+ *
+ * @module
+ */
+import { ApiError } from "../http/errors.ts";
+import { digest, type PublicSnapshot } from "./public_snapshot.ts";
+import { basicAuthAllows } from "./tree_filter.ts";
+
+/** HTTP Basic challenge for notes behind `#shareCredentials`. */
+export const SHARE_AUTH_CHALLENGE = 'Basic realm="Shared lore", charset="UTF-8"';
+
+/**
+ * The 404 of every public route, identical for missing, hidden and never-shared notes.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const e = publicNotFound();
+ * assert.deepEqual([e.status, e.code, e.message], [404, "NOT_FOUND", "Not found"]);
+ * ```
+ */
+export function publicNotFound(): ApiError {
+  return new ApiError(404, "NOT_FOUND", "Not found");
+}
+
+/** The 401 of a note behind `#shareCredentials`: the browser asks the visitor for a password. */
+export function credentialsNeeded(): ApiError {
+  return new ApiError(
+    401,
+    "UNAUTHORIZED",
+    "This part of the shared lore is password-protected",
+    undefined,
+    { "www-authenticate": SHARE_AUTH_CHALLENGE },
+  );
+}
+
+/**
+ * Core failures as a visitor may see them: a note gone since the snapshot is the same 404 as
+ * any missing note, and Core refusing the server's own credentials is a configuration problem
+ * (503), never a 401 the browser would answer with a password prompt.
+ */
+function visitorError(e: unknown): unknown {
+  if (!(e instanceof ApiError)) return e;
+  if (e.status === 404) return publicNotFound();
+  // Core's own refusal carries `service: "core"`; the share's password prompt is ours and passes
+  const fromCore = (e.details as { service?: unknown } | undefined)?.service === "core";
+  if (fromCore && (e.code === "UNAUTHORIZED" || e.code === "UPSTREAM_FORBIDDEN")) {
+    return new ApiError(503, "NOT_CONFIGURED", "The public share cannot read the lore database", {
+      service: "core",
+    });
+  }
+  return e;
+}
+
+/** Runs one public answer; whatever it throws reaches the visitor as {@linkcode visitorError}. */
+export async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    throw visitorError(e);
+  }
+}
+
+/** What one visitor may see of one snapshot; decisions are memoised per request. */
+export interface Access {
+  /** A public note whose credentials (if any) the visitor gave. */
+  canSee(noteId: string): boolean;
+  /** Distinguishes visitors who see different things (part of cache keys, never of an ETag). */
+  fingerprint(): string;
+}
+
+const ANONYMOUS_PRINT = digest();
+
+/** The access of the visitor whose request carried `authorization` (null: none). */
+export function accessFor(snap: PublicSnapshot, authorization: string | null): Access {
+  const decided = new Map<string, boolean>();
+  const canSee = (noteId: string) => {
+    let ok = decided.get(noteId);
+    if (ok === undefined) {
+      decided.set(noteId, ok = basicAuthAllows(snap.view, noteId, authorization));
+    }
+    return ok;
+  };
+  let print: string | undefined;
+  return {
+    canSee,
+    fingerprint() {
+      if (!snap.hasCredentials) return "";
+      // Without credentials no guarded note is visible: the digest of none, without the scan.
+      if (authorization === null) return ANONYMOUS_PRINT;
+      print ??= digest(
+        ...snap.view.publicIds().filter((id) =>
+          snap.view.credentialGroups(id).length > 0 && canSee(id)
+        ),
+      );
+      return print;
+    },
+  };
+}
