@@ -7,10 +7,10 @@
  * @module
  */
 import { cliAction } from "./src/cli.ts";
-import { configNotes, loadConfigOrExit } from "./src/config.ts";
+import { configNotes, loadConfigOrExit } from "./src/config/service_config.ts";
 import { startServer } from "./src/server.ts";
-import { logStartupReport } from "./src/startup_report.ts";
-import { VERSION } from "./src/version.ts";
+import { logStartupReport } from "./src/state/startup_report.ts";
+import { VERSION } from "./src/config/version.ts";
 
 /** Starts the service and keeps it running until a signal stops it. */
 async function serve(): Promise<void> {

@@ -30,7 +30,7 @@ import { seedBenchNotes } from "./bench_notes.ts";
 import { json } from "../src/http/response.ts";
 import { createLogger } from "../src/http/access_log.ts";
 import { requestIdFor } from "../src/http/request_id.ts";
-import { VERSION } from "../src/version.ts";
+import { VERSION } from "../src/config/version.ts";
 
 /** Headers a replay does not copy: the server sets its own, the request id is made anew. */
 const REPLAY_SKIPS = new Set(["content-length", "date", "x-request-id"]);

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { ConfigError } from "../src/config.ts";
+import { ConfigError } from "../src/config/service_config.ts";
 import { namedHosts } from "../src/http/host_check.ts";
 import { type DevStack, startDevStack } from "./dev_stack.ts";
 import { DEFAULT_OWNER } from "./parser.ts";

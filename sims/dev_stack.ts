@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type Config, loadConfig } from "../src/config.ts";
+import { type Config, loadConfig } from "../src/config/service_config.ts";
 import { type RunningServer, startServer } from "../src/server.ts";
 import { type CoreSim, startCoreSim } from "./core.ts";
 import { type ParserSim, reindexForOwner, startParserSim } from "./parser.ts";

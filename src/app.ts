@@ -7,8 +7,8 @@
  * @module
  */
 import type { z } from "zod";
-import { type AppState, createAppState } from "./app_state.ts";
-import type { Config } from "./config.ts";
+import { type AppState, createAppState } from "./state/app_state.ts";
+import type { Config } from "./config/service_config.ts";
 import { credentialIdentity } from "./credentials/identity.ts";
 import { createPublicCoreSource } from "./credentials/public_core.ts";
 import type { CredentialResolver, RequestCredentials } from "./credentials/request_credentials.ts";
@@ -29,7 +29,7 @@ import type { Logger } from "./http/log.ts";
 import { hostRule } from "./http/host_check.ts";
 import { requestIdFor } from "./http/request_id.ts";
 import { requestUrl } from "./http/request_url.ts";
-import { clientAddress, type ClientInfo, clientKey } from "./session/rate_limit.ts";
+import { clientAddress, type ClientInfo, clientKey } from "./http/client_address.ts";
 import {
   compileRoutes,
   type Ctx,
@@ -38,7 +38,7 @@ import {
   type Route,
   type SessionCtx,
   textBodyTypes,
-} from "./router.ts";
+} from "./api/router.ts";
 import { allRoutes } from "./routes/index.ts";
 import { invalidatePublicShare } from "./share/public_snapshot.ts";
 import { createCoreClient } from "./upstream/core.ts";
@@ -49,7 +49,7 @@ import { errorPageResponse } from "./site/error_page.ts";
 import { sharedHttp1Client } from "./upstream/http1/client.ts";
 import { answerAiRoute } from "./pipeline/ai_route.ts";
 import type { ResponseCheck } from "./pipeline/response_check.ts";
-import { jsonAnswerPaths } from "./route_responses.ts";
+import { jsonAnswerPaths } from "./api/route_responses.ts";
 import { type Deadlines, sharedDeadlines } from "./util/deadlines.ts";
 
 /** What an app needs from the outside world; everything but `config` has a default. */
@@ -99,7 +99,7 @@ export interface App {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "./config.ts";
+ * import { loadConfig } from "./config/service_config.ts";
  * import { jsonLogger } from "./http/log.ts";
  * const app = createApp({ config: loadConfig({}), log: jsonLogger("silent") });
  * const res = await app.handle(new Request("http://127.0.0.1:8080/api/no-such-route"));

@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { envSchema } from "./config.ts";
-import { routeTableMarkdown } from "./openapi.ts";
-import { configurationRows } from "./reference_docs.ts";
+import { envSchema } from "./config/service_config.ts";
+import { routeTableMarkdown } from "./api/openapi.ts";
+import { configurationRows } from "./api/reference_docs.ts";
 import { allRoutes } from "./routes/index.ts";
-import { VERSION } from "./version.ts";
+import { VERSION } from "./config/version.ts";
 
 /** What the entry point does with its arguments. */
 export type CliAction =
@@ -37,7 +37,7 @@ const OPTIONS: readonly { flags: string[]; text: string; run: () => string }[] =
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { VERSION } from "./version.ts";
+ * import { VERSION } from "./config/version.ts";
  * assert.deepEqual(cliAction([]), { kind: "serve" });
  * assert.deepEqual(cliAction(["--version"]), { kind: "print", text: VERSION });
  * assert.equal(cliAction(["--port", "80"]).kind, "refuse");

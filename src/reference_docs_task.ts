@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { envSchema } from "./config.ts";
-import { apiReferenceMarkdown, configurationMarkdown } from "./reference_docs.ts";
+import { envSchema } from "./config/service_config.ts";
+import { apiReferenceMarkdown, configurationMarkdown } from "./api/reference_docs.ts";
 import { allRoutes } from "./routes/index.ts";
 
 const root = new URL("../", import.meta.url);

@@ -11,7 +11,7 @@
 import { type App, type AppDeps, createApp } from "./app.ts";
 import { type ConnectionGuard, guardConnections } from "./http/connection_deadlines.ts";
 import { ApiError, errorResponse } from "./http/errors.ts";
-import type { Config } from "./config.ts";
+import type { Config } from "./config/service_config.ts";
 import { loopbackAddress } from "./util/host_name.ts";
 
 /** A running server. */
@@ -33,7 +33,7 @@ export interface RunningServer {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "./config.ts";
+ * import { loadConfig } from "./config/service_config.ts";
  * assert.equal(clientDeadlinesOn(loadConfig({ HOST: "127.0.0.1" })), false);
  * assert.equal(clientDeadlinesOn(loadConfig({ HOST: "0.0.0.0" })), true);
  * assert.equal(clientDeadlinesOn(loadConfig({ HOST: "::1", CLIENT_DEADLINES: "on" })), true);
@@ -51,7 +51,7 @@ export function clientDeadlinesOn(
  *
  * @example
  * ```ts
- * import { loadConfig } from "./config.ts";
+ * import { loadConfig } from "./config/service_config.ts";
  * // Declared, not run here: it listens on a port.
  * async function serveBriefly(): Promise<void> {
  *   const server = await startServer({ config: loadConfig({ HOST: "127.0.0.1", PORT: "0" }) });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { loadConfig } from "./config.ts";
+import { loadConfig } from "./config/service_config.ts";
 import { bufferedLines, type ByteWriter, jsonLogger } from "./http/log.ts";
 import { startServer } from "./server.ts";
 import type { Deadlines } from "./util/deadlines.ts";

@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/service_config.ts";
 import { jsonLogger } from "../src/http/log.ts";
 import { json } from "../src/http/response.ts";
-import { defineRoute } from "../src/router.ts";
+import { defineRoute } from "../src/api/router.ts";
 
 const echo = defineRoute({
   method: "POST",

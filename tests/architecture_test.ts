@@ -3,8 +3,8 @@
  * dynamic imports included). A module may import its own layer and those below it, never one
  * above, and no chain of imports may come back to where it started. Lowest first:
  *
- * 0. leaves — `src/util/`, `src/cache/`, `src/config.ts`, `src/backend_url.ts`,
- *    `src/version.ts`: know nothing of the service;
+ * 0. leaves — `src/util/`, `src/cache/`, `src/config/` (the settings, backend URLs, the
+ *    version): know nothing of the service;
  * 1. http basics — `src/http/`: errors, logging, bodies, SSE, deadlines; no routes, no
  *    credentials;
  * 2. infrastructure — `src/session/`, `src/sanitize/`, `src/media/`, `src/core/`,
@@ -12,10 +12,10 @@
  * 3. domain — `src/lore/`: what a lore note is and how it is written;
  * 4. public domain — `src/share/`: what visitors may see (reads lore);
  * 5. pages — `src/site/`: the public site's HTML;
- * 6. frame — `src/router.ts`, `src/credentials/`, `src/app_state.ts`, `src/readiness.ts`,
- *    `src/startup_report.ts`, `src/portal_config.ts` and `_core.ts`, `src/pipeline/`: route
- *    declarations, the context a handler gets, and the request pipeline's pieces; `src/openapi.ts`,
- *    `src/route_responses.ts`, `src/reference_docs.ts`: what is derived from the declarations;
+ * 6. frame — `src/api/` (route declarations, the answers they declare, and what is derived
+ *    from them: the OpenAPI document and the reference pages), `src/credentials/`, `src/state/`
+ *    (what the service keeps between requests: caches, readiness, the portal config, the
+ *    start-up report) and `src/pipeline/` (the request pipeline's pieces);
  * 7. routes — `src/routes/`: the handlers;
  * 8. composition — `src/app.ts`, `src/server.ts`, `src/cli.ts`, `main.ts`: put it all together;
  *    `src/reference_docs_task.ts`: `deno task docs`, which writes the derived pages.
@@ -42,7 +42,7 @@ import {
 const LAYERS: readonly Layer[] = [
   {
     name: "leaves",
-    modules: ["src/util/", "src/cache/", "src/config.ts", "src/backend_url.ts", "src/version.ts"],
+    modules: ["src/util/", "src/cache/", "src/config/"],
   },
   { name: "http basics", modules: ["src/http/"] },
   {
@@ -54,19 +54,7 @@ const LAYERS: readonly Layer[] = [
   { name: "pages", modules: ["src/site/"] },
   {
     name: "frame",
-    modules: [
-      "src/router.ts",
-      "src/credentials/",
-      "src/app_state.ts",
-      "src/readiness.ts",
-      "src/startup_report.ts",
-      "src/portal_config.ts",
-      "src/portal_config_core.ts",
-      "src/openapi.ts",
-      "src/route_responses.ts",
-      "src/reference_docs.ts",
-      "src/pipeline/",
-    ],
+    modules: ["src/api/", "src/credentials/", "src/state/", "src/pipeline/"],
   },
   { name: "routes", modules: ["src/routes/"] },
   {

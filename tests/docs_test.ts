@@ -1,8 +1,8 @@
 /** The documentation must say what the code does, and every link in it must lead somewhere. */
 import assert from "node:assert/strict";
 import { generatedDocs } from "../src/reference_docs_task.ts";
-import { envSchema } from "../src/config.ts";
-import { configurationRows, GENERATED_NOTE, headingAnchors } from "../src/reference_docs.ts";
+import { envSchema } from "../src/config/service_config.ts";
+import { configurationRows, GENERATED_NOTE, headingAnchors } from "../src/api/reference_docs.ts";
 
 const root = new URL("../", import.meta.url);
 const read = (path: string) => Deno.readTextFile(new URL(path, root));
@@ -27,7 +27,7 @@ Deno.test("docs: every environment variable has a row in docs/configuration.md",
     assert.match(page, new RegExp("^\\|\\s*`" + key + "`\\s*\\|", "m"), `${key} missing`);
   }
   for (const row of configurationRows(envSchema)) {
-    assert.ok(row.meaning, `${row.name} has no description in src/config.ts`);
+    assert.ok(row.meaning, `${row.name} has no description in src/config/service_config.ts`);
   }
 });
 

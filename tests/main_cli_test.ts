@@ -3,9 +3,9 @@
  * it: `--help`, `--version`, a refused unknown argument, and the start-up summary.
  */
 import assert from "node:assert/strict";
-import { envSchema } from "../src/config.ts";
-import { NOTHING_CONFIGURED } from "../src/readiness.ts";
-import { VERSION } from "../src/version.ts";
+import { envSchema } from "../src/config/service_config.ts";
+import { NOTHING_CONFIGURED } from "../src/state/readiness.ts";
+import { VERSION } from "../src/config/version.ts";
 import { startCoreSim } from "../sims/core.ts";
 import { cleanEnv, MAIN_PERMISSIONS, spawnMain } from "./helpers/main_process.ts";
 

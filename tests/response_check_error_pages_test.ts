@@ -7,13 +7,13 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/service_config.ts";
 import { ApiError, errorResponse } from "../src/http/errors.ts";
 import { jsonLogger } from "../src/http/log.ts";
-import { openApiDocument } from "../src/openapi.ts";
+import { openApiDocument } from "../src/api/openapi.ts";
 import { responseCheck } from "../src/pipeline/response_check.ts";
-import { routeResponses } from "../src/route_responses.ts";
-import { defineRoute, type Route } from "../src/router.ts";
+import { routeResponses } from "../src/api/route_responses.ts";
+import { defineRoute, type Route } from "../src/api/router.ts";
 import { errorPageResponse } from "../src/site/error_page.ts";
 
 /** A public page at `/test/<name>` whose failures are HTML pages, like the site's. */

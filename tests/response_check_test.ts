@@ -6,14 +6,14 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config/service_config.ts";
 import { ApiError } from "../src/http/errors.ts";
 import { jsonLogger } from "../src/http/log.ts";
 import { json } from "../src/http/response.ts";
 import { responseCheck } from "../src/pipeline/response_check.ts";
-import { openApiDocument } from "../src/openapi.ts";
-import { defineRoute, type Responses, type Route } from "../src/router.ts";
-import { declaresResponses, routeResponses } from "../src/route_responses.ts";
+import { openApiDocument } from "../src/api/openapi.ts";
+import { defineRoute, type Responses, type Route } from "../src/api/router.ts";
+import { declaresResponses, routeResponses } from "../src/api/route_responses.ts";
 import { allRoutes } from "../src/routes/index.ts";
 
 const thing = z.object({ id: z.string(), size: z.number().int() });

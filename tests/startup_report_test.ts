@@ -5,8 +5,8 @@
  * answers for, so no outcome depends on how busy the machine is or on its resolver.
  */
 import assert from "node:assert/strict";
-import { loadConfig } from "../src/config.ts";
-import { NOTHING_CONFIGURED } from "../src/readiness.ts";
+import { loadConfig } from "../src/config/service_config.ts";
+import { NOTHING_CONFIGURED } from "../src/state/readiness.ts";
 import {
   hostReport,
   logStartupReport,
@@ -14,7 +14,7 @@ import {
   type StartupCheckOptions,
   type StartupLine,
   startupReport,
-} from "../src/startup_report.ts";
+} from "../src/state/startup_report.ts";
 import { jsonLogger } from "../src/http/log.ts";
 import { REFUSED_URL } from "./helpers/harness.ts";
 import { eventually, manualDeadlines } from "./helpers/manual_deadlines.ts";

@@ -4,8 +4,8 @@ import {
   AUTOLINK_MAX_BYTES,
   createAppState,
   PREVIEW_MAX_BYTES,
-} from "../app_state.ts";
-import { loadConfig } from "../config.ts";
+} from "../state/app_state.ts";
+import { loadConfig } from "../config/service_config.ts";
 import { createCredentialResolver } from "../credentials/resolver.ts";
 import { jsonLogger } from "../http/log.ts";
 import { compileAutolink } from "../lore/autolink.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/service_config.ts";
 
 /**
  * The allowed Parser base URLs: `PARSER_URL` and `PARSER_ALLOWED_URLS`.
@@ -12,7 +12,7 @@ import type { Config } from "../config.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "../config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * const urls = allowedParserUrls(loadConfig({ PARSER_URL: "http://parser:3000" }));
  * assert.deepEqual([...urls], ["http://parser:3000"]);
  * ```
@@ -29,7 +29,7 @@ export function allowedParserUrls(config: Config): ReadonlySet<string> {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "../config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * assert.equal(allowedCoreUrls(loadConfig({})).size, 0);
  * ```
  */

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { backendBaseUrl } from "../backend_url.ts";
+import { backendBaseUrl } from "../config/backend_url.ts";
 import { createTtlCache, stringBytes } from "../cache/ttl_cache.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/service_config.ts";
 import { ApiError } from "../http/errors.ts";
 import type { BrowserSession } from "../session/browser_session.ts";
 import type { CoreCredentials } from "../upstream/core.ts";
@@ -44,7 +44,7 @@ export interface SessionCoreCache {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "../config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * const cache = createSessionCoreCache(loadConfig({}), () => 0);
  * const s = { parserUrl: "http://parser:3000", parserToken: "p" };
  * const creds = { baseUrl: "http://core:8080", token: "c" };

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/service_config.ts";
 import { notAuthenticated, notConfigured } from "../http/errors.ts";
 import type { CoreCredentials } from "../upstream/core.ts";
 import type { SourcedParserCredentials } from "./request_credentials.ts";
@@ -22,7 +22,7 @@ export interface EnvironmentFallback {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "../config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * const fallback = environmentFallback(loadConfig({ PARSER_URL: "http://parser:3000" }));
  * // a user could log in at the Parser: told to, not told the service is broken
  * assert.throws(() => fallback.parser(), { status: 401, code: "UNAUTHORIZED" });

@@ -6,7 +6,7 @@
  * @module
  */
 import { createTtlCache, type TtlCache } from "../cache/ttl_cache.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/service_config.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Logger } from "../http/log.ts";
 import type { CoreCredentials } from "../upstream/core.ts";
@@ -48,7 +48,7 @@ const PUBLIC_UNAVAILABLE = "The public share cannot reach the lore database righ
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "../config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * import { jsonLogger } from "../http/log.ts";
  * const config = loadConfig({
  *   CORE_URL: "http://core:8080",

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/service_config.ts";
 import type { Logger } from "../http/log.ts";
 import type { BrowserSession } from "../session/browser_session.ts";
 import type { CoreCredentials } from "../upstream/core.ts";

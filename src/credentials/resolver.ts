@@ -47,7 +47,7 @@ import { createZeroLogin, type ZeroLogin } from "./zero_login.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "../config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * import { jsonLogger } from "../http/log.ts";
  * const config = loadConfig({ CORE_URL: "http://core:8080", CORE_TOKEN: "etapi-token" });
  * const resolver = createCredentialResolver({ config, fetch, log: jsonLogger("silent") });

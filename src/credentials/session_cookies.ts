@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/service_config.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Logger } from "../http/log.ts";
 import {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/service_config.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Logger } from "../http/log.ts";
 import type { BrowserSession } from "../session/browser_session.ts";
@@ -42,7 +42,7 @@ export type ZeroLogin = (
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "../config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * import { jsonLogger } from "../http/log.ts";
  * const zeroLogin = createZeroLogin(loadConfig({}), jsonLogger("silent"), () => 0);
  * // off unless ZERO_LOGIN, PARSER_URL and PARSER_INTERNAL_SECRET are all set

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/service_config.ts";
 import { concatBytes } from "../util/bytes.ts";
 import { type CancelDeadline, type Deadlines, sharedDeadlines } from "../util/deadlines.ts";
 import { MIN_READ_BYTES, nextReadSize } from "../util/read_size.ts";
@@ -98,7 +98,7 @@ export type BodyLimits = BodyPaceLimits;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "../config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * const limits = bodyLimits(loadConfig({}));
  * assert.equal(limits.idleMs, 10_000);
  * // a 100 MiB upload at 512 kbit/s takes 27 minutes: far above the minimum rate, within the total
@@ -204,7 +204,7 @@ export interface BodyContext {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "../config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * import { jsonLogger } from "./log.ts";
  * const lines: string[] = [];
  * const reading = bodyReading({

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../config/service_config.ts";
 import { hostRule, type HostVerdict, namedHosts, requestOrigin } from "./host_check.ts";
 
 const rule = (env: Record<string, string> = {}) => hostRule(loadConfig(env));

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/service_config.ts";
 import { type CancelDeadline, type Deadlines, sharedDeadlines } from "../util/deadlines.ts";
 import { ApiError } from "./errors.ts";
 import type { Logger } from "./log.ts";

@@ -106,7 +106,7 @@ export interface ImageUpload {
  * @example
  * ```ts
  * import { bodyReading } from "../http/body.ts";
- * import type { Ctx } from "../router.ts";
+ * import type { Ctx } from "../api/router.ts";
  *
  * async function mimeOf(ctx: Ctx) {
  *   const upload = await readImageUpload(ctx.req, 20 * 1024 * 1024, bodyReading(ctx));

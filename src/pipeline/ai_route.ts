@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/service_config.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Logger } from "../http/log.ts";
 import type { AiCalls, AiWork } from "../upstream/ai_calls.ts";
@@ -64,7 +64,7 @@ export interface AiRequest {
  *
  * @example
  * ```ts
- * import { loadConfig } from "../config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * import { jsonLogger } from "../http/log.ts";
  * import { createAiCalls } from "../upstream/ai_calls.ts";
  *

@@ -9,8 +9,8 @@
  * @module
  */
 import type { z } from "zod";
-import { declaresResponses, type ResponseDoc, routeResponses } from "../route_responses.ts";
-import type { Route } from "../router.ts";
+import { declaresResponses, type ResponseDoc, routeResponses } from "../api/route_responses.ts";
+import type { Route } from "../api/router.ts";
 import { ApiError, errorResponse } from "../http/errors.ts";
 
 /** Looks at one answer of a matched route; resolves to it, or to the answer that replaces it. */
@@ -74,7 +74,7 @@ export function responseCheck(onProblem: (problem: string) => void): ResponseChe
  * ```ts
  * import assert from "node:assert/strict";
  * import { allRoutes } from "../routes/index.ts";
- * import { routeResponses } from "../route_responses.ts";
+ * import { routeResponses } from "../api/route_responses.ts";
  * const health = routeResponses(allRoutes.find((r) => r.path === "/healthz")!);
  * const refused = Response.json(
  *   { error: "MISDIRECTED_REQUEST", message: "Not this host", requestId: "r1" },

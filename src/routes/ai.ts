@@ -22,7 +22,7 @@ import {
   relationshipTypeOf,
 } from "../lore/relationship_types.ts";
 import { userRelations } from "../lore/user_relations.ts";
-import { type Ctx, defineRoute, type Route } from "../router.ts";
+import { type Ctx, defineRoute, type Route } from "../api/router.ts";
 import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import { htmlToText } from "../sanitize/plain_text.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";

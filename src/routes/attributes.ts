@@ -12,7 +12,7 @@ import { addAttribute, removeOwnAttribute } from "../lore/attribute_writes.ts";
 import { attributeIdSchema, idSchema } from "../lore/ids.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
 import { attributeNameSchema } from "../lore/vocabulary.ts";
-import { defineRoute, type Route } from "../router.ts";
+import { defineRoute, type Route } from "../api/router.ts";
 import { coreAttributeSchema } from "../upstream/core_schemas.ts";
 import { idParams } from "./schemas.ts";
 

@@ -5,11 +5,11 @@
  * @module
  */
 import { z } from "zod";
-import { backendBaseUrl } from "../backend_url.ts";
+import { backendBaseUrl } from "../config/backend_url.ts";
 import { ApiError, invalidRequest, notConfigured } from "../http/errors.ts";
 import { requestOrigin } from "../http/host_check.ts";
 import { json } from "../http/response.ts";
-import { defineRoute, type Route, type SessionCtx } from "../router.ts";
+import { defineRoute, type Route, type SessionCtx } from "../api/router.ts";
 import type { ParserUser } from "../upstream/parser.ts";
 import { credentialSourceSchema, parserUserSchema } from "./response_schemas.ts";
 
@@ -19,7 +19,7 @@ import { credentialSourceSchema, parserUserSchema } from "./response_schemas.ts"
  *
  * @example
  * ```ts
- * import type { SessionCtx } from "../router.ts";
+ * import type { SessionCtx } from "../api/router.ts";
  *
  * const login = (ctx: SessionCtx) => enforceRateLimit(ctx, "login"); // 429 once used up
  * ```
@@ -50,7 +50,7 @@ export function enforceRateLimit(
  *
  * @example
  * ```ts
- * import type { SessionCtx } from "../router.ts";
+ * import type { SessionCtx } from "../api/router.ts";
  *
  * const parserUrl = (ctx: SessionCtx, url?: string) => allowedBaseUrl(ctx, "parser", url);
  * ```
@@ -89,7 +89,7 @@ export function allowedBaseUrl(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "../config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  *
  * const req = new Request("http://127.0.0.1:8080/api/auth/login", { method: "POST" });
  * const ctx = { req, url: new URL(req.url), config: loadConfig({}) };

@@ -16,7 +16,7 @@ import { z } from "zod";
 import { readRelayed, relayedTitle, relayedTitleText } from "../core/titles.ts";
 import { ApiError } from "../http/errors.ts";
 import { idSchema, parserIdSchema } from "../lore/ids.ts";
-import type { Ctx, Route, RouteOf } from "../router.ts";
+import type { Ctx, Route, RouteOf } from "../api/router.ts";
 import { sanitizeLoreHtml } from "../sanitize/html.ts";
 import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import { mapLimit } from "../util/concurrency.ts";

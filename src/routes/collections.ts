@@ -9,7 +9,7 @@ import { z } from "zod";
 import { labelEquals } from "../core/search_query.ts";
 import { json } from "../http/response.ts";
 import { labelValue } from "../lore/note_view.ts";
-import { defineRoute, type Route } from "../router.ts";
+import { defineRoute, type Route } from "../api/router.ts";
 import { compareByTitle, naturalCompare } from "../lore/order.ts";
 import type { CoreNote } from "../upstream/core.ts";
 import { loreNoteSchema } from "./lore_responses.ts";

@@ -8,8 +8,8 @@ import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { json } from "../http/response.ts";
 import { idSchema } from "../lore/ids.ts";
-import { PORTAL_CONFIG_CACHE_MS } from "../portal_config_core.ts";
-import { type Ctx, defineRoute, type Route } from "../router.ts";
+import { PORTAL_CONFIG_CACHE_MS } from "../state/portal_config_in_core.ts";
+import { type Ctx, defineRoute, type Route } from "../api/router.ts";
 import { credentialSourceSchema } from "./response_schemas.ts";
 import { siteOrigin } from "./site.ts";
 

@@ -12,7 +12,7 @@ import { rootImageLinksStream } from "../lore/content_links.ts";
 import { idSchema } from "../lore/ids.ts";
 import { contentBlobId, etagMatches, planPreview, PREVIEW_MODES } from "../lore/preview.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
-import { defineRoute, type Route } from "../router.ts";
+import { defineRoute, type Route } from "../api/router.ts";
 import { type CoreNote, mapCoreError } from "../upstream/core.ts";
 import { revisionSchema } from "./lore_responses.ts";
 import { idParams } from "./schemas.ts";

@@ -12,7 +12,7 @@ import { applyProposal, proposalSchema } from "../lore/copilot_apply.ts";
 import { buildCopilotBody, COPILOT_CONTEXT_LIMITS as LIMITS } from "../lore/copilot_context.ts";
 import { parserIdSchema } from "../lore/ids.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
-import { defineRoute, type Route } from "../router.ts";
+import { defineRoute, type Route } from "../api/router.ts";
 import { mapParserStreamError } from "../upstream/parser.ts";
 import {
   parserAnswer,

@@ -16,7 +16,7 @@ import { z } from "zod";
 import { json } from "../http/response.ts";
 import { idSchema } from "../lore/ids.ts";
 import { rethrowMissingReference } from "../lore/references.ts";
-import { type Ctx, defineRoute, type Route } from "../router.ts";
+import { type Ctx, defineRoute, type Route } from "../api/router.ts";
 import {
   editorRewriter,
   type HtmlRewriter,

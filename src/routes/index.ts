@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Route } from "../router.ts";
+import type { Route } from "../api/router.ts";
 import { aiRoutes } from "./ai.ts";
 import { attributeRoutes } from "./attributes.ts";
 import { authRoutes } from "./auth.ts";

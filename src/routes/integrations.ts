@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { ApiError, upstreamCode } from "../http/errors.ts";
 import { json } from "../http/response.ts";
-import { defineRoute, type Route } from "../router.ts";
+import { defineRoute, type Route } from "../api/router.ts";
 import { allowedBaseUrl, enforceRateLimit } from "./auth.ts";
 
 /** The name of the ETAPI tokens the service creates in Core. */

@@ -11,7 +11,7 @@
  * @module
  */
 import { credentialIdentity } from "../credentials/identity.ts";
-import type { Ctx } from "../router.ts";
+import type { Ctx } from "../api/router.ts";
 
 /** How a route takes part: it serves kept reads of `group`, or its writes change them. */
 export interface KeptReads {

@@ -14,7 +14,7 @@ import { refuseSystemNote } from "../lore/system_notes.ts";
 import { userRelations } from "../lore/user_relations.ts";
 import { attributeNameSchema, NOTE_TYPES } from "../lore/vocabulary.ts";
 import { writeSteps } from "../lore/write_steps.ts";
-import { defineRoute, type Route } from "../router.ts";
+import { defineRoute, type Route } from "../api/router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { coreBranchSchema } from "../upstream/core_schemas.ts";
 import { loreTypeField, noteSchema } from "./lore_responses.ts";

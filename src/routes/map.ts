@@ -10,7 +10,7 @@ import { json } from "../http/response.ts";
 import { discarding, readImageUpload } from "../lore/image_upload.ts";
 import { replaceMapImage } from "../lore/map_image.ts";
 import { loadMapView, mapViewSchema } from "../lore/map_view.ts";
-import { defineRoute, type Route } from "../router.ts";
+import { defineRoute, type Route } from "../api/router.ts";
 import { UPLOAD_NOTES, uploadSize } from "./media.ts";
 import { idParams } from "./schemas.ts";
 

@@ -22,7 +22,7 @@ import { writeSteps } from "../lore/write_steps.ts";
 import { imageNotePath } from "../media/attachment_image.ts";
 import { RASTER_MIMES } from "../media/image_info.ts";
 import { declaredRasterMime, verifiedRasterStream } from "../media/image_response.ts";
-import { defineRoute, type Route } from "../router.ts";
+import { defineRoute, type Route } from "../api/router.ts";
 import { idParams } from "./schemas.ts";
 
 /** Seed: images are cached 1 day; `private` because they come from an authenticated backend. */

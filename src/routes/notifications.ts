@@ -8,7 +8,7 @@
  */
 import { Buffer } from "node:buffer";
 import { z } from "zod";
-import { type Route } from "../router.ts";
+import { type Route } from "../api/router.ts";
 import { parserRoute } from "./parser_proxy.ts";
 import { parserOk } from "./schemas.ts";
 

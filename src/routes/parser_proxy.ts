@@ -27,7 +27,7 @@ import {
   type Responses,
   type Route,
   type RouteOf,
-} from "../router.ts";
+} from "../api/router.ts";
 import type { ParserClient } from "../upstream/parser.ts";
 import { forgetKeptReads, type KeptReads, withKeptReads } from "./kept_reads.ts";
 
@@ -134,7 +134,7 @@ function declaration(spec: RouteHead): RouteHead & Pick<RouteOf<"private">, "bac
  * @example
  * ```ts
  * import { z } from "zod";
- * import type { Ctx } from "../router.ts";
+ * import type { Ctx } from "../api/router.ts";
  *
  * const modelsSchema = z.record(z.string(), z.object({ models: z.array(z.string()) }));
  * const models = async (ctx: Ctx) =>
@@ -197,7 +197,7 @@ function unexpected(): ApiError {
  *
  * @example
  * ```ts
- * import type { Ctx } from "../router.ts";
+ * import type { Ctx } from "../api/router.ts";
  * import { mapParserStreamError } from "../upstream/parser.ts";
  *
  * const turn = async (ctx: Ctx, call: ParserCall) => {
@@ -518,7 +518,7 @@ export function rewriteSseEvents(
  *
  * @example
  * ```ts
- * import type { Ctx } from "../router.ts";
+ * import type { Ctx } from "../api/router.ts";
  *
  * const answer = (ctx: Ctx, body: unknown) =>
  *   streamResponse(ctx, async (w) => {

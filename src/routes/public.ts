@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { idSchema } from "../lore/ids.ts";
 import { RASTER_MIMES } from "../media/image_info.ts";
-import { defineRoute, type PublicCtx, type Route } from "../router.ts";
+import { defineRoute, type PublicCtx, type Route } from "../api/router.ts";
 import {
   type AnswerRenderer,
   keptPublicAnswer,
@@ -35,7 +35,7 @@ const idOrAliasSchema = z.string().min(1).max(256).regex(
  *
  * @example
  * ```ts
- * import type { PublicCtx } from "../router.ts";
+ * import type { PublicCtx } from "../api/router.ts";
  *
  * async function shareRootTitle(ctx: PublicCtx) {
  *   return (await shareFor(ctx).home(null)).root.title;

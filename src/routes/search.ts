@@ -16,7 +16,7 @@ import { labelValue, noteSummary } from "../lore/note_view.ts";
 import { notesByIds } from "../lore/notes_by_ids.ts";
 import { rankByTitle } from "../lore/title_rank.ts";
 import { isNoteType } from "../lore/vocabulary.ts";
-import { type Ctx, defineRoute, type Route } from "../router.ts";
+import { type Ctx, defineRoute, type Route } from "../api/router.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { ragQueryAnswer } from "../upstream/parser.ts";
 import { type ParserCall, parserJson } from "./parser_proxy.ts";
@@ -259,7 +259,7 @@ export const ragResults = z.object({
  *
  * @example
  * ```ts
- * import type { Ctx } from "../router.ts";
+ * import type { Ctx } from "../api/router.ts";
  * import { ragQueryAnswer } from "../upstream/parser.ts";
  * import { parserJson } from "./parser_proxy.ts";
  *

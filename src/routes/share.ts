@@ -11,7 +11,7 @@ import { coreUtcToIso, hasLabel, labelValue } from "../lore/note_view.ts";
 import { compareByTitle } from "../lore/order.ts";
 import { setShareRoot, shareRootChangeSchema } from "../lore/share_root.ts";
 import { refuseSystemNote } from "../lore/system_notes.ts";
-import { defineRoute, type Route } from "../router.ts";
+import { defineRoute, type Route } from "../api/router.ts";
 import { findShareRoots, loadShareSnapshot, type ShareRoots } from "../share/snapshot.ts";
 import { loreHref } from "../site/format.ts";
 import { ownShareAlias } from "../share/tree_filter.ts";

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { ApiError, invalidRequest } from "../http/errors.ts";
-import { defineRoute, type PublicCtx, type Route } from "../router.ts";
+import { defineRoute, type PublicCtx, type Route } from "../api/router.ts";
 import { errorPageResponse } from "../site/error_page.ts";
 import { assetResponse, siteHeaders } from "../site/headers.ts";
 import { requestOrigin } from "../http/host_check.ts";
@@ -108,7 +108,7 @@ const FEED = documentOf("application/atom+xml; charset=utf-8");
  *
  * @example
  * ```ts
- * import type { PublicCtx } from "../router.ts";
+ * import type { PublicCtx } from "../api/router.ts";
  * const sitemapUrl = (ctx: PublicCtx) => `${siteOrigin(ctx)}/sitemap.xml`;
  * ```
  */

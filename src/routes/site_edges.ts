@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ApiError } from "../http/errors.ts";
-import { defineRoute, type PublicCtx, type Route } from "../router.ts";
+import { defineRoute, type PublicCtx, type Route } from "../api/router.ts";
 import type { AnswerRenderer } from "../share/public_api.ts";
 import { answerFor, renderedAnswer } from "../share/rendered_answer.ts";
 import { assetResponse, siteHeaders } from "../site/headers.ts";

@@ -5,10 +5,10 @@
  */
 import { z } from "zod";
 import { json } from "../http/response.ts";
-import { openApiDocument } from "../openapi.ts";
-import { readinessReportSchema } from "../readiness.ts";
-import { defineRoute, type Route } from "../router.ts";
-import { VERSION } from "../version.ts";
+import { openApiDocument } from "../api/openapi.ts";
+import { readinessReportSchema } from "../state/readiness.ts";
+import { defineRoute, type Route } from "../api/router.ts";
+import { VERSION } from "../config/version.ts";
 
 /**
  * `GET /healthz`: the process is up, and which version it runs (never touches a backend,
@@ -35,7 +35,7 @@ export const healthz = defineRoute({
 
 /**
  * `GET /readyz`: a backend is configured and each configured one answers, checked with the
- * server's own configuration (src/readiness.ts): no caller credentials, no session, no cookie.
+ * server's own configuration (src/state/readiness.ts): no caller credentials, no session, no cookie.
  * Reports no URLs or tokens.
  */
 export const readyz = defineRoute({

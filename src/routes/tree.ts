@@ -11,7 +11,7 @@ import { ancestorPath, MAX_BREADCRUMB_DEPTH } from "../lore/ancestor_path.ts";
 import { backlinkSchema, noteBacklinks } from "../lore/backlinks.ts";
 import { idSchema } from "../lore/ids.ts";
 import { noteMovedSchema, refuseImpossibleMove, relocateNote } from "../lore/note_move.ts";
-import { defineRoute, type Route } from "../router.ts";
+import { defineRoute, type Route } from "../api/router.ts";
 import { idParams } from "./schemas.ts";
 
 const moveBody = z.strictObject({

@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import { json } from "../http/response.ts";
-import { defineRoute, type Route } from "../router.ts";
+import { defineRoute, type Route } from "../api/router.ts";
 import { parserJson, parserRoute } from "./parser_proxy.ts";
 import { parserOk } from "./schemas.ts";
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Config } from "../config.ts";
+import type { Config } from "../config/service_config.ts";
 import type { StreamContext } from "../http/stream_guard.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import type { PublicLinkPolicy } from "./public_content.ts";

@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import { createTtlCache, type TtlCache } from "../cache/ttl_cache.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/service_config.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { loadShareSnapshot } from "./snapshot.ts";
 import { ownShareAlias, type ShareView } from "./tree_filter.ts";

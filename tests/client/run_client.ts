@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { ConfigError } from "../../src/config.ts";
+import { ConfigError } from "../../src/config/service_config.ts";
 import {
   type Command,
   parseFlags,

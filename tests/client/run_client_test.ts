@@ -4,7 +4,7 @@
  * refusing to start without `PORTAL_URL`.
  */
 import assert from "node:assert/strict";
-import { ConfigError } from "../../src/config.ts";
+import { ConfigError } from "../../src/config/service_config.ts";
 import { Blocked, CheckFailed, Skip } from "../conformance/kit.ts";
 import { formatReport } from "../conformance/report.ts";
 import { cleanEnv } from "../helpers/main_process.ts";

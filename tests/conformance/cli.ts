@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ConfigError } from "../../src/config.ts";
+import { ConfigError } from "../../src/config/service_config.ts";
 import { formatReport, type StepResult } from "./report.ts";
 
 /** What the command line asks for. */

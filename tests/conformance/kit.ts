@@ -9,7 +9,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import type { Method } from "../../src/router.ts";
+import type { Method } from "../../src/api/router.ts";
 import type { DirectCore } from "./core_direct.ts";
 
 /** Optional parts of the suite that change state outside the scratch note. */

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/service_config.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import {
   adoptNote,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig } from "../../src/config/service_config.ts";
 import { type Command, parseFlags, runSuiteCommand, type SuiteCommand } from "./cli.ts";
 import { runCoreSuite } from "./core_suite.ts";
 import { type Flag, FLAGS } from "./kit.ts";

@@ -1,6 +1,6 @@
 /** The conformance command line: options, Core settings from the environment, the report. */
 import assert from "node:assert/strict";
-import { ConfigError } from "../../src/config.ts";
+import { ConfigError } from "../../src/config/service_config.ts";
 import { formatReport } from "./report.ts";
 import { coreFromEnv, parseArgs } from "./run_core.ts";
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig } from "../../src/config/service_config.ts";
 import { runSuiteCommand, type SuiteCommand } from "./cli.ts";
 import { PARSER_FLAGS, type ParserFlag, runParserSuite } from "./parser_suite.ts";
 

@@ -1,6 +1,6 @@
 /** The Parser conformance command line: options and settings from the environment. */
 import assert from "node:assert/strict";
-import { ConfigError } from "../../src/config.ts";
+import { ConfigError } from "../../src/config/service_config.ts";
 import { parseFlags } from "./cli.ts";
 import { PARSER_FLAGS } from "./parser_suite.ts";
 import { BOOTSTRAP_OWNER, parserFromEnv } from "./run_parser.ts";

@@ -7,7 +7,7 @@
  * between the services.
  */
 import assert from "node:assert/strict";
-import { envSchema, loadConfig } from "../../src/config.ts";
+import { envSchema, loadConfig } from "../../src/config/service_config.ts";
 import {
   dockerEnv,
   dockerInstructions,

@@ -7,7 +7,7 @@
  * `flush_interval -1` is documented intent that no test here can tell from its absence.
  */
 import assert from "node:assert/strict";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/service_config.ts";
 import { allRoutes } from "../../src/routes/index.ts";
 import { envFile } from "./deploy_files.ts";
 import { CADDY_PATH, caddyTestsRun, readDeployFile, SERVICE_ADDRESS } from "./front_proxy.ts";

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { type HarnessOptions, withHarness } from "../helpers/harness.ts";
 import type { BrainDumpSimOptions } from "../../sims/parser_brain_dump.ts";
 import { makePng, W } from "../../sims/world.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/service_config.ts";
 import { rawExchange } from "../helpers/raw_http.ts";
 import { envFile } from "./deploy_files.ts";
 import {

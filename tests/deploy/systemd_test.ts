@@ -6,7 +6,7 @@
  * missing (containers often lack systemd; CI does not install it).
  */
 import assert from "node:assert/strict";
-import { envSchema, loadConfig } from "../../src/config.ts";
+import { envSchema, loadConfig } from "../../src/config/service_config.ts";
 import { envFile, unitEnvironmentNames } from "./deploy_files.ts";
 import { readDeployFile, SERVICE_ADDRESS } from "./front_proxy.ts";
 

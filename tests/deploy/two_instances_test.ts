@@ -5,10 +5,10 @@
  * on the other, and the login rate limit holds per instance (N × the limit in all).
  */
 import assert from "node:assert/strict";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/service_config.ts";
 import { jsonLogger } from "../../src/http/log.ts";
 import { responseCheck } from "../../src/pipeline/response_check.ts";
-import { PORTAL_CONFIG_CACHE_MS } from "../../src/portal_config_core.ts";
+import { PORTAL_CONFIG_CACHE_MS } from "../../src/state/portal_config_in_core.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import { type CoreSim, startCoreSim } from "../../sims/core.ts";
 import { DEFAULT_OWNER, type ParserSim, startParserSim } from "../../sims/parser.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/service_config.ts";
 import { createLogger } from "../../src/http/access_log.ts";
 import { responseCheck } from "../../src/pipeline/response_check.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";

@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { createApp } from "../../src/app.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/service_config.ts";
 import { json } from "../../src/http/response.ts";
-import { defineRoute } from "../../src/router.ts";
+import { defineRoute } from "../../src/api/router.ts";
 import { allRoutes } from "../../src/routes/index.ts";
 import { type Harness, TEST_SESSION_SECRET, withHarness } from "../helpers/harness.ts";
 import { W } from "../../sims/world.ts";

@@ -9,12 +9,12 @@
  */
 import assert from "node:assert/strict";
 import { createApp, type RequestInfo } from "../../src/app.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/service_config.ts";
 import { ApiError, errorResponse } from "../../src/http/errors.ts";
 import { jsonLogger } from "../../src/http/log.ts";
-import { openApiDocument } from "../../src/openapi.ts";
+import { openApiDocument } from "../../src/api/openapi.ts";
 import { answerProblem, responseCheck } from "../../src/pipeline/response_check.ts";
-import { jsonAnswerPaths, routeResponses } from "../../src/route_responses.ts";
+import { jsonAnswerPaths, routeResponses } from "../../src/api/route_responses.ts";
 import { allRoutes } from "../../src/routes/index.ts";
 import { type Harness, type HarnessOptions, withHarness } from "../helpers/harness.ts";
 import { type RawExchange, rawExchange } from "../helpers/raw_http.ts";

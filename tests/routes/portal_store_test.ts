@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { type Harness, withHarness } from "../helpers/harness.ts";
 import { W } from "../../sims/world.ts";
-import { PORTAL_CONFIG_LABEL, PORTAL_CONFIG_TITLE } from "../../src/portal_config_core.ts";
+import { PORTAL_CONFIG_LABEL, PORTAL_CONFIG_TITLE } from "../../src/state/portal_config_in_core.ts";
 
 const CORE_STORE = { env: { PORTAL_CONFIG_STORE: "core" } };
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/service_config.ts";
 import { createPublicCoreSource } from "../../src/credentials/public_core.ts";
 import { jsonLogger } from "../../src/http/log.ts";
 import { json } from "../../src/http/response.ts";
-import { defineRoute } from "../../src/router.ts";
+import { defineRoute } from "../../src/api/router.ts";
 import { shareFor } from "../../src/routes/public.ts";
 import { startServer } from "../../src/server.ts";
 import type { PublicLoreNote, PublicSearchResult } from "../../src/share/public_types.ts";

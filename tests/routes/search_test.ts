@@ -1,7 +1,7 @@
 /** Search and discovery routes over HTTP through the real app against the Core double. */
 import { coreCredentialsFrom } from "../helpers/credentials.ts";
 import assert from "node:assert/strict";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/service_config.ts";
 import { jsonLogger } from "../../src/http/log.ts";
 import { startServer } from "../../src/server.ts";
 import { assertNoSecrets, type Harness, upstreamCalls, withHarness } from "../helpers/harness.ts";

@@ -4,19 +4,19 @@
  *
  * @module
  */
-import { createTtlCache, stringBytes, type TtlCache } from "./cache/ttl_cache.ts";
-import type { Config } from "./config.ts";
-import type { Logger } from "./http/log.ts";
-import { type KeptAnswer, keptAnswerBytes } from "./pipeline/ai_route.ts";
-import { type AiCalls, createAiCalls } from "./upstream/ai_calls.ts";
+import { createTtlCache, stringBytes, type TtlCache } from "../cache/ttl_cache.ts";
+import type { Config } from "../config/service_config.ts";
+import type { Logger } from "../http/log.ts";
+import { type KeptAnswer, keptAnswerBytes } from "../pipeline/ai_route.ts";
+import { type AiCalls, createAiCalls } from "../upstream/ai_calls.ts";
 import { createPortalConfig, type PortalConfig } from "./portal_config.ts";
-import { createCorePortalConfig } from "./portal_config_core.ts";
-import { createCoreClient } from "./upstream/core.ts";
-import { createRateLimiter, type RateLimiter } from "./session/rate_limit.ts";
-import type { Deadlines } from "./util/deadlines.ts";
-import type { AutolinkMatcher } from "./lore/autolink.ts";
+import { createCorePortalConfig } from "./portal_config_in_core.ts";
+import { createCoreClient } from "../upstream/core.ts";
+import { createRateLimiter, type RateLimiter } from "../session/rate_limit.ts";
+import type { Deadlines } from "../util/deadlines.ts";
+import type { AutolinkMatcher } from "../lore/autolink.ts";
 import { createReadinessProbe, type ReadinessProbe } from "./readiness.ts";
-import { createPublicCaches, type PublicCaches } from "./share/public_snapshot.ts";
+import { createPublicCaches, type PublicCaches } from "../share/public_snapshot.ts";
 
 /** Everything an app instance keeps between requests. */
 export interface AppState {
@@ -66,8 +66,8 @@ export const AI_KEPT_MAX_BYTES = 8 * 1024 * 1024;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "./config.ts";
- * import { jsonLogger } from "./http/log.ts";
+ * import { loadConfig } from "../config/service_config.ts";
+ * import { jsonLogger } from "../http/log.ts";
  *
  * const config = loadConfig({ AUTH_RATE_LIMIT: "1" });
  * const state = createAppState(config, Date.now, jsonLogger("silent"), fetch);

@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { errorBodySchema } from "./http/errors.ts";
+import { errorBodySchema } from "../http/errors.ts";
 import { type ResponseDoc, routeResponses } from "./route_responses.ts";
 import { type Route, textBodyTypes } from "./router.ts";
 
@@ -51,7 +51,7 @@ function responseObject(doc: ResponseDoc): Record<string, unknown> {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { allRoutes } from "./routes/index.ts";
+ * import { allRoutes } from "../routes/index.ts";
  *
  * const doc = openApiDocument(allRoutes);
  * assert.equal(doc.openapi, "3.1.0");
@@ -144,7 +144,7 @@ const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { allRoutes } from "./routes/index.ts";
+ * import { allRoutes } from "../routes/index.ts";
  *
  * const table = routeTableMarkdown(allRoutes).split("\n");
  * assert.equal(table[0], "| Method | Path | Backend | Access | Purpose |");

@@ -1,7 +1,7 @@
 /**
  * The portal config store: the lore root note id, with `LORE_ROOT_NOTE_ID` as the default. This
  * module keeps it in `DATA_DIR/portal.json` (`PORTAL_CONFIG_STORE=file`, written atomically, so
- * instances sharing the data dir never read half a file); portal_config_core.ts keeps it in Core
+ * instances sharing the data dir never read half a file); portal_config_in_core.ts keeps it in Core
  * for several instances. A missing or damaged file never stops the service: it falls back to the
  * env default and logs why.
  *
@@ -9,9 +9,9 @@
  */
 import { join } from "node:path";
 import { z } from "zod";
-import type { Logger } from "./http/log.ts";
-import { idSchema } from "./lore/ids.ts";
-import { writeFileAtomic } from "./session/secret.ts";
+import type { Logger } from "../http/log.ts";
+import { idSchema } from "../lore/ids.ts";
+import { writeFileAtomic } from "../session/secret.ts";
 
 /** File name of the portal config inside the data dir. */
 export const PORTAL_CONFIG_FILE = "portal.json";
@@ -60,7 +60,7 @@ export interface PortalConfigOptions {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { jsonLogger } from "./http/log.ts";
+ * import { jsonLogger } from "../http/log.ts";
  *
  * const dataDir = await Deno.makeTempDir();
  * const portal = createPortalConfig({

@@ -7,16 +7,16 @@
  *
  * @module
  */
-import { ApiError, nullOn404, upstreamCode } from "./http/errors.ts";
-import type { Logger } from "./http/log.ts";
-import { writeSteps } from "./lore/write_steps.ts";
+import { ApiError, nullOn404, upstreamCode } from "../http/errors.ts";
+import type { Logger } from "../http/log.ts";
+import { writeSteps } from "../lore/write_steps.ts";
 import {
   type PortalConfig,
   type PortalSettings,
   portalSettingsSchema,
   storedPortalSettings,
 } from "./portal_config.ts";
-import type { CoreClient, CoreNote } from "./upstream/core.ts";
+import type { CoreClient, CoreNote } from "../upstream/core.ts";
 
 /** The label that marks the config note (own, not inherited). */
 export const PORTAL_CONFIG_LABEL = "lorePortalConfig";
@@ -58,8 +58,8 @@ export interface CorePortalConfigOptions {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { jsonLogger } from "./http/log.ts";
- * import type { CoreClient } from "./upstream/core.ts";
+ * import { jsonLogger } from "../http/log.ts";
+ * import type { CoreClient } from "../upstream/core.ts";
  *
  * // Declared, not run here: `core` reaches Core with the server's token.
  * async function moveLoreRoot(core: CoreClient): Promise<void> {

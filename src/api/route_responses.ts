@@ -11,7 +11,7 @@
  * @module
  */
 import type { z } from "zod";
-import { errorBodySchema } from "./http/errors.ts";
+import { errorBodySchema } from "../http/errors.ts";
 import type { ResponseSpec, Route } from "./router.ts";
 
 /**
@@ -72,7 +72,7 @@ const PAGE = "text/html";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { allRoutes } from "./routes/index.ts";
+ * import { allRoutes } from "../routes/index.ts";
  * const answersJson = jsonAnswerPaths(allRoutes);
  * assert.equal(answersJson("/api/no-such-route"), true);
  * assert.equal(answersJson("/healthz"), true);

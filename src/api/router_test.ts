@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { prng } from "../tests/helpers/prng.ts";
+import { prng } from "../../tests/helpers/prng.ts";
 import { compileRoutes, defineRoute, matchRoute, type Method } from "./router.ts";
 
 const row = (method: Method, path: string) =>

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, loadConfig } from "./service_config.ts";
 
 Deno.test("config: defaults, trimming of URLs, empty strings count as unset", () => {
   const c = loadConfig({ CORE_URL: "http://core:8080/", CORE_TOKEN: "t", PARSER_URL: "" });

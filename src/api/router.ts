@@ -6,15 +6,15 @@
  * @module
  */
 import type { z } from "zod";
-import type { Config } from "./config.ts";
-import type { Logger } from "./http/log.ts";
-import type { RequestCredentials } from "./credentials/request_credentials.ts";
-import type { CoreClient } from "./upstream/core.ts";
-import type { ParserClient } from "./upstream/parser.ts";
-import type { AppState } from "./app_state.ts";
-import type { AiRoute } from "./pipeline/ai_route.ts";
-import type { PublicCoreReader } from "./share/public_snapshot.ts";
-import type { Deadlines } from "./util/deadlines.ts";
+import type { Config } from "../config/service_config.ts";
+import type { Logger } from "../http/log.ts";
+import type { RequestCredentials } from "../credentials/request_credentials.ts";
+import type { CoreClient } from "../upstream/core.ts";
+import type { ParserClient } from "../upstream/parser.ts";
+import type { AppState } from "../state/app_state.ts";
+import type { AiRoute } from "../pipeline/ai_route.ts";
+import type { PublicCoreReader } from "../share/public_snapshot.ts";
+import type { Deadlines } from "../util/deadlines.ts";
 
 /** HTTP methods the table uses. */
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -252,7 +252,7 @@ export function textBodyTypes(body: Extract<BodySpec, { kind: "text" }>): readon
  * ```ts
  * import assert from "node:assert/strict";
  * import { z } from "zod";
- * import { json } from "./http/response.ts";
+ * import { json } from "../http/response.ts";
  *
  * const noteSchema = z.object({ noteId: z.string(), title: z.string() });
  * const getNote = defineRoute({
@@ -303,7 +303,7 @@ export interface CompiledRoute {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { noContent } from "./http/response.ts";
+ * import { noContent } from "../http/response.ts";
  * const route = (method: "GET" | "POST", path: string) =>
  *   defineRoute({
  *     method,
@@ -359,7 +359,7 @@ export type Match =
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { noContent } from "./http/response.ts";
+ * import { noContent } from "../http/response.ts";
  * const route = (method: "GET" | "POST", path: string) =>
  *   defineRoute({
  *     method,

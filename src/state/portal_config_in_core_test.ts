@@ -1,17 +1,17 @@
 /** The portal config kept in Core, against the Core double over ETAPI. */
 import assert from "node:assert/strict";
-import { type CoreSim, startCoreSim } from "../sims/core.ts";
-import { W } from "../sims/world.ts";
-import { ConfigError, loadConfig } from "./config.ts";
-import { jsonLogger } from "./http/log.ts";
+import { type CoreSim, startCoreSim } from "../../sims/core.ts";
+import { W } from "../../sims/world.ts";
+import { ConfigError, loadConfig } from "../config/service_config.ts";
+import { jsonLogger } from "../http/log.ts";
 import type { PortalConfig } from "./portal_config.ts";
 import {
   createCorePortalConfig,
   PORTAL_CONFIG_CACHE_MS,
   PORTAL_CONFIG_LABEL,
   PORTAL_CONFIG_PARENT,
-} from "./portal_config_core.ts";
-import { createCoreClient } from "./upstream/core.ts";
+} from "./portal_config_in_core.ts";
+import { createCoreClient } from "../upstream/core.ts";
 
 /** One instance's store on the double, with its own clock and log. */
 interface Instance {

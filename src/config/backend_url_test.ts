@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { backendBaseUrl } from "./backend_url.ts";
-import { ConfigError, configNotes, loadConfig } from "./config.ts";
+import { ConfigError, configNotes, loadConfig } from "./service_config.ts";
 
 const url = (backend: "core" | "parser", raw: string) => {
   const r = backendBaseUrl(backend, raw);

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import type { envSchema } from "./config.ts";
+import type { envSchema } from "../config/service_config.ts";
 import { openApiDocument } from "./openapi.ts";
 import type { Route } from "./router.ts";
 
@@ -312,7 +312,7 @@ function commonAnswers(ops: Operation[]): Map<string, [status: string, answer: A
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { allRoutes } from "./routes/index.ts";
+ * import { allRoutes } from "../routes/index.ts";
  *
  * const page = apiReferenceMarkdown(allRoutes);
  * assert.equal(page.includes("### GET `/api/lore/{id}`"), true);
@@ -439,7 +439,7 @@ const size = (bytes: number) => {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { envSchema } from "./config.ts";
+ * import { envSchema } from "../config/service_config.ts";
  *
  * const port = configurationRows(envSchema).find((r) => r.name === "PORT");
  * assert.equal(port?.default, "`8080`");
@@ -476,7 +476,7 @@ export function configurationRows(schema: typeof envSchema): ConfigRow[] {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { envSchema } from "./config.ts";
+ * import { envSchema } from "../config/service_config.ts";
  *
  * assert.equal(configurationMarkdown(envSchema).includes("| `PORT` |"), true);
  * ```

@@ -17,11 +17,11 @@
  * @module
  */
 import { z } from "zod";
-import type { Config } from "./config.ts";
-import { ApiError } from "./http/errors.ts";
-import { createCoreClient } from "./upstream/core.ts";
-import { readBodyText, type UpstreamDeps, upstreamFetch } from "./upstream/fetch.ts";
-import type { Deadlines } from "./util/deadlines.ts";
+import type { Config } from "../config/service_config.ts";
+import { ApiError } from "../http/errors.ts";
+import { createCoreClient } from "../upstream/core.ts";
+import { readBodyText, type UpstreamDeps, upstreamFetch } from "../upstream/fetch.ts";
+import type { Deadlines } from "../util/deadlines.ts";
 
 /**
  * One backend's readiness (no URL or token ever appears in it).
@@ -103,7 +103,7 @@ const parserHealthSchema = z.looseObject({ status: z.string().max(64) });
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "./config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * const config = loadConfig({ PARSER_URL: "http://parser:3000" });
  * const refused = () => Promise.reject(new TypeError("connection refused"));
  * const report = await createReadinessProbe(config, refused).check(new AbortController().signal);

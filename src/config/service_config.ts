@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { type Backend, backendBaseUrl } from "./backend_url.ts";
-import { hostNameOf } from "./util/host_name.ts";
+import { hostNameOf } from "../util/host_name.ts";
 
 const intIn = (min: number, max: number, def: number) =>
   z.coerce.number().int().min(min).max(max).default(def);

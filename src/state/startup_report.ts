@@ -12,13 +12,13 @@
  * @module
  */
 import { lookup } from "node:dns/promises";
-import type { Config } from "./config.ts";
-import { namedHosts } from "./http/host_check.ts";
-import type { Logger, LogLevel } from "./http/log.ts";
+import type { Config } from "../config/service_config.ts";
+import { namedHosts } from "../http/host_check.ts";
+import type { Logger, LogLevel } from "../http/log.ts";
 import { type BackendReadiness, createReadinessProbe, NOTHING_CONFIGURED } from "./readiness.ts";
-import { networkFailure, type UpstreamFailure } from "./upstream/fetch.ts";
-import type { Deadlines } from "./util/deadlines.ts";
-import { loopbackAddress } from "./util/host_name.ts";
+import { networkFailure, type UpstreamFailure } from "../upstream/fetch.ts";
+import type { Deadlines } from "../util/deadlines.ts";
+import { loopbackAddress } from "../util/host_name.ts";
 
 /** The longest the start-up check waits for a backend (less when `UPSTREAM_TIMEOUT_MS` is). */
 export const STARTUP_CHECK_MS = 5_000;
@@ -163,7 +163,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "./config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * const refused = () => Promise.reject(new TypeError("fetch failed: Connection refused"));
  * const config = loadConfig({ CORE_URL: "http://core:8080", CORE_TOKEN: "t" });
  * const resolves = (name: string) => Promise.resolve(name === "core"); // the resolver's answer
@@ -238,7 +238,7 @@ const ALWAYS_ANSWERED = "IP addresses, localhost and *.localhost";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "./config.ts";
+ * import { loadConfig } from "../config/service_config.ts";
  * const [hosts, warning] = hostReport(loadConfig({ HOST: "0.0.0.0", PORT: "8080" }));
  * assert.deepEqual(hosts.fields, { hosts: [], alsoAnswered: "IP addresses, localhost and *.localhost" });
  * assert.equal(warning.level, "warn");
@@ -286,8 +286,8 @@ export function hostReport(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { loadConfig } from "./config.ts";
- * import { jsonLogger } from "./http/log.ts";
+ * import { loadConfig } from "../config/service_config.ts";
+ * import { jsonLogger } from "../http/log.ts";
  * const lines: string[] = [];
  * await logStartupReport(jsonLogger("info", (l) => lines.push(l)), loadConfig({}), fetch);
  * assert.match(JSON.parse(lines[0]).msg, /^answering IP addresses, localhost/);
