@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config/service_config.ts";
+import { VERSION } from "../src/config/version.ts";
 import { jsonLogger } from "../src/http/log.ts";
 import { json } from "../src/http/response.ts";
 import { defineRoute } from "../src/api/router.ts";
@@ -238,6 +239,7 @@ Deno.test("pipeline: one JSON log line per request with route pattern, status an
 Deno.test("openapi: generated from the table, with params, query and body schemas", async () => {
   const { app } = makeApp();
   const doc = await (await app.handle(new Request("http://x/api/openapi.json"))).json();
+  assert.equal(doc.info.version, VERSION, "the service's version, not a constant of its own");
   const op = doc.paths["/api/test/echo/{id}"].post;
   assert.deepEqual(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`), [
     "path:id",

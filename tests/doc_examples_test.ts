@@ -2,8 +2,10 @@
  * Every example of the documentation — the code blocks of the JSDoc comments and Markdown files —
  * runs here as a test named after its file and lines (`src/app.ts#82-91`), as `deno test --doc`
  * would run it, but all in this one test module: `deno test --doc` starts a test worker per
- * example, which costs far more than the example takes. `deno task test` type-checks the examples
- * first (`deno test --doc --no-run`), then runs the tests without `--doc`.
+ * example, which costs far more than the example takes (measured on 578 examples, two CPUs:
+ * `deno test --doc --parallel --no-check` 49 s, 92 s of CPU; this module 3.7 s; the whole
+ * `deno task test` 71 s with it, 163 s with `--doc` instead). `deno task test` type-checks the
+ * examples first (`deno test --doc --no-run`), then runs the tests without `--doc`.
  *
  * The extraction and the module an example becomes are tested first, on made-up files whose
  * example names are those `deno test --doc` gives them, so a change to either shows.

@@ -1,12 +1,13 @@
 /**
- * The OpenAPI document and README's route list, both derived from the route table so they
- * cannot drift from what the service actually serves: parameters, bodies and every answer with
- * its schema (route_responses.ts: the pipeline's, the host rule's 400 and 421 included), the
- * error shape declared once as `Error`.
+ * The OpenAPI document and the route list `--print-routes` prints (`deno task routes`), both
+ * derived from the route table so they cannot drift from what the service actually serves:
+ * parameters, bodies and every answer with its schema (route_responses.ts: the pipeline's, the
+ * host rule's 400 and 421 included), the error shape declared once as `Error`.
  *
  * @module
  */
 import { z } from "zod";
+import { VERSION } from "../config/version.ts";
 import { errorBodySchema } from "../http/errors.ts";
 import { type ResponseDoc, routeResponses } from "./route_responses.ts";
 import { type Route, textBodyTypes } from "./router.ts";
@@ -129,7 +130,7 @@ export function openApiDocument(routes: readonly Route[]): {
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Lore Portal Proxy API", version: "1.0.0" },
+    info: { title: "Lore Portal Proxy API", version: VERSION },
     paths,
     components: { schemas: { Error: toSchema(errorBodySchema, "output") } },
   };
@@ -139,7 +140,8 @@ export function openApiDocument(routes: readonly Route[]): {
 const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, "{$1}");
 
 /**
- * README's route list as a Markdown table.
+ * The route list as a Markdown table: what `--print-routes` prints (docs/api.md has the routes
+ * in full).
  *
  * @example
  * ```ts

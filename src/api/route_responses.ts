@@ -269,13 +269,14 @@ function addBeforeRouting(docs: Map<number, ResponseDoc>, implied: Implied, rout
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { defineRoute } from "./router.ts";
  *
  * const route = defineRoute({
  *   method: "DELETE", path: "/api/x", summary: "x", backend: "None", access: "private",
  *   tag: "x", responses: { 204: { description: "Deleted" } }, handler: () => new Response(null),
  * });
- * declaresResponses(route); // true
+ * assert.equal(declaresResponses(route), true);
  * ```
  */
 export function declaresResponses(route: Route): boolean {

@@ -1,20 +1,13 @@
 /**
  * Route declarations. A route states its method, URLPattern path, backend, input schemas and
- * handler once; validation, the OpenAPI document and README's route list are all derived from
+ * handler once; validation, the OpenAPI document, docs/api.md and `--print-routes` are all derived from
  * that one declaration.
  *
  * @module
  */
 import type { z } from "zod";
-import type { Config } from "../config/service_config.ts";
-import type { Logger } from "../http/log.ts";
-import type { RequestCredentials } from "../credentials/request_credentials.ts";
-import type { CoreClient } from "../upstream/core.ts";
-import type { ParserClient } from "../upstream/parser.ts";
-import type { AppState } from "../state/app_state.ts";
 import type { AiRoute } from "../pipeline/ai_route.ts";
-import type { PublicCoreReader } from "../share/public_snapshot.ts";
-import type { Deadlines } from "../util/deadlines.ts";
+import type * as context from "../pipeline/context.ts";
 
 /** HTTP methods the table uses. */
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -46,87 +39,15 @@ export type BodySpec =
  */
 export type Access = "public" | "session" | "private";
 
-/** The context of a `public` route: the request, its validated input and server capabilities. */
-export interface PublicCtx<P = unknown, Q = unknown, B = unknown> {
-  req: Request;
-  url: URL;
-  requestId: string;
-  /**
-   * Aborted when the client goes away. Read lazily (inherited from the context's prototype, see
-   * src/app.ts): `{ ...ctx }` drops it, so derive from a context with `Object.create(ctx)`.
-   */
-  signal: AbortSignal;
-  params: P;
-  query: Q;
-  body: B;
-  config: Config;
-  log: Logger;
-  state: AppState;
-  /** The route table this app serves (for the generated API description). */
-  routes: readonly Route[];
-  /**
-   * Core for the public share routes: server-side credentials only (`PUBLIC_CORE_TOKEN`,
-   * `CORE_TOKEN`, or the zero-login user's, kept on the server), never this caller's cookies;
-   * 503 NOT_CONFIGURED when there are none. `identity` partitions caches like `coreIdentity`.
-   */
-  publicCore: PublicCoreReader;
-  /** The client's rate-limit key (its address; the proxy's view only when trusted). */
-  clientKey(): string;
-  /** Run at most this many upstream calls at once. */
-  concurrency: number;
-  /** Where this request's deadlines are counted (streams, images; backend calls have theirs). */
-  deadlines: Deadlines;
-}
-
-/** The session-cookie half of {@linkcode RequestCredentials}: no backend credentials. */
-export type SessionCredentials = Pick<
-  RequestCredentials,
-  "session" | "startSession" | "endSession" | "parserAllowed" | "coreAllowed"
->;
-
-/** The context of a `session` route: a public context plus the browser session's cookies. */
-export interface SessionCtx<P = unknown, Q = unknown, B = unknown> extends PublicCtx<P, Q, B> {
-  /** This request's session cookies and allow-lists. */
-  credentials: SessionCredentials;
-  /**
-   * A Parser client for the browser session in this request's cookies, null without one (never
-   * a zero-login or environment session).
-   */
-  sessionParser(opts?: { detached?: boolean }): Promise<ParserClient | null>;
-  /** An unauthenticated Parser client for an allow-listed base URL (sign-in, sign-up). */
-  parserAt(baseUrl: string): ParserClient;
-  /** A Core client without a token for an allow-listed base URL (password login only). */
-  coreAt(baseUrl: string): CoreClient;
-}
-
-/** The context of a `private` route: the caller's backend credentials. */
-export interface Ctx<P = unknown, Q = unknown, B = unknown> extends SessionCtx<P, Q, B> {
-  /**
-   * Core client for this caller's credentials; throws 503 NOT_CONFIGURED when there are none.
-   * `detached` clients ignore the client's disconnect (timeouts still apply): multi-step writes
-   * use them so a half-done write is always finished or rolled back.
-   */
-  core(opts?: { detached?: boolean }): Promise<CoreClient>;
-  /** A stable, non-secret key for this caller's Core credentials (cache partitioning). */
-  coreIdentity(): Promise<string>;
-  /**
-   * Parser client for this caller (session, zero-login or environment credentials).
-   * `timeoutMs` gives its calls a shorter deadline than `UPSTREAM_TIMEOUT_MS` (a latency budget:
-   * the call is cancelled, not just abandoned, when it runs out). `ai`: the calls run a model (or
-   * a long write) and get `AI_TOTAL_TIMEOUT_MS` instead; on an {@linkcode Route.ai} route the
-   * client waits for them only as its AI deadline allows.
-   */
-  parser(opts?: { detached?: boolean; timeoutMs?: number; ai?: boolean }): Promise<ParserClient>;
-  /**
-   * The upstream is still working (an SSE event or keepalive arrived): on an AI route the
-   * client's AI deadline starts again. Does nothing elsewhere.
-   */
-  progress(): void;
-  /** This request's credentials: session cookies, allow-lists, invalidation. */
-  credentials: RequestCredentials;
-  /** The note new lore goes under when a request names no parent. */
-  loreRootId(): Promise<string>;
-}
+// The contexts are the pipeline's (pipeline/context.ts, where they are built and documented);
+// here they are bound to this table's rows, which name them in turn.
+export type { SessionCredentials } from "../pipeline/context.ts";
+/** {@linkcode context.PublicCtx} on this table's routes. */
+export type PublicCtx<P = unknown, Q = unknown, B = unknown> = context.PublicCtx<P, Q, B, Route>;
+/** {@linkcode context.SessionCtx} on this table's routes. */
+export type SessionCtx<P = unknown, Q = unknown, B = unknown> = context.SessionCtx<P, Q, B, Route>;
+/** {@linkcode context.Ctx} on this table's routes. */
+export type Ctx<P = unknown, Q = unknown, B = unknown> = context.Ctx<P, Q, B, Route>;
 
 /** The context a route with access `A` gets. */
 export type CtxFor<A extends Access, P = unknown, Q = unknown, B = unknown> = {

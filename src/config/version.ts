@@ -7,11 +7,5 @@
 
 /**
  * The version `--version`, `/healthz` and the start-up log report.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.match(VERSION, /^\d+\.\d+\.\d+/);
- * ```
  */
 export const VERSION = "1.0.0";

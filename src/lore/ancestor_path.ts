@@ -20,15 +20,6 @@ export const ANCESTOR_SEARCH_LEVELS = 8;
  * ancestors up to {@linkcode ANCESTOR_SEARCH_LEVELS} levels are read at once (one search); an
  * ancestor the search did not return (deeper, or one Core's search leaves out as hidden) is read
  * the same way, with the levels above it.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * async function crumbs(core: CoreClient) {
- *   return (await ancestorPath(core, "abc123")).map((n) => n.title); // ["root", "Lore", "Ashford"]
- * }
- * ```
  */
 export async function ancestorPath(core: CoreClient, noteId: string): Promise<CoreNote[]> {
   const known = new Map<string, CoreNote>();

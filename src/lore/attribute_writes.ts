@@ -24,16 +24,6 @@ export interface NewAttribute {
  * Adds the attribute to the note. A missing note is 404; a relation to a missing note is 400
  * naming `body.value`. `~template` is two steps (the relation, then the note's type and mime
  * put back), all or nothing.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * async function befriend(core: CoreClient) {
- *   const ally = { type: "relation" as const, name: "relAlly", value: "oskar1" };
- *   return await addAttribute(core, "mira1", ally);
- * }
- * ```
  */
 export async function addAttribute(
   core: CoreClient,
@@ -63,15 +53,6 @@ export async function addAttribute(
 /**
  * Deletes one of the note's own attributes; nothing when it is already gone (like Core's own
  * DELETE). An attribute of another note, inherited ones included, is 404 naming `query.attrId`.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * async function forget(core: CoreClient) {
- *   await removeOwnAttribute(core, "mira1", "attr123");
- * }
- * ```
  */
 export async function removeOwnAttribute(
   core: CoreClient,

@@ -15,17 +15,6 @@ import { AUTOMATIC_RELATIONS, isUserRelationName } from "./user_relations.ts";
 
 /**
  * One entry of a note's backlinks.
- *
- * @example
- * ```ts
- * backlinkSchema.parse({
- *   noteId: "mira1",
- *   title: "Mira",
- *   loreType: "character",
- *   relations: ["relAlly"],
- *   viaContentLink: false,
- * });
- * ```
  */
 export const backlinkSchema = z.object({
   noteId: z.string(),
@@ -58,15 +47,6 @@ export function backlinkSearchQuery(noteId: string): string {
 /**
  * Keeps the search results that own a user relation or a content link to `noteId` (inherited
  * relations belong to their owner, which is listed on its own), sorted by title.
- *
- * @example
- * ```ts
- * import type { CoreNote } from "../upstream/core.ts";
- *
- * function linkingTitles(searchResults: CoreNote[]) {
- *   return backlinksFrom(searchResults, "oskar").map((b) => b.title);
- * }
- * ```
  */
 export function backlinksFrom(results: readonly CoreNote[], noteId: string): Backlink[] {
   // sorted as notes, so protected ones (their title a placeholder) go last
@@ -89,15 +69,6 @@ export function backlinksFrom(results: readonly CoreNote[], noteId: string): Bac
 /**
  * The note's backlinks, complete, by title: one search, run together with reading the note
  * (a missing note is its 404).
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * async function linkers(core: CoreClient) {
- *   return (await noteBacklinks(core, "abc123")).map((b) => b.title);
- * }
- * ```
  */
 export async function noteBacklinks(core: CoreClient, noteId: string): Promise<Backlink[]> {
   const [, results] = await inOrder(

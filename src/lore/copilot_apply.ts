@@ -106,17 +106,6 @@ export interface ApplyInput {
 /**
  * Applies a proposal and reports per target. Throws only when the scope itself cannot be
  * loaded (the note is missing, Core fails): then nothing was written.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * async function apply(core: CoreClient, noteId: string, proposal: Proposal) {
- *   const loreRootId = () => Promise.resolve("root");
- *   const report = await applyProposal(core, { noteId, proposal, concurrency: 8, loreRootId });
- *   return report.failed; // [] when every target was written
- * }
- * ```
  */
 export async function applyProposal(core: CoreClient, input: ApplyInput): Promise<ApplyReport> {
   const scope = await loadArticleScope(core, input.noteId, {

@@ -98,14 +98,6 @@ const HTML_TYPES: ReadonlySet<string> = new Set(["text", "book"]);
  * Ids of the notes `note` links to, relations first (its own user relations and non-image
  * content-link relations), then links in its HTML (`#root/…` hrefs, `data-note-id`), without
  * itself or Core's system notes, at most `max`.
- *
- * @example
- * ```ts
- * import type { CoreNote } from "../upstream/core.ts";
- *
- * const links = (note: CoreNote) => linkedNoteIds(note, '<a href="#root/a/b/Xyz123">X</a>', 12);
- * // [...relation targets, "Xyz123"]
- * ```
  */
 export function linkedNoteIds(note: CoreNote, contentHtml: string, max: number): string[] {
   const ids = new Set<string>();
@@ -126,16 +118,6 @@ export function linkedNoteIds(note: CoreNote, contentHtml: string, max: number):
  * Loads the note (with its HTML), then the notes it links to in one search, then their HTML
  * with at most `concurrency` calls at once. Missing, protected and binary (image, file) linked
  * notes are left out.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * async function linkedTitles(core: CoreClient) {
- *   const scope = await loadArticleScope(core, "abc123", { concurrency: 8, linkedContent: true });
- *   return scope.linked.map((l) => l.note.title);
- * }
- * ```
  */
 export async function loadArticleScope(
   core: CoreClient,
@@ -172,16 +154,6 @@ export async function loadArticleScope(
 /**
  * The notes a proposal may write: the current note and the linked lore notes, never Core's
  * system notes or protected notes. The chat sends it to the Parser; apply recomputes it.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * async function writable(core: CoreClient, id: string) {
- *   const scope = await loadArticleScope(core, id, { concurrency: 8, linkedContent: false });
- *   return writableTargetIds(scope);
- * }
- * ```
  */
 export function writableTargetIds(scope: ArticleScope): string[] {
   const ok = (n: CoreNote) => !isSystemNote(n.noteId) && !n.isProtected;
@@ -195,12 +167,6 @@ export function writableTargetIds(scope: ArticleScope): string[] {
 /**
  * A loaded note as the contract's `NoteCtx`: own labels, its user relations (user_relations.ts)
  * with the `#relationNote` description when there is one.
- *
- * @example
- * ```ts
- * const relationsOf = (scope: ArticleScope) => noteCtx(scope.current).relations;
- * // [{ name: "relAlly", targetNoteId: "…", description: "…" }]
- * ```
  */
 export function noteCtx(loaded: LoadedNote): NoteCtx {
   const { note } = loaded;
@@ -230,17 +196,6 @@ export function noteCtx(loaded: LoadedNote): NoteCtx {
  * Related passages for `text` from the Parser's semantic index (`POST /rag/query`, small topK),
  * without the current note's own. A failing index must not fail the turn: any Parser error
  * gives no passages and a warning in the log.
- *
- * @example
- * ```ts
- * import { jsonLogger } from "../http/log.ts";
- * import type { ParserClient } from "../upstream/parser.ts";
- *
- * async function lampLore(parser: ParserClient, id: string) {
- *   const opts = { excludeNoteId: id, log: jsonLogger("info"), requestId: "req-1" };
- *   return await relatedPassages(parser, "Who guards the lamp?", opts);
- * }
- * ```
  */
 export async function relatedPassages(
   parser: ParserClient,
@@ -288,20 +243,6 @@ export interface CopilotTurn {
 
 /**
  * The Parser's `ArticleCopilotBody` for one turn: Core context and related passages in parallel.
- *
- * @example
- * ```ts
- * import { jsonLogger } from "../http/log.ts";
- * import type { CoreClient } from "../upstream/core.ts";
- * import type { ParserClient } from "../upstream/parser.ts";
- *
- * async function ask(core: CoreClient, parser: ParserClient, noteId: string, question: string) {
- *   const turn = { noteId, transcript: [{ role: "user" as const, content: question }] };
- *   const opts = { concurrency: 8, log: jsonLogger("info"), requestId: "req-1" };
- *   const body = await buildCopilotBody(core, parser, turn, opts);
- *   return await parser.json("POST", "/copilot/article", body);
- * }
- * ```
  */
 export async function buildCopilotBody(
   core: CoreClient,

@@ -16,13 +16,6 @@ import type { WriteSteps } from "./write_steps.ts";
 /**
  * How much of an upload may be read, before anything goes upstream, to find the pixel size (JPEG
  * headers can sit behind EXIF); an image whose size is not known by then is refused.
- *
- * @example
- * ```ts
- * import { imageSize } from "../media/image_info.ts";
- *
- * const sizeOf = (firstBytes: Uint8Array) => imageSize(firstBytes.subarray(0, SIZE_PREFIX_BYTES));
- * ```
  */
 export const SIZE_PREFIX_BYTES = 256 * 1024;
 
@@ -43,12 +36,6 @@ export const MAX_FILENAME_CHARS = 128;
 /**
  * The request headers an upload's file name is read from, first present wins: the API's own
  * `x-host-filename`, then `x-vercel-filename`, which the portal's editor and portrait upload send.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(FILENAME_HEADERS[0], "x-host-filename");
- * ```
  */
 export const FILENAME_HEADERS = ["x-host-filename", "x-vercel-filename"] as const;
 
@@ -102,17 +89,6 @@ export interface ImageUpload {
  * (else 415; an empty body is 400). Only that head is read; the rest stays in the stream. A
  * client that breaks the body limits of `reading` (stalls, trickles, takes too long) gets 408,
  * and a body over `maxBytes` 413, now or while the stream is read later.
- *
- * @example
- * ```ts
- * import { bodyReading } from "../http/body.ts";
- * import type { Ctx } from "../api/router.ts";
- *
- * async function mimeOf(ctx: Ctx) {
- *   const upload = await readImageUpload(ctx.req, 20 * 1024 * 1024, bodyReading(ctx));
- *   return upload.mime; // "image/png"
- * }
- * ```
  */
 export async function readImageUpload(
   req: Request,
@@ -179,15 +155,6 @@ export async function readImageUpload(
 /**
  * A `.catch` handler for steps between reading an upload and storing it: stops reading the
  * client's body, then rethrows.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * async function mapNote(core: CoreClient, id: string, upload: ImageUpload) {
- *   return await core.getNote(id).catch(discarding(upload));
- * }
- * ```
  */
 export function discarding(upload: ImageUpload): (e: unknown) => Promise<never> {
   return async (e) => {
@@ -211,21 +178,6 @@ export interface UploadedImage {
  * note (undo: delete it), then PUT the bytes as `application/octet-stream`, head first. Over the
  * byte limit or cut off by the body limits mid-stream, the PUT is aborted, the note is deleted
  * and the answer is 413 or 408. The upload's stream is always consumed or cancelled.
- *
- * @example
- * ```ts
- * import { ApiError } from "../http/errors.ts";
- * import type { CoreClient } from "../upstream/core.ts";
- * import { writeSteps } from "./write_steps.ts";
- *
- * async function store(core: CoreClient, upload: ImageUpload) {
- *   const image = await uploadImage(core, writeSteps(), upload, {
- *     parentNoteId: "abc123",
- *     missingParent: new ApiError(404, "NOT_FOUND", "Note not found"),
- *   });
- *   return image.noteId;
- * }
- * ```
  */
 export async function uploadImage(
   core: CoreClient,

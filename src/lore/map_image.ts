@@ -15,18 +15,6 @@ import { writeSteps } from "./write_steps.ts";
 /**
  * Replaces the map note's image with `upload` (see the module doc). A missing map note is 404,
  * with the upload discarded and nothing created.
- *
- * @example
- * ```ts
- * import type { BodyReading } from "../http/body.ts";
- * import type { CoreClient } from "../upstream/core.ts";
- * import { readImageUpload } from "./image_upload.ts";
- *
- * async function newMap(core: CoreClient, req: Request, reading: BodyReading, mapNoteId: string) {
- *   const upload = await readImageUpload(req, 20 * 1024 * 1024, reading);
- *   return (await replaceMapImage(core, upload, mapNoteId)).noteId;
- * }
- * ```
  */
 export async function replaceMapImage(
   core: CoreClient,

@@ -12,15 +12,6 @@ import { labelValue, ownAttributes, relationTarget } from "./note_view.ts";
 /**
  * Reads the map note and its children in two parallel Core calls (every child in one search,
  * depth exactly 1 below the map, never one call per child). A missing map note is 404.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * async function pinCount(core: CoreClient) {
- *   return (await loadMapView(core, "mapNote1")).pins.length;
- * }
- * ```
  */
 export async function loadMapView(core: CoreClient, mapNoteId: string): Promise<MapView> {
   const [note, children] = await Promise.all([
@@ -35,19 +26,6 @@ const dimension = z.number().int().positive().nullable();
 
 /**
  * The map as the client draws it (the answer of `GET /api/lore/:id/map`).
- *
- * @example
- * ```ts
- * mapViewSchema.parse({
- *   noteId: "map1",
- *   title: "The Coast",
- *   image: null,
- *   width: 2048,
- *   height: null,
- *   pins: [{ noteId: "ashford", title: "Ashford", loreType: "location", x: 120, y: 80 }],
- *   invalidPins: [{ noteId: "bay", title: "The Bay", value: "somewhere" }],
- * });
- * ```
  */
 export const mapViewSchema = z.object({
   noteId: z.string(),

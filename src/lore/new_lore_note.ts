@@ -30,23 +30,6 @@ export interface NewLoreNote {
 /**
  * Runs the create steps on `w`; deleting the note (the first step's undo) removes everything
  * later steps added. A parent or template that does not exist is a 400 naming the field.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- * import { writeSteps } from "./write_steps.ts";
- *
- * async function mira(core: CoreClient) {
- *   const { note } = await createLoreNote(core, writeSteps(), {
- *     parentNoteId: "root",
- *     title: "Mira",
- *     type: "text",
- *     content: "<p>Pilot</p>",
- *     loreType: "character",
- *   });
- *   return note.noteId;
- * }
- * ```
  */
 export async function createLoreNote(
   core: CoreClient,

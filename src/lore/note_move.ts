@@ -33,18 +33,6 @@ export interface NoteMove {
 
 /**
  * Where the note ended up (the answer of `POST /api/lore/move`).
- *
- * @example
- * ```ts
- * noteMovedSchema.parse({
- *   noteId: "abc123",
- *   parentNoteId: "lore1",
- *   branchId: "lore1_abc123",
- *   notePosition: 20,
- *   index: 1,
- *   removedBranchId: "root_abc123",
- * });
- * ```
  */
 export const noteMovedSchema = z.object({
   noteId: z.string(),
@@ -92,16 +80,6 @@ export function refuseImpossibleMove(move: NoteMove): void {
  * Moves the note (see the module doc); reads run in parallel, at most `concurrency` at once. A
  * missing note is 404, a missing new parent 404 naming `body.newParentId`, an `oldParentId` that
  * is not a parent or a move into the subtree 400; then nothing was written.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * async function toTop(core: CoreClient, noteId: string, newParentId: string) {
- *   const moved = await relocateNote(core, { noteId, newParentId, index: 0 }, { concurrency: 8 });
- *   return moved.branchId;
- * }
- * ```
  */
 export async function relocateNote(
   core: CoreClient,

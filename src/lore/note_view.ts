@@ -112,12 +112,6 @@ export function relationTarget(
 /**
  * Names of a note's portrait relation, preferred first: the portal's `~portraitImage`, and the
  * other names its pages read as a portrait.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(PORTRAIT_RELATIONS[0], "portraitImage");
- * ```
  */
 export const PORTRAIT_RELATIONS: readonly string[] = Object.freeze([
   "portraitImage",

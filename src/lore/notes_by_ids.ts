@@ -34,14 +34,6 @@ export interface NotesByIdsOptions {
  * ids (the searches run in parallel). With `lore`, only `#lore` notes count. Ids that are not
  * note-id shaped are never put in a query, so untrusted ids (the Parser's) may be passed as they
  * are; Core compares ids case-insensitively, so only exact matches are kept.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * const titleOf = async (core: CoreClient) =>
- *   (await notesByIds(core, ["abc", "def"], { lore: true, concurrency: 8 })).get("abc")?.title;
- * ```
  */
 export async function notesByIds(
   core: CoreClient,

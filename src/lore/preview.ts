@@ -46,17 +46,6 @@ export type PreviewPlan =
  * `#draft` (own or inherited, any value) is empty. ETags and cache keys derive from Core's
  * `blobId` (a hash of the content), so they never go stale; the type is part of them where the
  * same blob renders differently.
- *
- * @example
- * ```ts
- * import type { CoreClient, CoreNote } from "../upstream/core.ts";
- *
- * async function playerPreview(core: CoreClient, note: CoreNote): Promise<string> {
- *   const plan = planPreview(note, "player");
- *   if (plan.kind === "static") return plan.html;
- *   return await plan.render(await core.contentText(note.noteId));
- * }
- * ```
  */
 export function planPreview(
   note: Pick<CoreNote, "noteId" | "title" | "type" | "blobId" | "attributes" | "utcDateModified">,

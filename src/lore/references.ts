@@ -25,16 +25,6 @@ export function isMissingReference(e: unknown): boolean {
 
 /**
  * A `.catch` handler turning a missing-reference error into 400 naming the body field.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * async function underParent(core: CoreClient, parentNoteId: string) {
- *   return await core.createNote({ parentNoteId, title: "Mira", type: "text", content: "" })
- *     .catch(rethrowMissingReference("parentNoteId"));
- * }
- * ```
  */
 export function rethrowMissingReference(field: string): (e: unknown) => never {
   return (e) => {

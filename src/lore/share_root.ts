@@ -14,12 +14,6 @@ import { type WriteSteps, writeSteps } from "./write_steps.ts";
 
 /**
  * Core's fixed share note: only what lies under it is served.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(`${SHARE_NOTE_ID}_abc123`, "_share_abc123"); // the branch id of abc123 under it
- * ```
  */
 export const SHARE_NOTE_ID = "_share";
 
@@ -39,13 +33,6 @@ const WEAK_PARENTS: ReadonlySet<string> = new Set([SHARE_NOTE_ID, "_lbBookmarks"
 
 /**
  * The `#shareRoot` labels a note owns (inherited ones belong to another note).
- *
- * @example
- * ```ts
- * import type { CoreNote } from "../upstream/core.ts";
- *
- * const ownsShareRoot = (note: CoreNote) => ownShareRootLabels(note).length > 0;
- * ```
  */
 export function ownShareRootLabels(
   note: Pick<CoreNote, "noteId" | "attributes">,
@@ -55,11 +42,6 @@ export function ownShareRootLabels(
 
 /**
  * What changing the share root did besides placing the new one.
- *
- * @example
- * ```ts
- * shareRootChangeSchema.parse({ unsharedNoteIds: ["old1"], keptBranches: [] });
- * ```
  */
 export const shareRootChangeSchema = z.object({
   unsharedNoteIds: z.array(z.string()).describe("Former owners of `#shareRoot` that lost it"),
@@ -75,15 +57,6 @@ export type ShareRootChange = z.output<typeof shareRootChangeSchema>;
  * Makes `note` the one share root, or with `null` unshares: `owners` are the notes that own
  * `#shareRoot` now; each one but `note` loses the label and leaves `_share` (unless that would
  * delete it: then the branch is kept and reported).
- *
- * @example
- * ```ts
- * import type { CoreClient, CoreNote } from "../upstream/core.ts";
- *
- * async function shareOnly(core: CoreClient, note: CoreNote, owners: CoreNote[]) {
- *   return (await setShareRoot(core, note, owners)).unsharedNoteIds;
- * }
- * ```
  */
 export async function setShareRoot(
   core: CoreClient,

@@ -22,15 +22,6 @@ export interface TypeAndMime {
 /**
  * Puts a note's type and mime back to `keep` if Core changed them (one read, a PATCH only when
  * needed).
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * async function stayCode(core: CoreClient, noteId: string) {
- *   await restoreTypeAndMime(core, noteId, { type: "code", mime: "application/javascript" });
- * }
- * ```
  */
 export async function restoreTypeAndMime(
   core: CoreClient,
@@ -64,37 +55,11 @@ export interface TemplateLink {
 
 /**
  * The name of the step that puts the type and mime back (reported as `details.failedStep`).
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- * import type { WriteSteps } from "./write_steps.ts";
- *
- * async function keepText(core: CoreClient, w: WriteSteps, noteId: string) {
- *   await w.step(KEEP_TYPE_STEP, () => core.patchNote(noteId, { type: "text" }), "covered");
- * }
- * ```
  */
 export const KEEP_TYPE_STEP = "keep the note's type and mime";
 
 /**
  * Adds `~template` to a note as two steps of `w` and keeps the note's type and mime.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- * import type { WriteSteps } from "./write_steps.ts";
- *
- * async function spellCode(core: CoreClient, w: WriteSteps, noteId: string) {
- *   await linkTemplate(core, w, {
- *     noteId,
- *     templateId: "_template_spell",
- *     keep: { type: "code", mime: "application/javascript" },
- *     field: "templateId",
- *     undo: "covered",
- *   });
- * }
- * ```
  */
 export async function linkTemplate(
   core: CoreClient,

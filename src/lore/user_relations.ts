@@ -25,12 +25,6 @@ import { ownAttributes } from "./note_view.ts";
 
 /**
  * Relations Core creates by itself from links in a note's content; not user relationships.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(AUTOMATIC_RELATIONS.has("internalLink"), true);
- * ```
  */
 export const AUTOMATIC_RELATIONS: ReadonlySet<string> = new Set([
   "internalLink",

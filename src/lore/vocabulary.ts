@@ -8,12 +8,6 @@ import { z } from "zod";
 
 /**
  * The 17 note types Core accepts.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(NOTE_TYPES.includes("mermaid"), true);
- * ```
  */
 export const NOTE_TYPES = [
   "text",
@@ -54,12 +48,6 @@ export function isNoteType(word: string): word is NoteType {
 
 /**
  * The mime Core gives a new note of each type when none is sent.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(DEFAULT_MIMES.code, "text/plain");
- * ```
  */
 export const DEFAULT_MIMES: Readonly<Record<NoteType, string>> = {
   text: "text/html",
@@ -83,12 +71,6 @@ export const DEFAULT_MIMES: Readonly<Record<NoteType, string>> = {
 
 /**
  * The 21 lore types that have templates in Core (`_template_<type>`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal((LORE_TYPES as readonly string[]).includes("character"), true);
- * ```
  */
 export const LORE_TYPES = [
   "character",

@@ -173,11 +173,6 @@ const applyAnswer = z.object({
 
 /**
  * The consistency answer, as the Parser sends it and we pass it on.
- *
- * @example
- * ```ts
- * consistencyAnswer.parse({ issues: [], summary: "No issues." });
- * ```
  */
 export const consistencyAnswer = z.object({
   issues: z.array(z.object({
@@ -191,11 +186,6 @@ export const consistencyAnswer = z.object({
 
 /**
  * The gap-analysis answer, as the Parser sends it and we pass it on.
- *
- * @example
- * ```ts
- * gapsAnswer.parse({ gaps: [], summary: "", typeCounts: {}, totalNotes: 0 });
- * ```
  */
 export const gapsAnswer = z.object({
   gaps: z.array(z.object({

@@ -16,13 +16,6 @@ import { credentialSourceSchema, parserUserSchema } from "./response_schemas.ts"
 /**
  * Counts one attempt of `action` for this client; 429 `RATE_LIMITED` with `Retry-After` when the
  * client used up its window (login, register and connect share one limiter, keyed per action).
- *
- * @example
- * ```ts
- * import type { SessionCtx } from "../api/router.ts";
- *
- * const login = (ctx: SessionCtx) => enforceRateLimit(ctx, "login"); // 429 once used up
- * ```
  */
 export function enforceRateLimit(
   ctx: Pick<SessionCtx, "state" | "clientKey">,
@@ -47,13 +40,6 @@ export function enforceRateLimit(
  * ({@linkcode isOwnOrigin}) names the configured one too: the front end sends back the `url`
  * `GET /api/config/status` gave it, which is ours, never a backend's.
  * Nothing is contacted before this check passes.
- *
- * @example
- * ```ts
- * import type { SessionCtx } from "../api/router.ts";
- *
- * const parserUrl = (ctx: SessionCtx, url?: string) => allowedBaseUrl(ctx, "parser", url);
- * ```
  */
 export function allowedBaseUrl(
   ctx: Pick<SessionCtx, "config" | "credentials" | "req" | "url">,

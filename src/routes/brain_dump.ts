@@ -71,8 +71,11 @@ function sanitizing(route: Route): Route {
  *
  * @example
  * ```ts
- * labelValues({ age: 30, aliases: ["Wren", "W."], note: "" });
- * // { age: "30", aliases: "Wren, W." }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(labelValues({ age: 30, aliases: ["Wren", "W."], note: "" }), {
+ *   age: "30",
+ *   aliases: "Wren, W.",
+ * });
  * ```
  */
 export function labelValues(attributes: Record<string, unknown>): Record<string, string> {
@@ -135,8 +138,12 @@ export const skipReason = z.string().transform((reason, ctx) =>
  *
  * @example
  * ```ts
- * jobError("AllCodex is not connected for this user. …");
- * // "Core is not connected for this Parser account"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   jobError("AllCodex is not connected for this user. …"),
+ *   "Core is not connected for this Parser account",
+ * );
+ * assert.equal(jobError("LLM timeout at http://10.0.0.5"), "The brain dump failed in the Parser");
  * ```
  */
 export function jobError(error: string | null): string | null {

@@ -69,13 +69,6 @@ function inWorldDate(note: CoreNote): string | null {
 /**
  * Timeline order: by `#inWorldDate` — numerically when both dates are plain numbers (so `-300`
  * precedes `25`), otherwise naturally as text — with undated notes last, then by title.
- *
- * @example
- * ```ts
- * import type { CoreNote } from "../upstream/core.ts";
- *
- * const timeline = (notes: CoreNote[]) => notes.sort(compareTimeline);
- * ```
  */
 export function compareTimeline(a: CoreNote, b: CoreNote): number {
   const da = inWorldDate(a);

@@ -2,7 +2,7 @@
  * The route table: every route the service serves, in one list. Order does not matter for
  * matching (literal paths shadow parameterised ones, and among parameterised ones the leftmost
  * literal wins; rows no request could tell apart are refused at start-up); it is the order of
- * README and OpenAPI.
+ * the API reference (docs/api.md), `--print-routes` and the OpenAPI document.
  *
  * @module
  */

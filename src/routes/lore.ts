@@ -141,14 +141,6 @@ export const createLore = defineRoute({
 
 /**
  * A relation with its target's title and lore type.
- *
- * @example
- * ```ts
- * resolvedRelationSchema.parse({
- *   attributeId: "a1", name: "relAlly", targetNoteId: "oskar1", targetTitle: "Oskar",
- *   loreType: "character",
- * });
- * ```
  */
 export const resolvedRelationSchema = z.object({
   attributeId: z.string(),
@@ -248,15 +240,6 @@ export const deleteLore = defineRoute({
 /**
  * The note's user relations (user_relations.ts) whose target still exists, with its title: every
  * target in one Core round trip (two when one only lives under Core's hidden notes).
- *
- * @example
- * ```ts
- * import type { CoreClient, CoreNote } from "../upstream/core.ts";
- *
- * async function allies(core: CoreClient, note: CoreNote) {
- *   return (await resolveRelations(core, note, 8)).filter((r) => r.name === "relAlly");
- * }
- * ```
  */
 export async function resolveRelations(
   core: CoreClient,

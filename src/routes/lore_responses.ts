@@ -13,15 +13,6 @@ import { coreNoteSchema, coreRevisionSchema, PROTECTED_TITLE } from "../upstream
 /**
  * A note as Core's external API describes it, attributes included (inherited ones keep their
  * owner's `noteId`); a protected note shows the title `[protected]`.
- *
- * @example
- * ```ts
- * noteSchema.parse({
- *   noteId: "abc", title: "Ashford", type: "text", mime: "text/html", isProtected: false,
- *   parentNoteIds: ["root"], childNoteIds: [], parentBranchIds: ["root_abc"], childBranchIds: [],
- *   attributes: [],
- * });
- * ```
  */
 export const noteSchema = coreNoteSchema.in.describe(
   `Core's note object; a protected note's title is \`${PROTECTED_TITLE}\``,
@@ -30,14 +21,6 @@ export const noteSchema = coreNoteSchema.in.describe(
 /**
  * A revision as Core describes it (list entries carry `contentLength`); a protected one shows
  * the title `[protected]`.
- *
- * @example
- * ```ts
- * revisionSchema.parse({
- *   revisionId: "r1", noteId: "abc", type: "text", mime: "text/html", isProtected: false,
- *   title: "Ashford",
- * });
- * ```
  */
 export const revisionSchema = coreRevisionSchema.in.describe(
   `Core's revision object; a protected revision's title is \`${PROTECTED_TITLE}\``,
@@ -45,11 +28,6 @@ export const revisionSchema = coreRevisionSchema.in.describe(
 
 /**
  * A note's `#loreType` as answers show it.
- *
- * @example
- * ```ts
- * loreTypeField.parse(null);
- * ```
  */
 export const loreTypeField = z.string().nullable().describe(
   "The note's `#loreType` (own or inherited), null when it has none",
@@ -57,14 +35,5 @@ export const loreTypeField = z.string().nullable().describe(
 
 /**
  * A note of a collection or a search: Core's note plus its lore type.
- *
- * @example
- * ```ts
- * loreNoteSchema.parse({
- *   noteId: "abc", title: "Ashford", type: "text", mime: "text/html", isProtected: false,
- *   parentNoteIds: ["root"], childNoteIds: [], parentBranchIds: ["root_abc"], childBranchIds: [],
- *   attributes: [], loreType: "location",
- * });
- * ```
  */
 export const loreNoteSchema = noteSchema.extend({ loreType: loreTypeField });

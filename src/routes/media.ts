@@ -39,11 +39,6 @@ const imageAnswer = (description: string) => ({ description, mediaType: RASTER_M
 
 /**
  * What the upload routes decide where the API is silent.
- *
- * @example
- * ```ts
- * const uploadDescription = `${UPLOAD_NOTES} The image goes under the map note.`;
- * ```
  */
 export const UPLOAD_NOTES = "The body is the image's bytes (`image/*` or " +
   "`application/octet-stream`). Its type is decided by magic bytes before anything is " +
@@ -56,11 +51,6 @@ export const UPLOAD_NOTES = "The body is the image's bytes (`image/*` or " +
 
 /**
  * The pixel size read from an uploaded image's header.
- *
- * @example
- * ```ts
- * uploadSize.parse({ width: 640, height: 480 });
- * ```
  */
 export const uploadSize = z.object({
   width: z.number().int().positive(),

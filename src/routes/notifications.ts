@@ -21,9 +21,10 @@ const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".lan", ".home.arpa
  *
  * @example
  * ```ts
- * isPushEndpoint("https://fcm.googleapis.com/fcm/send/abc"); // true
- * isPushEndpoint("https://127.0.0.1/push"); // false
- * isPushEndpoint("http://push.example.com/x"); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(isPushEndpoint("https://fcm.googleapis.com/fcm/send/abc"), true);
+ * assert.equal(isPushEndpoint("https://127.0.0.1/push"), false);
+ * assert.equal(isPushEndpoint("http://push.example.com/x"), false);
  * ```
  */
 export function isPushEndpoint(value: string): boolean {

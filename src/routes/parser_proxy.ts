@@ -130,16 +130,6 @@ function declaration(spec: RouteHead): RouteHead & Pick<RouteOf<"private">, "bac
 
 /**
  * Calls the Parser and validates its answer with `schema` (502 `UPSTREAM_ERROR` on mismatch).
- *
- * @example
- * ```ts
- * import { z } from "zod";
- * import type { Ctx } from "../api/router.ts";
- *
- * const modelsSchema = z.record(z.string(), z.object({ models: z.array(z.string()) }));
- * const models = async (ctx: Ctx) =>
- *   await parserJson(await ctx.parser(), { path: "/config/models" }, modelsSchema);
- * ```
  */
 export async function parserJson<A extends z.ZodType>(
   parser: ParserClient,
@@ -194,18 +184,6 @@ function unexpected(): ApiError {
  * comments) is reported as progress; the data of the last `result`, `done` and `error` events
  * is kept (tokens and reasoning are not). A stream that ends without `done` or `error`, breaks
  * off, passes `MAX_UPSTREAM_BODY_BYTES` or carries data that is not JSON is a 502.
- *
- * @example
- * ```ts
- * import type { Ctx } from "../api/router.ts";
- * import { mapParserStreamError } from "../upstream/parser.ts";
- *
- * const turn = async (ctx: Ctx, call: ParserCall) => {
- *   const outcome = await parserStreamOutcome(await ctx.parser({ ai: true }), call, ctx);
- *   if (outcome.error !== undefined) throw mapParserStreamError(outcome.error);
- *   return outcome.result;
- * };
- * ```
  */
 export async function parserStreamOutcome(
   parser: ParserClient,
@@ -262,6 +240,7 @@ export async function parserStreamOutcome(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { z } from "zod";
  *
  * const vapidAnswer = z.object({ publicKey: z.string().nullable() });
@@ -274,6 +253,8 @@ export async function parserStreamOutcome(
  *   upstream: () => ({ path: "/notifications/vapid-public-key" }),
  *   answer: vapidAnswer,
  * });
+ * // a row of the route table: the Parser behind it, the caller's credentials needed
+ * assert.deepEqual([vapidKey.backend, vapidKey.access], ["Parser", "private"]);
  * ```
  */
 export function parserRoute<
@@ -307,11 +288,6 @@ export function parserRoute<
 /**
  * The data of a stream's terminal `error` event: ours in the error shape (a stall, a deadline,
  * a broken or unfinished stream), or either of the Parser's own, passed through as it sent them.
- *
- * @example
- * ```ts
- * streamErrorEventSchema.parse({ error: "Stream stalled (no data for 15000ms)", code: "TIMEOUT" });
- * ```
  */
 export const streamErrorEventSchema = z.union([
   errorBodySchema,
@@ -354,21 +330,6 @@ export interface ParserStreamSpec<P extends z.ZodType, S extends z.ZodType> {
  * Declares a route that streams one Parser SSE endpoint through unchanged (but for the events
  * its `rewrite` names). The Parser's pre-stream errors (422, 401, 429, …) come back as our JSON
  * errors because the stream is only opened once the Parser has answered 200.
- *
- * @example
- * ```ts
- * import { z } from "zod";
- *
- * const brainDumpStream = parserStreamRoute({
- *   method: "POST",
- *   path: "/api/brain-dump/stream",
- *   tag: "brain-dump",
- *   summary: "…",
- *   body: z.object({ rawText: z.string() }),
- *   responses: { 200: { description: "Server-sent events", mediaType: "text/event-stream" } },
- *   upstream: (ctx) => ({ method: "POST", path: "/brain-dump/stream", body: ctx.body }),
- * });
- * ```
  */
 export function parserStreamRoute<P extends z.ZodType, S extends z.ZodType>(
   spec: ParserStreamSpec<P, S>,
@@ -515,18 +476,6 @@ export function rewriteSseEvents(
 /**
  * An SSE response for this request with the configured idle and total deadlines; the end of the
  * stream is logged (how it ended), since the request log line is written when the head is sent.
- *
- * @example
- * ```ts
- * import type { Ctx } from "../api/router.ts";
- *
- * const answer = (ctx: Ctx, body: unknown) =>
- *   streamResponse(ctx, async (w) => {
- *     await w.event("status", { stage: "context" });
- *     const parser = await ctx.parser();
- *     await w.pipe(await parser.stream("POST", "/copilot/article/stream", body));
- *   });
- * ```
  */
 export function streamResponse(
   ctx: Ctx,

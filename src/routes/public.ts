@@ -9,6 +9,7 @@ import { z } from "zod";
 import { idSchema } from "../lore/ids.ts";
 import { RASTER_MIMES } from "../media/image_info.ts";
 import { defineRoute, type PublicCtx, type Route } from "../api/router.ts";
+import { withLazySignal } from "../pipeline/context.ts";
 import {
   type AnswerRenderer,
   keptPublicAnswer,
@@ -43,29 +44,18 @@ const idOrAliasSchema = z.string().min(1).max(256).regex(
  * ```
  */
 export function shareFor(ctx: PublicCtx): PublicShare {
-  const deps = Object.create(SHARE_SIGNAL) as PublicShareDeps & { ctx: PublicCtx };
-  deps.ctx = ctx;
-  deps.publicCore = ctx.publicCore;
-  deps.caches = ctx.state.publicShare;
-  deps.config = ctx.config;
-  deps.concurrency = ctx.concurrency;
-  deps.log = ctx.log;
-  deps.requestId = ctx.requestId;
-  deps.url = ctx.url;
-  deps.deadlines = ctx.deadlines;
-  return publicShare(deps);
+  // the context is the signal's source: the request's signal is read only when an image streams
+  return publicShare(withLazySignal<PublicShareDeps>({
+    publicCore: ctx.publicCore,
+    caches: ctx.state.publicShare,
+    config: ctx.config,
+    concurrency: ctx.concurrency,
+    log: ctx.log,
+    requestId: ctx.requestId,
+    url: ctx.url,
+    deadlines: ctx.deadlines,
+  }, ctx));
 }
-
-/**
- * The share's `signal`, read from the request only when an image streams. Named fields on a
- * shared prototype: a spread of the context would read the signal (Deno builds it on first
- * read), and the context itself as a per-request prototype costs V8 a new hidden class each time.
- */
-const SHARE_SIGNAL = {
-  get signal(): AbortSignal {
-    return (this as unknown as { ctx: PublicCtx }).ctx.signal;
-  },
-};
 
 /** The answers every public route shares. */
 const COMMON_RESPONSES = {

@@ -10,21 +10,11 @@ import { z } from "zod";
 /**
  * Where the caller's Parser credentials come from: its own browser session, a zero-login
  * session the service provisioned, or the environment.
- *
- * @example
- * ```ts
- * credentialSourceSchema.parse("session");
- * ```
  */
 export const credentialSourceSchema = z.enum(["session", "provisioned", "env"]);
 
 /**
  * A Parser account as answers show it: never a token.
- *
- * @example
- * ```ts
- * parserUserSchema.parse({ id: "u1", email: "gm@example.com", name: null });
- * ```
  */
 export const parserUserSchema = z.object({
   id: z.string(),
@@ -34,14 +24,6 @@ export const parserUserSchema = z.object({
 
 /**
  * A note in a result list (`noteSummary`): protected notes show the title `[protected]`.
- *
- * @example
- * ```ts
- * noteSummarySchema.parse({
- *   noteId: "abc", title: "Ashford", type: "text", loreType: "location", isProtected: false,
- *   parentNoteIds: ["root"], dateModified: "2026-04-20T11:09:32.123Z",
- * });
- * ```
  */
 export const noteSummarySchema = z.object({
   noteId: z.string(),
@@ -55,11 +37,6 @@ export const noteSummarySchema = z.object({
 
 /**
  * A lore note offered by title (pickers, mentions).
- *
- * @example
- * ```ts
- * titleHitSchema.parse({ noteId: "abc", title: "Ashford", loreType: null });
- * ```
  */
 export const titleHitSchema = z.object({
   noteId: z.string(),

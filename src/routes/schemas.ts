@@ -50,10 +50,5 @@ export const searchTerm = (min: number) => z.string().trim().min(min).max(200);
 
 /**
  * The Parser's plain acknowledgement `{ ok: true }` (subscribe, unsubscribe, budgets PUT…).
- *
- * @example
- * ```ts
- * parserOk.parse({ ok: true });
- * ```
  */
 export const parserOk = z.object({ ok: z.literal(true) });

@@ -42,14 +42,6 @@ export interface MentionCandidate {
 /**
  * Lore notes whose title contains `q`, best matches first, at most {@linkcode MENTION_LIMIT}:
  * one Core search (`#lore` and the title filter, fast search), ranked by title.
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * const mentions = (core: CoreClient) => coreMentionCandidates(core, "ash");
- * // [{ noteId, title: "Ashford", loreType: "location", source: "core" }]
- * ```
  */
 export async function coreMentionCandidates(
   core: CoreClient,
@@ -256,17 +248,6 @@ export const ragResults = z.object({
 
 /**
  * The Parser call of one semantic query.
- *
- * @example
- * ```ts
- * import type { Ctx } from "../api/router.ts";
- * import { ragQueryAnswer } from "../upstream/parser.ts";
- * import { parserJson } from "./parser_proxy.ts";
- *
- * const hits = async (ctx: Ctx) =>
- *   (await parserJson(await ctx.parser(), ragCall("who rules the coast", 10), ragQueryAnswer))
- *     .results;
- * ```
  */
 export function ragCall(text: string, topK: number): ParserCall {
   return { method: "POST", path: "/rag/query", body: { text, topK } };
@@ -354,13 +335,6 @@ export const search = defineRoute({
 /**
  * Every lore note's title for autolinking: one fast `#lore` search. Protected notes are left
  * out (ETAPI shows their titles encrypted).
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- *
- * const index = (core: CoreClient) => loreTitleIndex(core); // [{ noteId, title }, …]
- * ```
  */
 export async function loreTitleIndex(core: CoreClient): Promise<AutolinkTitle[]> {
   const notes = await core.search("#lore", { fastSearch: true });

@@ -20,13 +20,6 @@ import { siteOrigin } from "./site.ts";
 
 /**
  * The share root as the settings page shows it.
- *
- * @example
- * ```ts
- * shareRootInfoSchema.parse({
- *   noteId: "world1", title: "The World", shareAlias: "world", isPublished: true,
- * });
- * ```
  */
 export const shareRootInfoSchema = z.object({
   noteId: z.string(),
@@ -42,14 +35,6 @@ const CREDENTIALS = "shareCredentials";
 
 /**
  * One row of `GET /api/share/tree`.
- *
- * @example
- * ```ts
- * shareTreeEntrySchema.parse({
- *   noteId: "mira1", title: "Mira", loreType: "character", isDraft: false, isGmOnly: false,
- *   shareAlias: null, isProtected: false, isShared: true, dateModified: "2026-04-20T11:09:32.123Z",
- * });
- * ```
  */
 export const shareTreeEntrySchema = z.object({
   noteId: z.string(),
@@ -85,14 +70,6 @@ function conflictOf({ owners, publishedIds }: ShareRoots): ShareRootInfo[] {
 
 /**
  * The share root as `GET /api/share` answers it, in the front end's words.
- *
- * @example
- * ```ts
- * shareConfigSchema.parse({
- *   configured: true, noteId: "world1", title: "The World", alias: "world",
- *   url: "https://lore.example.org/public/lore/world", isPublished: true, conflict: [],
- * });
- * ```
  */
 export const shareConfigSchema = z.object({
   configured: z.boolean().describe("Exactly one note owns `#shareRoot`"),

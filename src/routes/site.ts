@@ -105,12 +105,6 @@ const FEED = documentOf("application/atom+xml; charset=utf-8");
  * `PUBLIC_ORIGIN` when set, whatever the request says; else the origin the visitor reached us at
  * (the forwarded host behind a trusted proxy, `TRUST_PROXY`), whose host the app accepted before
  * routing (http/host_check.ts), so never a name someone else chose.
- *
- * @example
- * ```ts
- * import type { PublicCtx } from "../api/router.ts";
- * const sitemapUrl = (ctx: PublicCtx) => `${siteOrigin(ctx)}/sitemap.xml`;
- * ```
  */
 export function siteOrigin(ctx: PublicCtx): string {
   return ctx.config.PUBLIC_ORIGIN ?? requestOrigin(ctx.req, ctx.url, ctx.config.TRUST_PROXY);

@@ -48,6 +48,7 @@ export type { ElementView } from "./browser_tree.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const publicRewriter: HtmlRewriter = {
  *   image: (src) => {
  *     const id = noteIdFromImageSrc(src);
@@ -55,6 +56,8 @@ export type { ElementView } from "./browser_tree.ts";
  *   },
  *   link: (href) => editorRewriter.link(href),
  * };
+ * assert.equal(publicRewriter.image("api/images/AbC123/a.png"), "/api/public/images/AbC123/image");
+ * assert.equal(publicRewriter.image("data:image/png;base64,AAAA"), null);
  * ```
  */
 export interface HtmlRewriter {
@@ -78,13 +81,6 @@ export interface HtmlRewriter {
 /**
  * Changes whenever the sanitizers' output for the same input changes; part of every ETag of
  * sanitized HTML, so a browser or cache never keeps an answer an older version produced.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * const blobId = "z4PhNX7vuL3xVChQ1m2A";
- * assert.equal(`"gm-${SANITIZER_VERSION}-${blobId}"`, '"gm-image-paths-1-z4PhNX7vuL3xVChQ1m2A"');
- * ```
  */
 export const SANITIZER_VERSION = "image-paths-1";
 

@@ -103,14 +103,6 @@ export interface PublicShare {
 /**
  * The public share bound to one request: server-side Core credentials, the app's cached
  * snapshot, and the request's signal and log for streamed images.
- *
- * @example
- * ```ts
- * async function harborTown(deps: PublicShareDeps, authorization: string | null) {
- *   const { note, noIndex } = await publicShare(deps).note("harbor-town", authorization);
- *   return { title: note.title, noIndex };
- * }
- * ```
  */
 export function publicShare(deps: PublicShareDeps): PublicShare {
   let source: Promise<PublicSource> | undefined;

@@ -221,14 +221,6 @@ export function keptAnswer(
  * with a detached client so one visitor leaving cannot fail the load others wait for.
  * `snapshot` is null when no note owns `#shareRoot`, several do, or Core does not serve it (it
  * is not under `_share`): then nothing is public.
- *
- * @example
- * ```ts
- * async function isPublished(publicCore: PublicCoreReader, caches: PublicCaches, id: string) {
- *   const { snapshot } = await publicSource(publicCore, caches);
- *   return snapshot?.view.isPublic(id) ?? false;
- * }
- * ```
  */
 export async function publicSource(
   publicCore: PublicCoreReader,
@@ -247,15 +239,6 @@ export async function publicSource(
 /**
  * Wraps a loaded share snapshot: index by id, shortest public paths, and the version digest
  * (over the notes sorted by id, so Core's result order does not matter).
- *
- * @example
- * ```ts
- * import type { CoreNote } from "../upstream/core.ts";
- * import { buildShareView } from "./tree_filter.ts";
- *
- * const notes: CoreNote[] = []; // the share root's subtree, as Core returns it
- * const snap = buildPublicSnapshot("root", notes, buildShareView({ rootId: "root", notes }));
- * ```
  */
 export function buildPublicSnapshot(
   rootId: string,

@@ -9,11 +9,6 @@ import { z } from "zod";
 
 /**
  * A display attribute of a public note: a label its template promotes, under the promoted alias.
- *
- * @example
- * ```ts
- * publicAttributeSchema.parse({ name: "Population", value: "1200" });
- * ```
  */
 export const publicAttributeSchema = z.object({ name: z.string(), value: z.string() });
 
@@ -22,13 +17,6 @@ export type PublicAttribute = z.output<typeof publicAttributeSchema>;
 
 /**
  * A relation of a public note to another public note.
- *
- * @example
- * ```ts
- * publicRelationSchema.parse({
- *   name: "locatedIn", targetNoteId: "abc", targetTitle: "Ashford", loreType: "location",
- * });
- * ```
  */
 export const publicRelationSchema = z.object({
   name: z.string(),
@@ -42,15 +30,6 @@ export type PublicRelation = z.output<typeof publicRelationSchema>;
 
 /**
  * `GET /api/public/lore/[id]`: one published note as a visitor may see it.
- *
- * @example
- * ```ts
- * publicLoreNoteSchema.parse({
- *   noteId: "abc", title: "Ashford", loreType: "location", contentHtml: "<p>A town.</p>",
- *   attributes: [], resolvedRelations: [], portraitImageNoteId: null, themeSongUrl: null,
- *   dateModified: "2026-04-20T11:09:32.123Z",
- * });
- * ```
  */
 export const publicLoreNoteSchema = z.object({
   noteId: z.string(),
@@ -73,11 +52,6 @@ export type PublicLoreNote = z.output<typeof publicLoreNoteSchema>;
 
 /**
  * One hit of `GET /api/public/search`.
- *
- * @example
- * ```ts
- * publicSearchHitSchema.parse({ id: "ashford", title: "Ashford", score: 3, path: "World" });
- * ```
  */
 export const publicSearchHitSchema = z.object({
   id: z.string().describe("The note's `#shareAlias` when it has one, else its noteId"),
@@ -91,11 +65,6 @@ export type PublicSearchHit = z.output<typeof publicSearchHitSchema>;
 
 /**
  * `GET /api/public/search`: best first, then by title.
- *
- * @example
- * ```ts
- * publicSearchResultSchema.parse({ results: [] });
- * ```
  */
 export const publicSearchResultSchema = z.object({ results: z.array(publicSearchHitSchema) });
 

@@ -76,16 +76,6 @@ export interface CoreShareSnapshot {
  * Loads the share snapshot: the root (by {@linkcode findShareRoots}, or the `roots` a caller
  * already found) and its whole subtree in ONE search. Archived notes are included because Core's
  * share serves them too. Null when there is no single share root (no owner, or a conflict).
- *
- * @example
- * ```ts
- * import type { CoreClient } from "../upstream/core.ts";
- * // Declared, not run here: it searches a live Core.
- * async function isVisible(core: CoreClient, noteId: string): Promise<boolean> {
- *   const snap = await loadShareSnapshot(core);
- *   return snap?.published === true && snap.view.isPublic(noteId);
- * }
- * ```
  */
 export async function loadShareSnapshot(
   core: CoreClient,

@@ -10,12 +10,6 @@ import { etagMatches } from "../lore/preview.ts";
 /**
  * The site's CSP. There is no `script-src`, so `default-src 'none'` forbids every script, inline
  * or not: a sanitizer miss in lore content still cannot run code.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(SITE_CSP.startsWith("default-src 'none'"), true); // and no script-src: no script
- * ```
  */
 export const SITE_CSP = [
   "default-src 'none'",

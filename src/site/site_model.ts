@@ -125,14 +125,6 @@ function listedParent(view: VisitorView, noteId: string): string {
 
 /**
  * The world's frame for one visitor: name, description, navigation tree, lore types.
- *
- * @example
- * ```ts
- * import type { VisitorView } from "../share/public_api.ts";
- * async function worldName(view: VisitorView): Promise<string> {
- *   return (await siteFrame(view, "https://lore.example.org")).title;
- * }
- * ```
  */
 export async function siteFrame(view: VisitorView, origin: string): Promise<SiteFrame> {
   const root = view.summary(view.rootId);
@@ -171,15 +163,6 @@ export async function siteFrame(view: VisitorView, origin: string): Promise<Site
 
 /**
  * Where a visible note sits: breadcrumbs, children, previous/next sibling and backlinks.
- *
- * @example
- * ```ts
- * import type { VisitorView } from "../share/public_api.ts";
- * async function parentTitle(view: VisitorView, noteId: string): Promise<string | undefined> {
- *   const place = await notePlace(view, noteId);
- *   return place.breadcrumbs.at(-1)?.title;
- * }
- * ```
  */
 export async function notePlace(view: VisitorView, noteId: string): Promise<NotePlace> {
   const breadcrumbs = noteId === view.rootId

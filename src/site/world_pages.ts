@@ -57,14 +57,6 @@ async function summaryOf(view: VisitorView, noteId: string): Promise<string> {
 
 /**
  * The home page: the share root's content and its lore by type.
- *
- * @example
- * ```ts
- * import type { VisitorView } from "../share/public_api.ts";
- * async function homeTitle(view: VisitorView) {
- *   return (await buildHome(view, "https://lore.example.org")).parts.site?.title;
- * }
- * ```
  */
 export async function buildHome(view: VisitorView, origin: string): Promise<BuiltPage> {
   const site = await siteFrame(view, origin);
@@ -81,14 +73,6 @@ export async function buildHome(view: VisitorView, origin: string): Promise<Buil
 
 /**
  * A note's page with its surroundings, image sizes and preview metadata.
- *
- * @example
- * ```ts
- * import type { VisitorView } from "../share/public_api.ts";
- * async function noteTitle(view: VisitorView, noteId: string) {
- *   return (await buildNote(view, noteId, "https://lore.example.org")).parts.title;
- * }
- * ```
  */
 export async function buildNote(
   view: VisitorView,
@@ -127,14 +111,6 @@ export async function buildNote(
 
 /**
  * The search results page: hits with their path and matching passage.
- *
- * @example
- * ```ts
- * import type { VisitorView } from "../share/public_api.ts";
- * async function hitCount(view: VisitorView) {
- *   return (await buildSearch(view, "harbor", "https://lore.example.org")).parts.title;
- * }
- * ```
  */
 export async function buildSearch(
   view: VisitorView,
@@ -155,14 +131,6 @@ export async function buildSearch(
 
 /**
  * The page of one lore type; 404 when the visitor sees no note of that type.
- *
- * @example
- * ```ts
- * import type { VisitorView } from "../share/public_api.ts";
- * async function characters(view: VisitorView) {
- *   return await buildType(view, "character", "https://lore.example.org");
- * }
- * ```
  */
 export async function buildType(
   view: VisitorView,
@@ -190,14 +158,6 @@ export async function buildType(
 
 /**
  * The timeline: every visible note with an in-world date (`#inWorldDate`, promoted), in order.
- *
- * @example
- * ```ts
- * import type { VisitorView } from "../share/public_api.ts";
- * async function timeline(view: VisitorView) {
- *   return await buildTimeline(view, "https://lore.example.org");
- * }
- * ```
  */
 export async function buildTimeline(view: VisitorView, origin: string): Promise<BuiltPage> {
   const entries: TimelineEntry[] = pageIds(view).flatMap((id) => {
@@ -232,14 +192,6 @@ async function publicMap(view: VisitorView, noteId: string) {
 
 /**
  * The map page of a note; 404 when the note has no public map.
- *
- * @example
- * ```ts
- * import type { VisitorView } from "../share/public_api.ts";
- * async function chart(view: VisitorView, noteId: string) {
- *   return await buildMap(view, noteId, "https://lore.example.org");
- * }
- * ```
  */
 export async function buildMap(
   view: VisitorView,
@@ -260,14 +212,6 @@ export async function buildMap(
 /**
  * `sitemap.xml`: the home page, every visible page not opted out of indexing, lore types, maps
  * and the timeline; 404 when the share opts out of indexing.
- *
- * @example
- * ```ts
- * import type { VisitorView } from "../share/public_api.ts";
- * async function sitemap(view: VisitorView) {
- *   return (await buildSitemap(view, "https://lore.example.org")).body;
- * }
- * ```
  */
 export async function buildSitemap(view: VisitorView, origin: string): Promise<BuiltDocument> {
   if (await shareNoIndex(view)) throw publicNotFound();
@@ -289,14 +233,6 @@ export async function buildSitemap(view: VisitorView, origin: string): Promise<B
 /**
  * The Atom feed of the most recently changed visible notes; 404 when the share opts out of
  * indexing.
- *
- * @example
- * ```ts
- * import type { VisitorView } from "../share/public_api.ts";
- * async function feed(view: VisitorView) {
- *   return (await buildFeed(view, "https://lore.example.org")).body;
- * }
- * ```
  */
 export async function buildFeed(view: VisitorView, origin: string): Promise<BuiltDocument> {
   if (await shareNoIndex(view)) throw publicNotFound();

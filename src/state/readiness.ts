@@ -196,12 +196,6 @@ export function createReadinessProbe(
 
 /**
  * What to set when no backend is configured; `/readyz` and the start-up log both say it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.match(NOTHING_CONFIGURED, /CORE_URL/);
- * ```
  */
 export const NOTHING_CONFIGURED = "No backend is configured: set CORE_URL (with " +
   "PUBLIC_CORE_TOKEN or CORE_TOKEN) for the lore and the public site, and/or PARSER_URL (with " +
