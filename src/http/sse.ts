@@ -172,123 +172,166 @@ export function sseResponse(
   produce: (writer: SseWriter) => Promise<void>,
   opts: SseOptions,
 ): Response {
-  const tracker = createSseTracker();
   const deadlines = opts.deadlines ?? sharedDeadlines;
-  const startedAt = deadlines.now();
-  let ended = false;
-  let current: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  const closed = new AbortController();
-
+  const s: SseStream = {
+    opts,
+    tracker: createSseTracker(),
+    deadlines,
+    startedAt: deadlines.now(),
+    closed: new AbortController(),
+    ended: false,
+  };
   const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (bytes: Uint8Array) => {
-        // after the end (a deadline left `produce` running) nothing more may be written
-        if (closed.signal.aborted || ended) throw new ClientClosed();
-        controller.enqueue(bytes);
-      };
-      const writer: SseWriter = {
-        event: (name, data) => {
-          const bytes = encodeSseEvent(name, data);
-          tracker.push(bytes);
-          send(bytes);
-          return Promise.resolve();
-        },
-        pipe: async (upstream) => {
-          if (!upstream.body) throw streamBroken("The upstream stream had no body");
-          const reader = guardedBody(upstream.body, {
-            idleMs: opts.idleMs,
-            totalMs: opts.totalMs,
-            startedAt,
-            deadlines,
-            signal: closed.signal,
-            service: "Parser",
-          }).getReader();
-          current = reader;
-          try {
-            for (;;) {
-              let next: ReadableStreamReadResult<Uint8Array>;
-              try {
-                next = await reader.read();
-              } catch (e) {
-                if (closed.signal.aborted) throw new ClientClosed();
-                throw e; // the guard's ApiError: stalled, too long, or broken off
-              }
-              if (next.done) return;
-              tracker.push(next.value);
-              send(next.value);
-            }
-          } finally {
-            current = undefined;
-          }
-        },
-        terminated: () => tracker.terminated(),
-      };
-      let reason: "complete" | "error" | "client-closed" = "complete";
-      // The total deadline also bounds the work before the upstream stream (context building).
-      let cancelTotal: CancelDeadline | undefined;
-      const expired = new Promise<never>((_, reject) => {
-        cancelTotal = deadlines.start(
-          Math.max(0, opts.totalMs - (deadlines.now() - startedAt)),
-          () => reject(streamDeadlineError("total", opts.totalMs, "Parser")),
-        );
-      });
-      const produced = produce(writer);
-      produced.catch(() => {}); // when the deadline wins, its later failure has nobody to tell
-      try {
-        await Promise.race([produced, expired]);
-        if (!tracker.terminated()) {
-          throw streamBroken("The stream ended before it completed");
-        }
-      } catch (e) {
-        if (e instanceof ClientClosed || closed.signal.aborted || opts.signal.aborted) {
-          reason = "client-closed";
-        } else {
-          reason = "error";
-          if (!tracker.terminated()) {
-            const err = e instanceof ApiError ? e : streamBroken("The stream failed");
-            // an event must start on a boundary: finish a half-sent upstream event first
-            const prefix = tracker.atBoundary() ? "" : "\n\n";
-            const payload = { error: err.code, message: err.message, requestId: opts.requestId };
-            try {
-              controller.enqueue(
-                encoder.encode(
-                  prefix + new TextDecoder().decode(encodeSseEvent("error", payload)),
-                ),
-              );
-            } catch { /* the client is gone */ }
-          }
-        }
-      } finally {
-        cancelTotal?.();
-        ended = true;
-        void current?.cancel().catch(() => {}); // still piping when the total deadline hit
-        opts.onEnd?.(reason);
-        try {
-          controller.close();
-        } catch { /* already closed by a cancel */ }
-      }
-    },
-    cancel() {
-      closed.abort();
-      void current?.cancel().catch(() => {});
-    },
+    start: (controller) => runStream(s, controller, produce),
+    cancel: () => stopReading(s),
   }, { highWaterMark: 0 });
-
   opts.signal.addEventListener("abort", () => {
-    if (!ended) {
-      closed.abort();
-      void current?.cancel().catch(() => {});
-    }
+    if (!s.ended) stopReading(s);
   }, { once: true });
+  return new Response(body, { status: 200, headers: SSE_HEADERS });
+}
 
-  return new Response(body, {
-    status: 200,
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-store",
-      "x-accel-buffering": "no",
-    },
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-store",
+  "x-accel-buffering": "no",
+};
+
+type EndReason = "complete" | "error" | "client-closed";
+
+/** One response's stream state, shared by its writer, its producer run and its cancel. */
+interface SseStream {
+  opts: SseOptions;
+  /** Everything sent so far, to know whether a terminal event went out and where events end. */
+  tracker: SseTracker;
+  deadlines: Deadlines;
+  startedAt: number;
+  /** Aborted when the client goes: the stream's cancel or the request's signal. */
+  closed: AbortController;
+  /** Set once the stream has ended: a producer still running may not write any more. */
+  ended: boolean;
+  /** The upstream body being piped, to cancel when the stream ends first. */
+  current?: ReadableStreamDefaultReader<Uint8Array>;
+}
+
+/** The client went: the upstream body read is cancelled, which aborts its request. */
+function stopReading(s: SseStream): void {
+  s.closed.abort();
+  void s.current?.cancel().catch(() => {});
+}
+
+/**
+ * Runs `produce` to its end or the total deadline, then makes sure the stream ends terminated:
+ * an `error` event unless a terminal event went out or the client is gone.
+ */
+async function runStream(
+  s: SseStream,
+  controller: ReadableStreamDefaultController<Uint8Array>,
+  produce: (writer: SseWriter) => Promise<void>,
+): Promise<void> {
+  let reason: EndReason = "complete";
+  // The total deadline also bounds the work before the upstream stream (context building).
+  let cancelTotal: CancelDeadline | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    cancelTotal = s.deadlines.start(
+      Math.max(0, s.opts.totalMs - (s.deadlines.now() - s.startedAt)),
+      () => reject(streamDeadlineError("total", s.opts.totalMs, "Parser")),
+    );
   });
+  const produced = produce(createWriter(s, controller));
+  produced.catch(() => {}); // when the deadline wins, its later failure has nobody to tell
+  try {
+    await Promise.race([produced, expired]);
+    if (!s.tracker.terminated()) {
+      throw streamBroken("The stream ended before it completed");
+    }
+  } catch (e) {
+    if (e instanceof ClientClosed || s.closed.signal.aborted || s.opts.signal.aborted) {
+      reason = "client-closed";
+    } else {
+      reason = "error";
+      if (!s.tracker.terminated()) sendErrorEvent(s, controller, e);
+    }
+  } finally {
+    cancelTotal?.();
+    s.ended = true;
+    void s.current?.cancel().catch(() => {}); // still piping when the total deadline hit
+    s.opts.onEnd?.(reason);
+    try {
+      controller.close();
+    } catch { /* already closed by a cancel */ }
+  }
+}
+
+/** The terminal `error` event for `e`, in our error shape (a non-ApiError says nothing more). */
+function sendErrorEvent(
+  s: SseStream,
+  controller: ReadableStreamDefaultController<Uint8Array>,
+  e: unknown,
+): void {
+  const err = e instanceof ApiError ? e : streamBroken("The stream failed");
+  // an event must start on a boundary: finish a half-sent upstream event first
+  const prefix = s.tracker.atBoundary() ? "" : "\n\n";
+  const payload = { error: err.code, message: err.message, requestId: s.opts.requestId };
+  try {
+    controller.enqueue(
+      encoder.encode(prefix + new TextDecoder().decode(encodeSseEvent("error", payload))),
+    );
+  } catch { /* the client is gone */ }
+}
+
+/** The writer `produce` gets: every byte it sends is tracked, and none after the end. */
+function createWriter(
+  s: SseStream,
+  controller: ReadableStreamDefaultController<Uint8Array>,
+): SseWriter {
+  const send = (bytes: Uint8Array) => {
+    s.tracker.push(bytes);
+    // after the end (a deadline left `produce` running) nothing more may be written
+    if (s.closed.signal.aborted || s.ended) throw new ClientClosed();
+    controller.enqueue(bytes);
+  };
+  return {
+    event: (name, data) => {
+      send(encodeSseEvent(name, data));
+      return Promise.resolve();
+    },
+    pipe: (upstream) => pipeUpstream(s, upstream, send),
+    terminated: () => s.tracker.terminated(),
+  };
+}
+
+/** Passes the upstream body on under the stream's deadlines (see {@linkcode guardedBody}). */
+async function pipeUpstream(
+  s: SseStream,
+  upstream: Response,
+  send: (bytes: Uint8Array) => void,
+): Promise<void> {
+  if (!upstream.body) throw streamBroken("The upstream stream had no body");
+  const reader = guardedBody(upstream.body, {
+    idleMs: s.opts.idleMs,
+    totalMs: s.opts.totalMs,
+    startedAt: s.startedAt,
+    deadlines: s.deadlines,
+    signal: s.closed.signal,
+    service: "Parser",
+  }).getReader();
+  s.current = reader;
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch (e) {
+        if (s.closed.signal.aborted) throw new ClientClosed();
+        throw e; // the guard's ApiError: stalled, too long, or broken off
+      }
+      if (next.done) return;
+      send(next.value);
+    }
+  } finally {
+    s.current = undefined;
+  }
 }
 
 class ClientClosed extends Error {

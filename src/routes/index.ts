@@ -7,10 +7,15 @@
  * @module
  */
 import type { Route } from "../api/router.ts";
-import { aiRoutes } from "./ai.ts";
+import { relationshipGraphRoutes } from "./ai_graph.ts";
+import { noteRelationRoutes } from "./ai_note_relations.ts";
+import { relationshipRoutes } from "./ai_relationships.ts";
+import { aiScanRoutes } from "./ai_scans.ts";
 import { attributeRoutes } from "./attributes.ts";
 import { authRoutes } from "./auth.ts";
-import { brainDumpRoutes } from "./brain_dump.ts";
+import { brainDumpBatchRoutes } from "./brain_dump_batches.ts";
+import { brainDumpDiffRoutes, brainDumpHistoryRoutes } from "./brain_dump_history.ts";
+import { brainDumpRunRoutes } from "./brain_dump_runs.ts";
 import { collectionRoutes } from "./collections.ts";
 import { configRoutes } from "./config.ts";
 import { contentRoutes } from "./content.ts";
@@ -22,6 +27,7 @@ import { mapRoutes } from "./map.ts";
 import { mediaRoutes } from "./media.ts";
 import { notificationRoutes } from "./notifications.ts";
 import { publicRoutes } from "./public.ts";
+import { ragRoutes } from "./rag.ts";
 import { searchRoutes } from "./search.ts";
 import { shareRoutes } from "./share.ts";
 import { siteRoutes } from "./site.ts";
@@ -39,8 +45,15 @@ export const allRoutes: readonly Route[] = [
   ...mapRoutes,
   ...treeRoutes,
   ...searchRoutes,
-  ...brainDumpRoutes,
-  ...aiRoutes,
+  ...brainDumpRunRoutes,
+  ...brainDumpHistoryRoutes,
+  ...brainDumpBatchRoutes,
+  ...brainDumpDiffRoutes,
+  ...aiScanRoutes,
+  ...relationshipRoutes,
+  ...noteRelationRoutes,
+  ...relationshipGraphRoutes,
+  ...ragRoutes,
   ...copilotRoutes,
   ...collectionRoutes,
   ...shareRoutes,

@@ -74,131 +74,157 @@ export interface CorePortalConfigOptions {
  * ```
  */
 export function createCorePortalConfig(opts: CorePortalConfigOptions): PortalConfig {
-  const { core, log } = opts;
-  const ttlMs = opts.ttlMs ?? PORTAL_CONFIG_CACHE_MS;
-  const now = opts.now ?? (() => Date.now());
-  const fallback: PortalSettings = { loreRootNoteId: opts.defaultLoreRoot, source: "env" };
-  /** The config note found last; looked up again when it has gone. */
-  let noteId: string | undefined;
-  let cached: { settings: PortalSettings; at: number } | undefined;
-  let loading: Promise<PortalSettings> | undefined;
-  /** Bumped by every write, so a read that started before it cannot overwrite it. */
-  let version = 0;
-  /** Writes of this instance, one after another (two first writes would make two notes). */
-  let writing: Promise<unknown> = Promise.resolve();
-
-  const find = async (): Promise<string | undefined> => {
-    const hits = await core.search(`#${PORTAL_CONFIG_LABEL}`, { includeArchivedNotes: true });
-    const owners = hits.filter(ownsLabel).sort(byAge);
-    if (owners.length > 1) {
-      log.log("warn", "several portal config notes in Core; the oldest is used", {
-        noteIds: owners.map((n) => n.noteId),
-      });
-    }
-    return owners[0]?.noteId;
+  const store: Store = {
+    core: opts.core,
+    log: opts.log,
+    ttlMs: opts.ttlMs ?? PORTAL_CONFIG_CACHE_MS,
+    now: opts.now ?? (() => Date.now()),
+    fallback: { loreRootNoteId: opts.defaultLoreRoot, source: "env" },
+    version: 0,
+    writing: Promise.resolve(),
   };
-
-  const parse = (text: string, id: string): PortalSettings => {
-    const stored = storedPortalSettings(text);
-    if (stored) return stored;
-    log.log("error", "the portal config note in Core is damaged; using LORE_ROOT_NOTE_ID", {
-      noteId: id,
-    });
-    return fallback;
-  };
-
-  const load = async (): Promise<PortalSettings> => {
-    // a remembered note may have been deleted since: then one more search
-    for (let attempt = 0; attempt < 2; attempt++) {
-      noteId ??= await find();
-      if (noteId === undefined) return fallback;
-      const text = await core.contentText(noteId).catch(nullOn404);
-      if (text !== null) return parse(text, noteId);
-      noteId = undefined;
-    }
-    return fallback;
-  };
-
-  const create = async (content: string): Promise<string> => {
-    const w = writeSteps();
-    const { note } = await w.step(
-      "create the portal config note",
-      () =>
-        core.createNote({
-          parentNoteId: PORTAL_CONFIG_PARENT,
-          title: PORTAL_CONFIG_TITLE,
-          type: "code",
-          mime: "application/json",
-          content,
-        }),
-      (r) => core.deleteNote(r.note.noteId),
-    );
-    // the marker goes last: no instance ever finds a note that is not hidden yet
-    for (const name of [...PORTAL_CONFIG_HIDING_LABELS, PORTAL_CONFIG_LABEL]) {
-      await w.step(
-        `add #${name}`,
-        () => core.createAttribute({ noteId: note.noteId, type: "label", name, value: "" }),
-        "covered",
-      );
-    }
-    return note.noteId;
-  };
-
-  const write = async (content: string): Promise<void> => {
-    noteId ??= await find();
-    if (noteId !== undefined) {
-      const done = await core.putContent(noteId, content, "text/plain").then(
-        () => true,
-        nullOn404,
-      );
-      if (done) return;
-    }
-    noteId = await create(content);
-  };
-
   return {
-    get() {
-      if (cached && now() - cached.at < ttlMs) return Promise.resolve(cached.settings);
-      if (loading) return loading;
-      const started = version;
-      const attempt = load().then(
-        (settings) => {
-          if (version !== started) return cached!.settings; // a write landed meanwhile
-          cached = { settings, at: now() };
-          return settings;
-        },
-        (e) => {
-          const error = storeError(e);
-          if (!cached) throw error;
-          log.log("warn", "cannot read the portal config from Core; using the last one read", {
-            error: error.code,
-          });
-          return cached.settings;
-        },
-      ).finally(() => {
-        if (loading === attempt) loading = undefined;
-      });
-      loading = attempt;
-      return attempt;
-    },
-    set(loreRootNoteId) {
-      const data = portalSettingsSchema.parse({ loreRootNoteId });
-      const content = JSON.stringify(data, null, 2) + "\n";
-      const done = writing.then(async () => {
-        try {
-          await write(content);
-        } catch (e) {
-          throw storeError(e);
-        }
-        const settings: PortalSettings = { loreRootNoteId: data.loreRootNoteId, source: "file" };
-        version++;
-        cached = { settings, at: now() };
-        return settings;
-      });
-      writing = done.catch(() => {});
-      return done;
-    },
+    get: () => readSettings(store),
+    set: (loreRootNoteId) => writeSettings(store, loreRootNoteId),
   };
+}
+
+/** One store's state, shared by its reads and writes. */
+interface Store {
+  core: CoreClient;
+  log: Logger;
+  ttlMs: number;
+  now: () => number;
+  /** What is served while Core holds no valid config note. */
+  fallback: PortalSettings;
+  /** The config note found last; looked up again when it has gone. */
+  noteId?: string;
+  cached?: { settings: PortalSettings; at: number };
+  /** The read under way: concurrent `get()`s share it. */
+  loading?: Promise<PortalSettings>;
+  /** Bumped by every write, so a read that started before it cannot overwrite it. */
+  version: number;
+  /** Writes of this instance, one after another (two first writes would make two notes). */
+  writing: Promise<unknown>;
+}
+
+/** The cached settings while fresh, else one shared read; Core failing serves the last read. */
+function readSettings(s: Store): Promise<PortalSettings> {
+  if (s.cached && s.now() - s.cached.at < s.ttlMs) return Promise.resolve(s.cached.settings);
+  if (s.loading) return s.loading;
+  const started = s.version;
+  const attempt = loadSettings(s).then(
+    (settings) => {
+      if (s.version !== started) return s.cached!.settings; // a write landed meanwhile
+      s.cached = { settings, at: s.now() };
+      return settings;
+    },
+    (e) => {
+      const error = storeError(e);
+      if (!s.cached) throw error;
+      s.log.log("warn", "cannot read the portal config from Core; using the last one read", {
+        error: error.code,
+      });
+      return s.cached.settings;
+    },
+  ).finally(() => {
+    if (s.loading === attempt) s.loading = undefined;
+  });
+  s.loading = attempt;
+  return attempt;
+}
+
+/** Writes after this instance's earlier writes; the writer sees its own write at once. */
+function writeSettings(s: Store, loreRootNoteId: string): Promise<PortalSettings> {
+  const data = portalSettingsSchema.parse({ loreRootNoteId });
+  const content = JSON.stringify(data, null, 2) + "\n";
+  const done = s.writing.then(async () => {
+    try {
+      await writeNote(s, content);
+    } catch (e) {
+      throw storeError(e);
+    }
+    const settings: PortalSettings = { loreRootNoteId: data.loreRootNoteId, source: "file" };
+    s.version++;
+    s.cached = { settings, at: s.now() };
+    return settings;
+  });
+  s.writing = done.catch(() => {});
+  return done;
+}
+
+/** The settings in Core's config note, or the fallback when there is none. */
+async function loadSettings(s: Store): Promise<PortalSettings> {
+  // a remembered note may have been deleted since: then one more search
+  for (let attempt = 0; attempt < 2; attempt++) {
+    s.noteId ??= await findConfigNote(s);
+    if (s.noteId === undefined) return s.fallback;
+    const text = await s.core.contentText(s.noteId).catch(nullOn404);
+    if (text !== null) return parseSettings(s, text, s.noteId);
+    s.noteId = undefined;
+  }
+  return s.fallback;
+}
+
+/** The oldest note owning the marker label; several are named in a warning. */
+async function findConfigNote(s: Store): Promise<string | undefined> {
+  const hits = await s.core.search(`#${PORTAL_CONFIG_LABEL}`, { includeArchivedNotes: true });
+  const owners = hits.filter(ownsLabel).sort(byAge);
+  if (owners.length > 1) {
+    s.log.log("warn", "several portal config notes in Core; the oldest is used", {
+      noteIds: owners.map((n) => n.noteId),
+    });
+  }
+  return owners[0]?.noteId;
+}
+
+/** A damaged note is logged and served as the fallback, not an error. */
+function parseSettings(s: Store, text: string, id: string): PortalSettings {
+  const stored = storedPortalSettings(text);
+  if (stored) return stored;
+  s.log.log("error", "the portal config note in Core is damaged; using LORE_ROOT_NOTE_ID", {
+    noteId: id,
+  });
+  return s.fallback;
+}
+
+/** Rewrites the config note, or creates one when there is none (or it has gone). */
+async function writeNote(s: Store, content: string): Promise<void> {
+  s.noteId ??= await findConfigNote(s);
+  if (s.noteId !== undefined) {
+    const done = await s.core.putContent(s.noteId, content, "text/plain").then(
+      () => true,
+      nullOn404,
+    );
+    if (done) return;
+  }
+  s.noteId = await createConfigNote(s.core, content);
+}
+
+/** A new hidden config note; a failed step undoes the earlier ones. */
+async function createConfigNote(core: CoreClient, content: string): Promise<string> {
+  const w = writeSteps();
+  const { note } = await w.step(
+    "create the portal config note",
+    () =>
+      core.createNote({
+        parentNoteId: PORTAL_CONFIG_PARENT,
+        title: PORTAL_CONFIG_TITLE,
+        type: "code",
+        mime: "application/json",
+        content,
+      }),
+    (r) => core.deleteNote(r.note.noteId),
+  );
+  // the marker goes last: no instance ever finds a note that is not hidden yet
+  for (const name of [...PORTAL_CONFIG_HIDING_LABELS, PORTAL_CONFIG_LABEL]) {
+    await w.step(
+      `add #${name}`,
+      () => core.createAttribute({ noteId: note.noteId, type: "label", name, value: "" }),
+      "covered",
+    );
+  }
+  return note.noteId;
 }
 
 /** Whether the note owns the marker label (a note that merely inherits it is not the config). */

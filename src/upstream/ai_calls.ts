@@ -110,134 +110,30 @@ interface Entry<V> {
  * ```
  */
 export function createAiCalls<V>(opts: AiCallsOptions<V>): AiCalls<V> {
-  const now = opts.now ?? (() => Date.now());
-  const deadlines = opts.deadlines ?? sharedDeadlines;
-  const entries = new Map<string, Entry<V>>();
-  const maxKeptBytes = opts.maxKeptBytes ?? Infinity;
-
-  /** Drops expired outcomes, then the oldest outcomes and, if still full, the oldest calls. */
-  const makeRoom = () => {
-    for (const [key, e] of entries) if (e.outcome && e.expires <= now()) entries.delete(key);
-    for (const kept of [true, false]) {
-      for (const [key, e] of entries) {
-        if (entries.size < opts.maxEntries) return;
-        // a dropped running call still answers the clients waiting for it; it is just not kept
-        if (!!e.outcome === kept) entries.delete(key);
-      }
-    }
+  const r: Registry<V> = {
+    opts,
+    entries: new Map(),
+    now: opts.now ?? (() => Date.now()),
+    deadlines: opts.deadlines ?? sharedDeadlines,
+    maxKeptBytes: opts.maxKeptBytes ?? Infinity,
   };
-
-  const start = (key: string, work: (w: AiWork) => Promise<V>): Entry<V> => {
-    makeRoom();
-    const abort = new AbortController();
-    let fail!: (error: unknown) => void;
-    const stopped = new Promise<never>((_, reject) => fail = reject);
-    const entry: Entry<V> = {
-      promise: Promise.resolve() as Promise<V>,
-      expires: Infinity,
-      bytes: 0,
-      waiters: 0,
-      listeners: new Set(),
-      stop: (error) => {
-        cancelTotal();
-        abort.abort(error);
-        fail(error);
-      },
-    };
-    const cancelTotal = deadlines.start(opts.totalMs, () =>
-      entry.stop(
-        new ApiError(504, "UPSTREAM_TIMEOUT", `The AI call ran past its ${opts.totalMs} ms limit`, {
-          service: "parser",
-        }),
-      ));
-    const progress = () => {
-      for (const restart of entry.listeners) restart();
-    };
-    entry.promise = Promise.race([work({ signal: abort.signal, progress }), stopped]);
-    // registered before any waiter's handlers, so `waiters` still counts them when this runs
-    entry.promise.then(
-      (value) => settle(key, entry, { ok: true, value }),
-      (error) => settle(key, entry, { ok: false, error }),
-    ).finally(cancelTotal);
-    entries.set(key, entry);
-    return entry;
-  };
-
-  /** Delivered to waiting clients: forgotten. Nobody waiting: kept for a retry. */
-  const settle = (key: string, entry: Entry<V>, outcome: Outcome<V>) => {
-    entry.outcome = outcome;
-    if (entries.get(key) !== entry) return;
-    if (entry.waiters > 0 || opts.ttlMs <= 0) {
-      entries.delete(key);
-      return;
-    }
-    entry.bytes = outcome.ok ? opts.sizeOf?.(outcome.value) ?? 0 : 0;
-    if (entry.bytes > maxKeptBytes) {
-      entries.delete(key);
-      return;
-    }
-    entry.expires = now() + opts.ttlMs;
-    opts.onKept?.(key, outcome.ok);
-    trimKept();
-  };
-
-  /** Drops the oldest kept outcomes until they fit in `maxKeptBytes` together. */
-  const trimKept = () => {
-    let kept = 0;
-    for (const e of entries.values()) if (e.outcome) kept += e.bytes;
-    for (const [key, e] of entries) {
-      if (kept <= maxKeptBytes) return;
-      if (e.outcome) {
-        entries.delete(key);
-        kept -= e.bytes;
-      }
-    }
-  };
-
-  const wait = (entry: Entry<V>, w: AiWait): Promise<V> =>
-    new Promise<V>((resolve, reject) => {
-      if (w.signal.aborted) return reject(new ClientAbortError());
-      let cancelIdle: CancelDeadline | undefined;
-      let done = false;
-      const finish = (end: () => void) => {
-        if (done) return;
-        done = true;
-        cancelIdle?.();
-        entry.listeners.delete(restart);
-        entry.waiters--;
-        w.signal.removeEventListener("abort", onAbort);
-        end();
-      };
-      const restart = () => {
-        cancelIdle?.();
-        cancelIdle = deadlines.start(w.idleMs, () => finish(() => reject(w.cutOff())));
-      };
-      const onAbort = () => finish(() => reject(new ClientAbortError()));
-      entry.waiters++;
-      entry.listeners.add(restart);
-      w.signal.addEventListener("abort", onAbort, { once: true });
-      restart();
-      entry.promise.then(
-        (value) => finish(() => resolve(value)),
-        (error) => finish(() => reject(error)),
-      );
-    });
-
   return {
     run(key, work, w) {
-      const found = entries.get(key);
+      const found = r.entries.get(key);
       if (found?.outcome) {
-        entries.delete(key);
-        if (found.expires > now()) {
+        // a kept outcome is handed out once, and only while fresh
+        r.entries.delete(key);
+        if (found.expires > r.now()) {
           const o = found.outcome;
           return o.ok ? Promise.resolve(o.value) : Promise.reject(o.error);
         }
       }
-      return wait(found && !found.outcome ? found : start(key, work), w);
+      const entry = found && !found.outcome ? found : startCall(r, key, work);
+      return waitFor(entry, w, r.deadlines);
     },
     close() {
-      const running = [...entries.values()].filter((e) => !e.outcome);
-      entries.clear();
+      const running = [...r.entries.values()].filter((e) => !e.outcome);
+      r.entries.clear();
       for (const e of running) {
         e.stop(
           new ApiError(503, "UNREACHABLE", "The service is shutting down", {
@@ -247,7 +143,133 @@ export function createAiCalls<V>(opts: AiCallsOptions<V>): AiCalls<V> {
       }
     },
     get size() {
-      return entries.size;
+      return r.entries.size;
     },
   };
+}
+
+/** One registry's state, passed to the functions below. */
+interface Registry<V> {
+  opts: AiCallsOptions<V>;
+  /** Calls and kept outcomes by key, oldest first (insertion order). */
+  entries: Map<string, Entry<V>>;
+  now: () => number;
+  deadlines: Deadlines;
+  maxKeptBytes: number;
+}
+
+/** Runs `work` as the call under `key`, detached from any client, ended at `totalMs`. */
+function startCall<V>(r: Registry<V>, key: string, work: (w: AiWork) => Promise<V>): Entry<V> {
+  makeRoom(r);
+  const abort = new AbortController();
+  let fail!: (error: unknown) => void;
+  const stopped = new Promise<never>((_, reject) => fail = reject);
+  const entry: Entry<V> = {
+    promise: Promise.resolve() as Promise<V>,
+    expires: Infinity,
+    bytes: 0,
+    waiters: 0,
+    listeners: new Set(),
+    stop: (error) => {
+      cancelTotal();
+      abort.abort(error);
+      fail(error);
+    },
+  };
+  const totalMs = r.opts.totalMs;
+  const cancelTotal = r.deadlines.start(totalMs, () =>
+    entry.stop(
+      new ApiError(504, "UPSTREAM_TIMEOUT", `The AI call ran past its ${totalMs} ms limit`, {
+        service: "parser",
+      }),
+    ));
+  const progress = () => {
+    for (const restart of entry.listeners) restart();
+  };
+  entry.promise = Promise.race([work({ signal: abort.signal, progress }), stopped]);
+  // registered before any waiter's handlers, so `waiters` still counts them when this runs
+  entry.promise.then(
+    (value) => settle(r, key, entry, { ok: true, value }),
+    (error) => settle(r, key, entry, { ok: false, error }),
+  ).finally(cancelTotal);
+  r.entries.set(key, entry);
+  return entry;
+}
+
+/** Drops expired outcomes, then the oldest outcomes and, if still full, the oldest calls. */
+function makeRoom<V>(r: Registry<V>): void {
+  const { entries } = r;
+  for (const [key, e] of entries) if (e.outcome && e.expires <= r.now()) entries.delete(key);
+  for (const kept of [true, false]) {
+    for (const [key, e] of entries) {
+      if (entries.size < r.opts.maxEntries) return;
+      // a dropped running call still answers the clients waiting for it; it is just not kept
+      if (!!e.outcome === kept) entries.delete(key);
+    }
+  }
+}
+
+/** Delivered to waiting clients: forgotten. Nobody waiting: kept for a retry. */
+function settle<V>(r: Registry<V>, key: string, entry: Entry<V>, outcome: Outcome<V>): void {
+  entry.outcome = outcome;
+  if (r.entries.get(key) !== entry) return;
+  if (entry.waiters > 0 || r.opts.ttlMs <= 0) {
+    r.entries.delete(key);
+    return;
+  }
+  entry.bytes = outcome.ok ? r.opts.sizeOf?.(outcome.value) ?? 0 : 0;
+  if (entry.bytes > r.maxKeptBytes) {
+    r.entries.delete(key);
+    return;
+  }
+  entry.expires = r.now() + r.opts.ttlMs;
+  r.opts.onKept?.(key, outcome.ok);
+  trimKept(r);
+}
+
+/** Drops the oldest kept outcomes until they fit in `maxKeptBytes` together. */
+function trimKept<V>(r: Registry<V>): void {
+  let kept = 0;
+  for (const e of r.entries.values()) if (e.outcome) kept += e.bytes;
+  for (const [key, e] of r.entries) {
+    if (kept <= r.maxKeptBytes) return;
+    if (e.outcome) {
+      r.entries.delete(key);
+      kept -= e.bytes;
+    }
+  }
+}
+
+/**
+ * One client's wait for a call: its outcome, or `cutOff()` after `idleMs` without progress, or
+ * {@linkcode ClientAbortError} when the client goes. Either way the call itself runs on.
+ */
+function waitFor<V>(entry: Entry<V>, w: AiWait, deadlines: Deadlines): Promise<V> {
+  return new Promise<V>((resolve, reject) => {
+    if (w.signal.aborted) return reject(new ClientAbortError());
+    let cancelIdle: CancelDeadline | undefined;
+    let done = false;
+    const finish = (end: () => void) => {
+      if (done) return;
+      done = true;
+      cancelIdle?.();
+      entry.listeners.delete(restart);
+      entry.waiters--;
+      w.signal.removeEventListener("abort", onAbort);
+      end();
+    };
+    const restart = () => {
+      cancelIdle?.();
+      cancelIdle = deadlines.start(w.idleMs, () => finish(() => reject(w.cutOff())));
+    };
+    const onAbort = () => finish(() => reject(new ClientAbortError()));
+    entry.waiters++;
+    entry.listeners.add(restart);
+    w.signal.addEventListener("abort", onAbort, { once: true });
+    restart();
+    entry.promise.then(
+      (value) => finish(() => resolve(value)),
+      (error) => finish(() => reject(error)),
+    );
+  });
 }

@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import { titleForCore, titlesFromCore } from "../core/titles.ts";
-import { ApiError } from "../http/errors.ts";
+import type { ApiError } from "../http/errors.ts";
+import { callerQueryError, mapCoreError } from "./core_errors.ts";
 import {
   coreAppInfoSchema,
   type CoreAttachment,
@@ -15,7 +16,6 @@ import {
   coreAttributeSchema,
   type CoreBranch,
   coreBranchSchema,
-  coreErrorSchema,
   type CoreNote,
   coreNoteAnswerSchema,
   coreNoteWithBranchSchema,
@@ -33,6 +33,7 @@ import {
   type UpstreamDeps,
   upstreamFetch,
   type UpstreamRequest,
+  type UpstreamResponse,
 } from "./fetch.ts";
 import { upstreamPath as p } from "./path.ts";
 
@@ -138,124 +139,226 @@ export interface CoreClient {
   login(password: string, tokenName: string): Promise<string>;
 }
 
-const NOT_FOUND_MESSAGES: Record<string, string> = {
-  NOTE_NOT_FOUND: "Note not found",
-  BRANCH_NOT_FOUND: "Branch not found",
-  ATTRIBUTE_NOT_FOUND: "Attribute not found",
-  ATTACHMENT_NOT_FOUND: "Attachment not found",
-  REVISION_NOT_FOUND: "Revision not found",
-};
-
-/**
- * Maps a non-2xx ETAPI answer to an {@linkcode ApiError}. Core's message text is not passed on
- * (it may echo input or internals); its error code is, when it looks like one.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * const body = '{"status":404,"code":"NOTE_NOT_FOUND","message":"Note \'x\' not found."}';
- * const e = mapCoreError(404, body, new Headers());
- * assert.deepEqual([e.status, e.code, e.message], [404, "NOT_FOUND", "Note not found"]);
- * assert.deepEqual(e.details, { service: "core", upstreamCode: "NOTE_NOT_FOUND" });
- * ```
- */
-export function mapCoreError(status: number, bodyText: string, headers: Headers): ApiError {
-  let code: string | undefined;
-  try {
-    const parsed = coreErrorSchema.safeParse(JSON.parse(bodyText));
-    if (parsed.success && parsed.data.code && /^[A-Z_]{1,40}$/.test(parsed.data.code)) {
-      code = parsed.data.code;
-    }
-  } catch { /* non-JSON error body (rate limiter, proxy page): status alone decides */ }
-  const details = { service: "core", ...(code ? { upstreamCode: code } : {}) };
-  if (status === 404) {
-    return new ApiError(
-      404,
-      "NOT_FOUND",
-      NOT_FOUND_MESSAGES[code ?? ""] ?? "Not found in Core",
-      details,
-    );
-  }
-  if (status === 401) {
-    return new ApiError(
-      401,
-      "UNAUTHORIZED",
-      "Core rejected the credentials; reconnect Core",
-      details,
-    );
-  }
-  if (status === 403) {
-    return new ApiError(403, "UPSTREAM_FORBIDDEN", "Core refused access", details);
-  }
-  if (status === 400 && code?.endsWith("_IS_PROTECTED")) {
-    return new ApiError(
-      403,
-      "FORBIDDEN",
-      "The note is protected and cannot be used through the API",
-      details,
-    );
-  }
-  if (status === 409) return new ApiError(409, "CONFLICT", "Core reported a conflict", details);
-  if (status === 400 || status === 422) {
-    return new ApiError(
-      status,
-      "UPSTREAM_REJECTED",
-      `Core rejected the request${code ? ` (${code})` : ""}`,
-      details,
-    );
-  }
-  if (status === 429) {
-    const retry = headers.get("retry-after");
-    const seconds = retry && /^\d{1,6}$/.test(retry) ? retry : "60";
-    return new ApiError(429, "RATE_LIMITED", "Core is rate limiting requests", details, {
-      "retry-after": seconds,
-    });
-  }
-  return new ApiError(502, "UPSTREAM_ERROR", "Core failed to handle the request", details);
-}
-
-/** Core search failures a query causes, by the start of Core's message (its text stays here). */
-const QUERY_FAILURES: [RegExp, string][] = [
-  [/^Invalid regular expression/, "the regular expression after %= is invalid"],
-  [/^Invalid tokens: empty or whitespace-only/, "an empty quoted search term is not allowed"],
-];
-
-/**
- * Core answers a search that fails on the query itself with `500 GENERIC` and the exception's
- * text (services/search: a `%=` operand `new RegExp` cannot compile, an empty quoted full-text
- * term). Those become 400 `INVALID_REQUEST` naming `query.q` with our own sentence; anything
- * else is undefined (the usual mapping applies). Core's text is only matched, never passed on.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * const message = "Invalid regular expression: /[/ms: Unterminated character class";
- * const e = callerQueryError(500, JSON.stringify({ status: 500, code: "GENERIC", message }));
- * assert.equal(e?.code, "INVALID_REQUEST");
- * assert.equal(
- *   e?.message,
- *   "Core cannot run this search: the regular expression after %= is invalid",
- * );
- * assert.equal(callerQueryError(500, '{"code":"GENERIC","message":"disk full"}'), undefined);
- * ```
- */
-export function callerQueryError(status: number, bodyText: string): ApiError | undefined {
-  if (status !== 500) return undefined;
-  let message: string | undefined;
-  try {
-    const parsed = coreErrorSchema.safeParse(JSON.parse(bodyText));
-    if (parsed.success && parsed.data.code === "GENERIC") message = parsed.data.message;
-  } catch { /* not Core's JSON error: not a query failure */ }
-  const problem = QUERY_FAILURES.find(([re]) => re.test(message ?? ""))?.[1];
-  if (!problem) return undefined;
-  return new ApiError(400, "INVALID_REQUEST", `Core cannot run this search: ${problem}`, {
-    fields: [{ path: "query.q", message: problem }],
-    service: "core",
-    upstreamCode: "GENERIC",
-  });
-}
-
 const loginSchema = z.looseObject({ authToken: z.string().min(1) });
+
+/** Claims an error answer before the usual mapping (it sees Core's text). */
+type Explain = (status: number, text: string) => ApiError | undefined;
+
+/** What every call of one client shares: where Core is, its token header, the request's deps. */
+interface CoreBinding {
+  baseUrl: string;
+  auth: Record<string, string>;
+  deps: UpstreamDeps;
+  maxBody: number;
+}
+
+/** Sends `req` with the token; a non-2xx answer (but an allowed 304) is thrown, mapped. */
+async function coreCall(
+  b: CoreBinding,
+  req: UpstreamRequest,
+  allow304 = false,
+  explain?: Explain,
+): Promise<UpstreamResponse> {
+  const up = await upstreamFetch(b.deps, "Core", b.baseUrl, {
+    ...req,
+    headers: { ...b.auth, ...(req.headers as Record<string, string> | undefined) },
+  });
+  if ((up.res.status >= 200 && up.res.status < 300) || (allow304 && up.res.status === 304)) {
+    return up;
+  }
+  const text = await readBodyText(up, b.deps, "Core", MAX_ERROR_BODY_BYTES).catch(() => "");
+  throw explain?.(up.res.status, text) ?? mapCoreError(up.res.status, text, up.res.headers);
+}
+
+/** {@linkcode coreCall} whose answer is JSON validated by `schema`. */
+async function coreJson<S extends z.ZodType>(
+  b: CoreBinding,
+  schema: S,
+  req: UpstreamRequest,
+  explain?: Explain,
+): Promise<z.output<S>> {
+  return readJsonBody(await coreCall(b, req, false, explain), b.deps, "Core", schema, b.maxBody);
+}
+
+/** {@linkcode coreCall} whose answer body is not needed: dropped so the connection is freed. */
+async function coreNoBody(b: CoreBinding, req: UpstreamRequest): Promise<void> {
+  const up = await coreCall(b, req);
+  await up.res.body?.cancel().catch(() => {}); // a body the deadline ended is gone already
+  up.release();
+}
+
+/** {@linkcode coreCall} whose answer is handed on unread (content, to stream). */
+async function coreStreamed(b: CoreBinding, req: UpstreamRequest, allow304 = false) {
+  return (await coreCall(b, { ...req, stream: true }, allow304)).res;
+}
+
+function jsonBody(body: unknown): Pick<UpstreamRequest, "headers" | "body"> {
+  return { headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+}
+
+function searchRequest(query: string, opts: CoreSearchOptions): UpstreamRequest {
+  return { path: "/etapi/notes", query: { search: query, ...opts } };
+}
+
+/** Notes (revisions, attachments) with their titles as typed: where Core's titles enter. */
+async function typedTitles<T extends { title: string }>(entities: T[]): Promise<T[]> {
+  await titlesFromCore(entities);
+  return entities;
+}
+
+async function typedTitle<T extends { title: string }>(entity: T): Promise<T> {
+  return (await typedTitles([entity]))[0];
+}
+
+/** Notes and their content. */
+function noteMethods(
+  b: CoreBinding,
+): Pick<
+  CoreClient,
+  "getNote" | "createNote" | "patchNote" | "deleteNote" | "content" | "contentText" | "putContent"
+> {
+  return {
+    getNote: async (id) =>
+      typedTitle(await coreJson(b, coreNoteAnswerSchema, { path: p`/etapi/notes/${id}` })),
+    createNote: async (input) => {
+      const created = await coreJson(b, coreNoteWithBranchSchema, {
+        method: "POST",
+        path: "/etapi/create-note",
+        ...jsonBody({ ...input, title: titleForCore(input.title) }),
+      });
+      await typedTitle(created.note);
+      return created;
+    },
+    patchNote: async (id, patch) =>
+      typedTitle(
+        await coreJson(b, coreNoteAnswerSchema, {
+          method: "PATCH",
+          path: p`/etapi/notes/${id}`,
+          // a PATCHed title is stored as sent: in create-note's form, so every title is uniform
+          ...jsonBody(
+            patch.title === undefined ? patch : { ...patch, title: titleForCore(patch.title) },
+          ),
+        }),
+      ),
+    deleteNote: (id) => coreNoBody(b, { method: "DELETE", path: p`/etapi/notes/${id}` }),
+    content: (id, opts) =>
+      coreStreamed(b, {
+        path: p`/etapi/notes/${id}/content`,
+        headers: opts?.ifNoneMatch ? { "if-none-match": opts.ifNoneMatch } : undefined,
+      }, true),
+    contentText: async (id) => {
+      const up = await coreCall(b, { path: p`/etapi/notes/${id}/content` });
+      return readBodyText(up, b.deps, "Core", b.maxBody);
+    },
+    putContent: (id, body, contentType) =>
+      coreNoBody(b, {
+        method: "PUT",
+        path: p`/etapi/notes/${id}/content`,
+        headers: { "content-type": contentType },
+        body,
+      }),
+  };
+}
+
+/** Searches; a caller's query has the failures it causes explained ({@linkcode callerQueryError}). */
+function searchMethods(
+  b: CoreBinding,
+): Pick<CoreClient, "search" | "searchCallerQuery" | "listCallerQuery"> {
+  const searchCall = async (query: string, opts: CoreSearchOptions = {}, explain?: Explain) =>
+    typedTitles(
+      (await coreJson(b, coreSearchAnswerSchema, searchRequest(query, opts), explain)).results,
+    );
+  return {
+    search: (query, opts) => searchCall(query, opts),
+    searchCallerQuery: (query, opts) => searchCall(query, opts, callerQueryError),
+    listCallerQuery: async (query, opts = {}) => {
+      const up = await coreCall(b, searchRequest(query, opts), false, callerQueryError);
+      const { value, text } = await readJsonBodyAndText(
+        up,
+        b.deps,
+        "Core",
+        coreSearchAnswerSchema,
+        b.maxBody,
+      );
+      const decoded = await titlesFromCore(value.results);
+      return {
+        results: value.results,
+        resultsJson: decoded ? null : verbatimResults(text, value.results),
+      };
+    },
+  };
+}
+
+/** Attributes and branches: they carry no titles, so answers pass as validated. */
+function linkMethods(
+  b: CoreBinding,
+): Pick<
+  CoreClient,
+  | "getAttribute"
+  | "createAttribute"
+  | "deleteAttribute"
+  | "getBranch"
+  | "createBranch"
+  | "patchBranch"
+  | "deleteBranch"
+> {
+  return {
+    getAttribute: (id) => coreJson(b, coreAttributeSchema, { path: p`/etapi/attributes/${id}` }),
+    createAttribute: (input) =>
+      coreJson(b, coreAttributeSchema, {
+        method: "POST",
+        path: "/etapi/attributes",
+        ...jsonBody(input),
+      }),
+    deleteAttribute: (id) => coreNoBody(b, { method: "DELETE", path: p`/etapi/attributes/${id}` }),
+    getBranch: (id) => coreJson(b, coreBranchSchema, { path: p`/etapi/branches/${id}` }),
+    createBranch: (input) =>
+      coreJson(b, coreBranchSchema, {
+        method: "POST",
+        path: "/etapi/branches",
+        ...jsonBody(input),
+      }),
+    patchBranch: (id, patch) =>
+      coreJson(b, coreBranchSchema, {
+        method: "PATCH",
+        path: p`/etapi/branches/${id}`,
+        ...jsonBody(patch),
+      }),
+    deleteBranch: (id) => coreNoBody(b, { method: "DELETE", path: p`/etapi/branches/${id}` }),
+  };
+}
+
+/** Revisions and attachments: read only, titles as typed. */
+function revisionAndAttachmentMethods(
+  b: CoreBinding,
+): Pick<
+  CoreClient,
+  | "revisions"
+  | "getRevision"
+  | "revisionContent"
+  | "attachments"
+  | "getAttachment"
+  | "attachmentContent"
+> {
+  return {
+    revisions: async (id) =>
+      typedTitles(
+        await coreJson(b, coreRevisionSchema.array(), { path: p`/etapi/notes/${id}/revisions` }),
+      ),
+    getRevision: async (id) =>
+      typedTitle(await coreJson(b, coreRevisionSchema, { path: p`/etapi/revisions/${id}` })),
+    revisionContent: (id) => coreStreamed(b, { path: p`/etapi/revisions/${id}/content` }),
+    attachments: async (id) =>
+      typedTitles(
+        await coreJson(b, coreAttachmentSchema.array(), {
+          path: p`/etapi/notes/${id}/attachments`,
+        }),
+      ),
+    getAttachment: async (id) =>
+      typedTitle(await coreJson(b, coreAttachmentSchema, { path: p`/etapi/attachments/${id}` })),
+    attachmentContent: (id) => coreStreamed(b, { path: p`/etapi/attachments/${id}/content` }),
+  };
+}
 
 /**
  * Creates a client bound to one set of credentials and one incoming request (its abort signal
@@ -278,162 +381,20 @@ const loginSchema = z.looseObject({ authToken: z.string().min(1) });
  * ```
  */
 export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): CoreClient {
-  const auth: Record<string, string> = creds.token ? { authorization: creds.token } : {};
-  const maxBody = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-
-  /** `explain` may claim an error answer before the usual mapping (it sees Core's text). */
-  const call = async (
-    req: UpstreamRequest,
-    allow304 = false,
-    explain?: (status: number, text: string) => ApiError | undefined,
-  ) => {
-    const up = await upstreamFetch(deps, "Core", creds.baseUrl, {
-      ...req,
-      headers: { ...auth, ...(req.headers as Record<string, string> | undefined) },
-    });
-    if ((up.res.status >= 200 && up.res.status < 300) || (allow304 && up.res.status === 304)) {
-      return up;
-    }
-    const text = await readBodyText(up, deps, "Core", MAX_ERROR_BODY_BYTES).catch(() => "");
-    throw explain?.(up.res.status, text) ?? mapCoreError(up.res.status, text, up.res.headers);
+  const b: CoreBinding = {
+    baseUrl: creds.baseUrl,
+    auth: creds.token ? { authorization: creds.token } : {},
+    deps,
+    maxBody: deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
   };
-
-  const jsonCall = async <S extends z.ZodType>(
-    schema: S,
-    req: UpstreamRequest,
-    explain?: (status: number, text: string) => ApiError | undefined,
-  ): Promise<z.output<S>> => {
-    return readJsonBody(await call(req, false, explain), deps, "Core", schema, maxBody);
-  };
-
-  const searchRequest = (query: string, opts: CoreSearchOptions): UpstreamRequest => ({
-    path: "/etapi/notes",
-    query: { search: query, ...opts },
-  });
-
-  /** Notes (revisions, attachments) with their titles as typed: where Core's titles enter. */
-  const typedTitles = async <T extends { title: string }>(entities: T[]): Promise<T[]> => {
-    await titlesFromCore(entities);
-    return entities;
-  };
-  const typedTitle = async <T extends { title: string }>(entity: T): Promise<T> =>
-    (await typedTitles([entity]))[0];
-
-  const searchCall = async (
-    query: string,
-    opts: CoreSearchOptions = {},
-    explain?: (status: number, text: string) => ApiError | undefined,
-  ) =>
-    typedTitles(
-      (await jsonCall(coreSearchAnswerSchema, searchRequest(query, opts), explain)).results,
-    );
-
-  const jsonBody = (body: unknown) => ({
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-
-  const noBody = async (req: UpstreamRequest) => {
-    const up = await call(req);
-    await up.res.body?.cancel().catch(() => {}); // a body the deadline ended is gone already
-    up.release();
-  };
-
-  const streamed = async (req: UpstreamRequest, allow304 = false) =>
-    (await call({ ...req, stream: true }, allow304)).res;
-
   return {
-    getNote: async (id) =>
-      typedTitle(await jsonCall(coreNoteAnswerSchema, { path: p`/etapi/notes/${id}` })),
-    createNote: async (input) => {
-      const created = await jsonCall(coreNoteWithBranchSchema, {
-        method: "POST",
-        path: "/etapi/create-note",
-        ...jsonBody({ ...input, title: titleForCore(input.title) }),
-      });
-      await typedTitle(created.note);
-      return created;
-    },
-    patchNote: async (id, patch) =>
-      typedTitle(
-        await jsonCall(coreNoteAnswerSchema, {
-          method: "PATCH",
-          path: p`/etapi/notes/${id}`,
-          // a PATCHed title is stored as sent: in create-note's form, so every title is uniform
-          ...jsonBody(
-            patch.title === undefined ? patch : { ...patch, title: titleForCore(patch.title) },
-          ),
-        }),
-      ),
-    deleteNote: (id) => noBody({ method: "DELETE", path: p`/etapi/notes/${id}` }),
-    content: (id, opts) =>
-      streamed({
-        path: p`/etapi/notes/${id}/content`,
-        headers: opts?.ifNoneMatch ? { "if-none-match": opts.ifNoneMatch } : undefined,
-      }, true),
-    contentText: async (id) => {
-      const up = await call({ path: p`/etapi/notes/${id}/content` });
-      return readBodyText(up, deps, "Core", maxBody);
-    },
-    putContent: (id, body, contentType) =>
-      noBody({
-        method: "PUT",
-        path: p`/etapi/notes/${id}/content`,
-        headers: { "content-type": contentType },
-        body,
-      }),
-    search: (query, opts) => searchCall(query, opts),
-    searchCallerQuery: (query, opts) => searchCall(query, opts, callerQueryError),
-    listCallerQuery: async (query, opts = {}) => {
-      const up = await call(searchRequest(query, opts), false, callerQueryError);
-      const { value, text } = await readJsonBodyAndText(
-        up,
-        deps,
-        "Core",
-        coreSearchAnswerSchema,
-        maxBody,
-      );
-      const decoded = await titlesFromCore(value.results);
-      return {
-        results: value.results,
-        resultsJson: decoded ? null : verbatimResults(text, value.results),
-      };
-    },
-    getAttribute: (id) => jsonCall(coreAttributeSchema, { path: p`/etapi/attributes/${id}` }),
-    createAttribute: (input) =>
-      jsonCall(coreAttributeSchema, {
-        method: "POST",
-        path: "/etapi/attributes",
-        ...jsonBody(input),
-      }),
-    deleteAttribute: (id) => noBody({ method: "DELETE", path: p`/etapi/attributes/${id}` }),
-    getBranch: (id) => jsonCall(coreBranchSchema, { path: p`/etapi/branches/${id}` }),
-    createBranch: (input) =>
-      jsonCall(coreBranchSchema, { method: "POST", path: "/etapi/branches", ...jsonBody(input) }),
-    patchBranch: (id, patch) =>
-      jsonCall(coreBranchSchema, {
-        method: "PATCH",
-        path: p`/etapi/branches/${id}`,
-        ...jsonBody(patch),
-      }),
-    deleteBranch: (id) => noBody({ method: "DELETE", path: p`/etapi/branches/${id}` }),
-    revisions: async (id) =>
-      typedTitles(
-        await jsonCall(coreRevisionSchema.array(), { path: p`/etapi/notes/${id}/revisions` }),
-      ),
-    getRevision: async (id) =>
-      typedTitle(await jsonCall(coreRevisionSchema, { path: p`/etapi/revisions/${id}` })),
-    revisionContent: (id) => streamed({ path: p`/etapi/revisions/${id}/content` }),
-    attachments: async (id) =>
-      typedTitles(
-        await jsonCall(coreAttachmentSchema.array(), { path: p`/etapi/notes/${id}/attachments` }),
-      ),
-    getAttachment: async (id) =>
-      typedTitle(await jsonCall(coreAttachmentSchema, { path: p`/etapi/attachments/${id}` })),
-    attachmentContent: (id) => streamed({ path: p`/etapi/attachments/${id}/content` }),
-    appInfo: () => jsonCall(coreAppInfoSchema, { path: "/etapi/app-info" }),
+    ...noteMethods(b),
+    ...searchMethods(b),
+    ...linkMethods(b),
+    ...revisionAndAttachmentMethods(b),
+    appInfo: () => coreJson(b, coreAppInfoSchema, { path: "/etapi/app-info" }),
     login: async (password, tokenName) =>
-      (await jsonCall(loginSchema, {
+      (await coreJson(b, loginSchema, {
         method: "POST",
         path: "/etapi/auth/login",
         ...jsonBody({ password, tokenName }),
@@ -441,4 +402,5 @@ export function createCoreClient(creds: CoreCredentials, deps: UpstreamDeps): Co
   };
 }
 
+export { callerQueryError, mapCoreError };
 export type { CoreAttachment, CoreAttribute, CoreBranch, CoreNote, CoreRevision };

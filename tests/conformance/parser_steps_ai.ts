@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { RELATIONSHIP_TYPES } from "../../src/lore/relationship_types.ts";
-import { consistencyAnswer, gapsAnswer } from "../../src/routes/ai.ts";
+import { consistencyAnswer, gapsAnswer } from "../../src/routes/ai_scans.ts";
 import { check, factOf, ownAttrs, readLore, same } from "./kit.ts";
 import { loreNotes } from "./parser_steps_kit.ts";
 import type { ParserStep } from "./parser_suite.ts";

@@ -13,7 +13,8 @@ import {
 } from "../helpers/harness.ts";
 import { eventually, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import { rawExchange } from "../helpers/raw_http.ts";
-import { MAX_BATCH_ITEMS, MAX_COMMIT_ENTITIES } from "../../src/routes/brain_dump.ts";
+import { MAX_BATCH_ITEMS } from "../../src/routes/brain_dump_batches.ts";
+import { MAX_COMMIT_ENTITIES } from "../../src/routes/brain_dump_runs.ts";
 import { rewriteSseEvents } from "../../src/routes/parser_proxy.ts";
 import type { BrainDumpSimOptions } from "../../sims/parser_brain_dump.ts";
 import { W } from "../../sims/world.ts";
