@@ -22,26 +22,22 @@ export interface RunDeps {
   aiCalls: AiCalls<KeptAnswer>;
 }
 
-/** The run phase of an app: answers a matched request with its route's handler. */
-export function runner(deps: RunDeps): (
+/** Answers one matched request. */
+export type Run = (
   req: Request,
   url: URL,
   route: Route,
   input: RequestInput,
   info: ClientInfo,
   record: RequestRecord,
-) => Promise<Response> {
+) => Promise<Response>;
+
+/** The run phase of an app: answers a matched request with its route's handler. */
+export function runner(deps: RunDeps): Run {
   const { credentials, contexts } = deps;
 
   /** The handler's answer, before HEAD is made of it. */
-  const answer = async (
-    req: Request,
-    url: URL,
-    route: Route,
-    input: RequestInput,
-    info: ClientInfo,
-    record: RequestRecord,
-  ): Promise<Response> => {
+  const answer: Run = async (req, url, route, input, info, record) => {
     const { requestId, meter } = record;
     const base = contexts.publicContext(req, url, requestId, input, meter, info);
     if (route.access === "public") return await route.handler(base);
