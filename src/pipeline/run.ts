@@ -40,13 +40,13 @@ export function runner(deps: RunDeps): Run {
   const answer: Run = async (req, url, route, input, info, record) => {
     const { requestId, meter } = record;
     const base = contexts.publicContext(req, url, requestId, input, meter, info);
-    if (route.access === "public") return await route.handler(base);
+    if (route.access === "public") return route.handler(base);
     const creds = record.creds = credentials.forRequest(req, meter);
     const session = contexts.sessionContext(base, creds, meter);
-    if (route.access === "session") return await route.handler(session);
+    if (route.access === "session") return route.handler(session);
     const inWork = (work?: AiWork) =>
       contexts.privateContext(session, creds, meter, work, () => record.wroteCore = true);
-    if (!route.ai) return await route.handler(inWork());
+    if (!route.ai) return route.handler(inWork());
     const parserIdentity = async () => credentialIdentity(await creds.parser());
     return await answerAiRoute(
       deps.aiCalls,
@@ -56,9 +56,10 @@ export function runner(deps: RunDeps): Run {
     );
   };
 
-  return async (req, url, route, input, info, record) => {
-    const res = await answer(req, url, route, input, info, record);
-    return req.method === "HEAD" ? await headOf(res) : res;
+  // no extra turn of the event loop unless it is HEAD: this runs on every request
+  return (req, url, route, input, info, record) => {
+    const res = answer(req, url, route, input, info, record);
+    return req.method === "HEAD" ? res.then(headOf) : res;
   };
 }
 
