@@ -9,11 +9,6 @@ import { LORE_TYPES, markLore, W } from "../sims/world.ts";
 
 /**
  * Id of the note {@linkcode seedBenchNotes} gives four user relations.
- *
- * @example
- * ```ts
- * const path = `/api/lore/${RELATED_NOTE_ID}`;
- * ```
  */
 export const RELATED_NOTE_ID = "benchRelated";
 
@@ -24,12 +19,17 @@ export const RELATED_NOTE_ID = "benchRelated";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createCoreStore } from "../sims/core_store.ts";
  * import { seedWorld } from "../sims/world.ts";
  *
  * const store = createCoreStore();
  * seedWorld(store);
  * seedBenchNotes(store, 300);
+ * assert.ok(store.getNote("bNote0000300"));
+ * assert.equal(store.getNote("bNote0000301"), undefined);
+ * const relations = store.ownAttributes(RELATED_NOTE_ID).filter((a) => a.name.startsWith("rel"));
+ * assert.equal(relations.length, 4);
  * ```
  */
 export function seedBenchNotes(store: CoreStore, count: number): void {

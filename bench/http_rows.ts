@@ -62,18 +62,6 @@ export interface GroupOptions {
  * the rows in turn (reversed every other round) and summarises each row by medians over its
  * rounds; the peak memory is the highest over its rounds, the memory after is read once the
  * row's last round is over and the processes are quiet.
- *
- * @example
- * ```ts
- * import { runFetchLoop } from "./load.ts";
- *
- * async function compare(a: HttpRow, b: HttpRow) {
- *   const quiesce = () => Promise.resolve();
- *   const opts = { load: runFetchLoop, seconds: 3, rounds: 3, connections: 50, quiesce };
- *   const [ra, rb] = await runHttpGroup([a, b], opts);
- *   console.log(ra.rps / rb.rps);
- * }
- * ```
  */
 export async function runHttpGroup(
   rows: readonly HttpRow[],

@@ -19,9 +19,9 @@ export type LoadRunner = (
  *
  * @example
  * ```ts
- * async function haveNginx() {
- *   return await commandExists("nginx");
- * }
+ * import assert from "node:assert/strict";
+ * assert.equal(await commandExists("sh"), true);
+ * assert.equal(await commandExists("no-such-command-here"), false);
  * ```
  */
 export async function commandExists(cmd: string): Promise<boolean> {
@@ -39,14 +39,6 @@ export async function commandExists(cmd: string): Promise<boolean> {
 
 /**
  * `wrk` when installed, otherwise {@linkcode runFetchLoop}, with the name to print.
- *
- * @example
- * ```ts
- * async function pick() {
- *   const { name } = await loadGenerator();
- *   console.log(`load by ${name}`);
- * }
- * ```
  */
 export async function loadGenerator(): Promise<{ name: string; run: LoadRunner }> {
   return await commandExists("wrk")
@@ -57,13 +49,6 @@ export async function loadGenerator(): Promise<{ name: string; run: LoadRunner }
 /**
  * `connections` concurrent loops of `fetch` for `seconds`; each answer is read whole. Answers
  * that are not 2xx/3xx count as errors, like wrk's.
- *
- * @example
- * ```ts
- * async function measure(url: string) {
- *   return await runFetchLoop({ url }, { seconds: 3, connections: 50 });
- * }
- * ```
  */
 export async function runFetchLoop(
   target: LoadTarget,

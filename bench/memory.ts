@@ -39,7 +39,9 @@ export function parseProcStatus(status: string): MemoryReading | null {
  *
  * @example
  * ```ts
- * const mine = readMemory(Deno.pid);
+ * import assert from "node:assert/strict";
+ * const mine = readMemory(Deno.pid); // null where there is no /proc
+ * if (mine) assert.ok(mine.rss > 0 && mine.hwm >= mine.rss);
  * ```
  */
 export function readMemory(pid: number): MemoryReading | null {
@@ -53,13 +55,6 @@ export function readMemory(pid: number): MemoryReading | null {
 /**
  * Resets the process's `VmHWM` to its current RSS (`/proc/<pid>/clear_refs`, value 5), so the next
  * reading's peak covers only what came after. False when the kernel or permissions refuse.
- *
- * @example
- * ```ts
- * function measurePeak(pid: number) {
- *   if (!resetPeak(pid)) console.log("peak since start only");
- * }
- * ```
  */
 export function resetPeak(pid: number): boolean {
   try {
@@ -87,11 +82,11 @@ export interface MemoryPeak {
  *
  * @example
  * ```ts
- * async function peakWhile(pid: number, work: () => Promise<void>) {
- *   const sampler = sampleMemory(pid);
- *   await work();
- *   return sampler.stop();
- * }
+ * import assert from "node:assert/strict";
+ * const sampler = sampleMemory(Deno.pid, 10);
+ * await new Promise((resolve) => setTimeout(resolve, 30)); // the work measured
+ * const peak = sampler.stop(); // null readings where there is no /proc
+ * if (peak.sampled !== null) assert.ok(peak.sampled > 0 && peak.hwm !== null);
  * ```
  */
 export function sampleMemory(pid: number, everyMs = 50): { stop(): MemoryPeak } {

@@ -51,14 +51,6 @@ http {
 /**
  * Starts nginx in front of `coreUrl` when nginx is installed (null otherwise) and waits until it
  * answers.
- *
- * @example
- * ```ts
- * async function proxyInFront(coreUrl: string, token: string) {
- *   const nginx = await startNginx(coreUrl, token);
- *   await nginx?.stop();
- * }
- * ```
  */
 export async function startNginx(
   coreUrl: string,

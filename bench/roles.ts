@@ -52,13 +52,6 @@ export function backendEnv(
 /**
  * Calls the Core double's ETAPI directly with its token: the JSON answer, or null for a 204;
  * any other status that is not OK throws with the answer's text.
- *
- * @example
- * ```ts
- * async function deleteNote(core: Role, noteId: string) {
- *   await coreEtapi(core, `/etapi/notes/${noteId}`, { method: "DELETE" });
- * }
- * ```
  */
 export async function coreEtapi(core: Pick<Role, "info">, path: string, init: RequestInit) {
   const res = await fetch(`${core.info.url}${path}`, {
@@ -71,15 +64,6 @@ export async function coreEtapi(core: Pick<Role, "info">, path: string, init: Re
 
 /**
  * Starts one role of bench/stack.ts in its own process and reads its address line.
- *
- * @example
- * ```ts
- * async function coreDouble() {
- *   const core = await spawnRole(["core", "300"]);
- *   console.log(core.info.url);
- *   await core.stop();
- * }
- * ```
  */
 export async function spawnRole(args: string[]): Promise<Role> {
   const child = new Deno.Command(Deno.execPath(), {
@@ -143,15 +127,6 @@ export interface Service {
  * with `env` added to this process's environment, and waits until `/healthz` answers. `LOG_LEVEL`
  * defaults to `info` and `DATA_DIR` to a fresh temporary directory (removed by `stop`).
  * `denoFlags` go before the script (e.g. `--cpu-prof`, `--v8-flags=…`).
- *
- * @example
- * ```ts
- * async function service(coreUrl: string, token: string) {
- *   const svc = await spawnService({ CORE_URL: coreUrl, CORE_TOKEN: token });
- *   console.log((await fetch(`${svc.url}/healthz`)).status); // 200
- *   await svc.stop();
- * }
- * ```
  */
 export async function spawnService(
   env: Record<string, string>,
@@ -186,7 +161,10 @@ export async function spawnService(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const port = freePort();
+ * assert.ok(port > 0 && port < 65_536);
+ * Deno.listen({ hostname: "127.0.0.1", port }).close(); // nothing holds it
  * ```
  */
 export function freePort(): number {
@@ -199,13 +177,6 @@ export function freePort(): number {
 /**
  * Waits until `url` answers at all (any status), failing when `exited` settles first (the child
  * died) or after `timeoutMs`.
- *
- * @example
- * ```ts
- * async function ready(child: Deno.ChildProcess) {
- *   await waitForHttp("http://127.0.0.1:8080/healthz", child.status);
- * }
- * ```
  */
 export async function waitForHttp(
   url: string,
@@ -273,19 +244,6 @@ export interface ProcessGroup {
 /**
  * The processes of one benchmark run, stopped together (in reverse order) at the end or as soon
  * as one of them fails to start.
- *
- * @example
- * ```ts
- * async function run() {
- *   const group = processGroup();
- *   try {
- *     const bare = await group.start(spawnRole(["bare"]));
- *     console.log(bare.info.url);
- *   } finally {
- *     await group.stopAll();
- *   }
- * }
- * ```
  */
 export function processGroup(): ProcessGroup {
   const running: { stop(): Promise<void> }[] = [];

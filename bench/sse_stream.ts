@@ -41,14 +41,6 @@ export function freshText(n: number): string {
 /**
  * Posts `text` as a brain dump to `target` and reads the event stream to its end; fails unless
  * it ends with a `done` event.
- *
- * @example
- * ```ts
- * async function timeOne(target: StreamTarget) {
- *   const { first, total } = await oneStream(target, freshText(1));
- *   console.log(`first event ${first} ms, whole stream ${total} ms`);
- * }
- * ```
  */
 export async function oneStream(target: StreamTarget, text: string): Promise<StreamTiming> {
   const started = performance.now();
@@ -76,10 +68,14 @@ export async function oneStream(target: StreamTarget, text: string): Promise<Str
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const [direct, service] = brainDumpTargets(
  *   { url: "http://127.0.0.1:8001", token: "owner-token" },
  *   "http://127.0.0.1:8080",
  * );
+ * assert.equal(direct.url, "http://127.0.0.1:8001/brain-dump/stream");
+ * assert.equal(direct.headers.authorization, "Bearer owner-token");
+ * assert.equal(service.url, "http://127.0.0.1:8080/api/brain-dump/stream");
  * ```
  */
 export function brainDumpTargets(
@@ -103,14 +99,6 @@ let textsUsed = 0;
  * One warm-up stream per target, then `streams` per target one at a time, the order alternating
  * each round (each stream sees a world one brain dump larger than the last), each with a fresh
  * text. Timings by target name.
- *
- * @example
- * ```ts
- * async function compare(targets: StreamTarget[]) {
- *   const timings = await alternateStreams(targets, 40);
- *   console.log(timings.get("service")?.length); // 40
- * }
- * ```
  */
 export async function alternateStreams(
   targets: readonly StreamTarget[],

@@ -68,13 +68,6 @@ export function parseWrkReport(text: string): LoadResult {
 /**
  * Runs `wrk` against one URL for `seconds` with `connections` connections on one thread (so the
  * load generator takes as little as it can of a small machine's cores).
- *
- * @example
- * ```ts
- * async function measure(url: string) {
- *   return await runWrk({ url }, { seconds: 3, connections: 50 });
- * }
- * ```
  */
 export async function runWrk(
   target: LoadTarget,

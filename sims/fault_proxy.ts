@@ -137,16 +137,6 @@ const te = new TextEncoder();
 
 /**
  * Starts a proxy in `pass` mode on a free loopback port.
- *
- * @example
- * ```ts
- * // Declared, not run here: it listens on a port.
- * async function drippingParser(parserUrl: string): Promise<FaultProxy> {
- *   const proxy = await startFaultProxy({ target: parserUrl, dripMs: 20 });
- *   await proxy.setMode("drip");
- *   return proxy; // close() it when done
- * }
- * ```
  */
 export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultProxy> {
   const dripMs = opts.dripMs ?? 50;

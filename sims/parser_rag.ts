@@ -268,15 +268,6 @@ export function seedRagIndex(
 /**
  * Runs the owner's `POST /rag/reindex` on a running double: what the real Parser needs before
  * the owner's RAG, consistency sampling and relationship suggestions see Core's lore.
- *
- * @example
- * ```ts
- * // Declared, not run here: `parser` is a running Parser double connected to a Core double.
- * async function indexedNotes(parser: { url: string; ownerToken(): string }): Promise<number> {
- *   const { indexed, failed } = await reindexForOwner(parser);
- *   return failed === 0 ? indexed : -1;
- * }
- * ```
  */
 export async function reindexForOwner(
   sim: { url: string; ownerToken(): string },

@@ -134,10 +134,13 @@ export function waitForAbort(signals: (AbortSignal | undefined)[]): Promise<void
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const left = new AbortController();
+ * const started = performance.now();
  * const waited = sleep(60_000, [left.signal]);
  * left.abort(); // the client leaves
  * await waited; // resolves now, not after a minute
+ * assert.ok(performance.now() - started < 5_000);
  * ```
  */
 export function sleep(

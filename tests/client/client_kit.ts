@@ -121,13 +121,6 @@ export async function runClientStep(step: ClientStep, s: ClientState): Promise<C
 
 /**
  * Opens `path` of the UI and waits until it settled.
- *
- * @example
- * ```ts
- * import type { ClientState } from "./client_kit.ts";
- * // Declared, not run here: it drives Chromium.
- * const openLore = (s: ClientState) => open(s, "/lore");
- * ```
  */
 export async function open(s: ClientState, path: string): Promise<void> {
   await s.page.goto(s.portalUrl + path, { waitUntil: "domcontentloaded" });
@@ -137,14 +130,6 @@ export async function open(s: ClientState, path: string): Promise<void> {
 /**
  * Opens a page and waits for what shows it rendered; with `--screenshots`, saves its picture as
  * `docs/screenshots/portal/<shot>.png`.
- *
- * @example
- * ```ts
- * import type { ClientState } from "./client_kit.ts";
- * import { loreList } from "./pages.ts";
- * // Declared, not run here: it drives Chromium.
- * const visitLore = (s: ClientState) => visit(s, loreList, "/lore");
- * ```
  */
 export async function visit(s: ClientState, page: PortalPage, path: string): Promise<void> {
   await open(s, path);
@@ -154,14 +139,6 @@ export async function visit(s: ClientState, page: PortalPage, path: string): Pro
 
 /**
  * With `--screenshots`, saves the current page (settled) as `docs/screenshots/portal/<shot>.png`.
- *
- * @example
- * ```ts
- * import type { ClientState } from "./client_kit.ts";
- * import { brainDumpDetail } from "./pages.ts";
- * // Declared, not run here: it drives Chromium.
- * const keepDetail = (s: ClientState) => snapshot(s, brainDumpDetail);
- * ```
  */
 export async function snapshot(s: ClientState, page: PortalPage): Promise<void> {
   if (!s.flags.has("screenshots")) return;
@@ -172,13 +149,6 @@ export async function snapshot(s: ClientState, page: PortalPage): Promise<void> 
 
 /**
  * Waits until `locator` is visible; fails the step naming `what` otherwise.
- *
- * @example
- * ```ts
- * import type { Page } from "playwright-core";
- * // Declared, not run here: it drives Chromium.
- * const headingShown = (p: Page) => shown(p.getByRole("heading", { level: 1 }), "the title");
- * ```
  */
 export async function shown(
   locator: Locator,
@@ -194,13 +164,6 @@ export async function shown(
 
 /**
  * Waits until `locator` is gone (or hidden); fails the step naming `what` otherwise.
- *
- * @example
- * ```ts
- * import type { Page } from "playwright-core";
- * // Declared, not run here: it drives Chromium.
- * const secretHidden = (p: Page) => hidden(p.getByText("a debt she cannot pay"), "the GM secret");
- * ```
  */
 export async function hidden(
   locator: Locator,
@@ -264,13 +227,6 @@ export function noteOf(s: ClientState, role: string): NoteRef {
 
 /**
  * Asks the Core double itself (its ETAPI, not the service) for a note's content.
- *
- * @example
- * ```ts
- * import type { ClientState } from "./client_kit.ts";
- * // Declared, not run here: it needs the run's Core double.
- * const miraContent = (s: ClientState) => coreContent(s, "wCharMira001");
- * ```
  */
 export async function coreContent(s: ClientState, noteId: string): Promise<string> {
   const r = await fetch(`${s.core.url}/etapi/notes/${noteId}/content`, {

@@ -80,18 +80,6 @@ export function serviceEnv(
 /**
  * Runs every step against the UI at `portalUrl`; throws only when it cannot start (then nothing
  * is left running). `onStep` sees each row as it is made, with the details of a failure.
- *
- * @example
- * ```ts
- * // Declared, not run here: it starts the service and Chromium and needs a running UI.
- * const rows = () =>
- *   runClientSuite({
- *     settings: { portalUrl: "http://127.0.0.1:3100", bffUrl: "http://127.0.0.1:8080" },
- *     flags: [],
- *     env: {},
- *     signal: new AbortController().signal,
- *   });
- * ```
  */
 export async function runClientSuite(opts: {
   settings: ClientSettings;

@@ -102,15 +102,6 @@ function searchPath(search: string, opts: Record<string, string> = {}): string {
 
 /**
  * Creates the scratch note under `root`: `conformance-<tag>`, an empty text note.
- *
- * @example
- * ```ts
- * // Declared, not run here: it writes to a live Core.
- * async function scratchTitle(core: DirectCore): Promise<string> {
- *   const scratch = await createScratch(core, "k3x9q2ab7z");
- *   return scratch.title; // names the tag, so the note can be told from all others
- * }
- * ```
  */
 export async function createScratch(
   core: DirectCore,
@@ -129,14 +120,6 @@ export async function createScratch(
  * Deletes the scratch note (Core deletes its subtree with it, `_share` clones included), then
  * looks for any note whose title carries `tag` — in the normal tree and inside `_share` — and
  * deletes those too. Throws naming what was left behind; returns a sentence otherwise.
- *
- * @example
- * ```ts
- * // Declared, not run here: it writes to a live Core.
- * async function cleanUp(core: DirectCore, scratchId: string, tag: string): Promise<string> {
- *   return await removeScratch(core, scratchId, tag); // e.g. "scratch note and its 41 notes removed"
- * }
- * ```
  */
 export async function removeScratch(
   core: DirectCore,
@@ -169,14 +152,6 @@ async function ourNotes(core: DirectCore, tag: string, opts: Record<string, stri
 
 /**
  * Asks Core for a revision snapshot of the note's current content (`POST …/revision`).
- *
- * @example
- * ```ts
- * // Declared, not run here: it writes to a live Core.
- * async function revisionOf(core: DirectCore, noteId: string): Promise<void> {
- *   await snapshotRevision(core, noteId);
- * }
- * ```
  */
 export async function snapshotRevision(core: DirectCore, noteId: string): Promise<void> {
   await core.send("POST", `/etapi/notes/${noteId}/revision`);
@@ -186,14 +161,6 @@ export async function snapshotRevision(core: DirectCore, noteId: string): Promis
  * Moves a note someone else created (the Parser writes brain-dumped lore under its own lore
  * root) into `parentId`: a branch there first, then every other branch removed, so the note
  * goes with the scratch note. Returns false when the note is gone.
- *
- * @example
- * ```ts
- * // Declared, not run here: it writes to a live Core.
- * async function gather(core: DirectCore, createdByParser: string, scratchId: string) {
- *   return await adoptNote(core, createdByParser, scratchId); // false when it is already gone
- * }
- * ```
  */
 export async function adoptNote(
   core: DirectCore,
@@ -240,14 +207,6 @@ export async function adoptNote(
 
 /**
  * Deletes a note if it still exists (a 404 is fine).
- *
- * @example
- * ```ts
- * // Declared, not run here: it writes to a live Core.
- * async function forget(core: DirectCore, noteId: string): Promise<boolean> {
- *   return await deleteIfPresent(core, noteId); // false when there was nothing to delete
- * }
- * ```
  */
 export async function deleteIfPresent(core: DirectCore, noteId: string): Promise<boolean> {
   try {
@@ -263,14 +222,6 @@ export async function deleteIfPresent(core: DirectCore, noteId: string): Promise
 /**
  * Gives a note a label straight through ETAPI, the way a GM editing in Core's own UI would,
  * without the service knowing; returns the new attribute's id.
- *
- * @example
- * ```ts
- * // Declared, not run here: it writes to a live Core.
- * async function secondShareRoot(core: DirectCore, rivalId: string): Promise<void> {
- *   await labelDirectly(core, rivalId, "shareRoot"); // a conflict the service must report
- * }
- * ```
  */
 export async function labelDirectly(
   core: DirectCore,
@@ -312,14 +263,6 @@ export interface ShareState {
 /**
  * Records every `#shareRoot` owner with its labels and `_share` branch. Two searches: Core's plain
  * search skips notes that live only under `_share`.
- *
- * @example
- * ```ts
- * // Declared, not run here: it reads a live Core.
- * async function shareRootIds(core: DirectCore): Promise<string[]> {
- *   return (await captureShareState(core)).roots.map((r) => r.noteId);
- * }
- * ```
  */
 export async function captureShareState(core: DirectCore): Promise<ShareState> {
   const found = new Map<string, z.output<typeof noteSchema>>();
@@ -365,14 +308,6 @@ function comparable<T extends Record<string, unknown>>(entity: T): T {
  * deterministic) or re-patched to its old position, prefix and expansion, and a `_share` branch
  * the note did not have removed. Roots the run added are not touched (they live in the scratch
  * note and go with it). Returns a sentence saying what was done.
- *
- * @example
- * ```ts
- * // Declared, not run here: it writes to a live Core.
- * async function putBack(core: DirectCore, before: ShareState): Promise<string> {
- *   return await restoreShareState(core, before); // says what it had to restore, if anything
- * }
- * ```
  */
 export async function restoreShareState(core: DirectCore, before: ShareState): Promise<string> {
   const fixed: string[] = [];

@@ -55,15 +55,6 @@ export interface SuiteOptions {
 /**
  * Runs the whole suite and returns one row per step plus the clean-up rows. Throws only when
  * the scratch note cannot even be created (then nothing was changed).
- *
- * @example
- * ```ts
- * // Declared, not run here: it writes to a live Core through a running service.
- * async function shareSuitePasses(coreUrl: string, coreToken: string): Promise<boolean> {
- *   const rows = await runCoreSuite({ coreUrl, coreToken, flags: ["share"] });
- *   return rows.every((r) => r.result !== "FAIL");
- * }
- * ```
  */
 export async function runCoreSuite(opts: SuiteOptions): Promise<StepResult[]> {
   const core = directCore(opts.coreUrl, opts.coreToken);

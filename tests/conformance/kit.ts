@@ -186,14 +186,6 @@ export function same(actual: unknown, expected: unknown, what: string): void {
 
 /**
  * A note an earlier step created, or {@linkcode Blocked}.
- *
- * @example
- * ```ts
- * // Declared, not run here: `s` is the state of a running suite.
- * function titleOfA(s: SuiteState): string {
- *   return noteOf(s, "A").title; // Blocked when no earlier step made note "A"
- * }
- * ```
  */
 export function noteOf(s: SuiteState, role: string): NoteRef {
   const n = s.notes.get(role);
@@ -203,14 +195,6 @@ export function noteOf(s: SuiteState, role: string): NoteRef {
 
 /**
  * A value an earlier step recorded, or {@linkcode Blocked}.
- *
- * @example
- * ```ts
- * // Declared, not run here: `s` is the state of a running suite.
- * function imageUrl(s: SuiteState): string {
- *   return `/api/lore/${factOf(s, "image")}/image`; // Blocked when no step recorded "image"
- * }
- * ```
  */
 export function factOf(s: SuiteState, key: string): string {
   const v = s.facts.get(key);
@@ -433,15 +417,6 @@ export function expectStatus(a: Answer, status: number, what: string): void {
 
 /**
  * Fails if the text contains any of the secrets (a backend's URL, host or token).
- *
- * @example
- * ```ts
- * // Declared, not run here: `s` is the state of a running suite.
- * async function statusRevealsNothing(s: SuiteState): Promise<void> {
- *   const answer = await s.api.call("GET", "/readyz");
- *   noSecrets(s, answer.text, "readiness answer");
- * }
- * ```
  */
 export function noSecrets(s: SuiteState, text: string, what: string): void {
   for (const secret of s.secrets) {
@@ -546,14 +521,6 @@ export function ownAttrs(note: NoteBody): string[] {
 
 /**
  * Reads a note through `GET /api/lore/:id`.
- *
- * @example
- * ```ts
- * // Declared, not run here: `s` is the state of a running suite.
- * async function loreTypeOfA(s: SuiteState): Promise<string | null> {
- *   return (await readLore(s, noteOf(s, "A").noteId)).loreType;
- * }
- * ```
  */
 export function readLore(s: SuiteState, noteId: string) {
   return s.api.json("GET", `/api/lore/${noteId}`, 200, loreNoteSchema);
@@ -563,14 +530,6 @@ export function readLore(s: SuiteState, noteId: string) {
  * Creates a lore note through `POST /api/lore`, checks the answer and records it under `role`.
  * `parent` is sent as `parentNoteId`; null sends none, and the note must then land under
  * `defaultParentId` (the lore root; the scratch note unless a step changed it).
- *
- * @example
- * ```ts
- * // Declared, not run here: `s` is the state of a running suite.
- * async function makeB(s: SuiteState): Promise<NoteRef> {
- *   return await createLore(s, "B", { title: `Brindle ${s.tag}`, loreType: "location" });
- * }
- * ```
  */
 export async function createLore(
   s: SuiteState,

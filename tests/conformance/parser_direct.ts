@@ -73,14 +73,6 @@ function failure(method: string, path: string, a: Sent): Error {
 /**
  * Signs the owner in at the Parser (better-auth email sign-in) and returns a client with that
  * session. Throws when the account cannot sign in.
- *
- * @example
- * ```ts
- * // Declared, not run here: it signs in to a live Parser.
- * async function ownerParser(password: string): Promise<DirectParser> {
- *   return await signInDirect("http://parser:3001", "owner@example.org", password);
- * }
- * ```
  */
 export async function signInDirect(
   baseUrl: string,
@@ -113,14 +105,6 @@ export async function signInDirect(
 /**
  * Whether the Parser refuses zero-login provisioning outright (it answers 404 when it runs with
  * `NODE_ENV=production`). Asks with a wrong secret, so nothing is ever minted.
- *
- * @example
- * ```ts
- * // Declared, not run here: it calls a live Parser.
- * async function zeroLoginPossible(parserUrl: string): Promise<boolean> {
- *   return !(await provisioningDisabled(parserUrl));
- * }
- * ```
  */
 export async function provisioningDisabled(baseUrl: string): Promise<boolean> {
   const a = await send(baseUrl, "POST", "/internal/auto-provision", {
@@ -151,14 +135,6 @@ export interface OwnerSettings {
 /**
  * Records the owner's budgets and Core integration (the latter through the Parser's internal
  * credentials route, so `secret` is the Parser's internal secret).
- *
- * @example
- * ```ts
- * // Declared, not run here: it reads a live Parser.
- * async function hasIntegration(parser: DirectParser, secret: string): Promise<boolean> {
- *   return (await captureOwnerSettings(parser, secret)).integration !== null;
- * }
- * ```
  */
 export async function captureOwnerSettings(
   parser: DirectParser,
@@ -182,14 +158,6 @@ export async function captureOwnerSettings(
 /**
  * Puts the owner's budgets and Core integration back as recorded when they differ; returns a
  * sentence saying what was done.
- *
- * @example
- * ```ts
- * // Declared, not run here: it writes to a live Parser.
- * async function putBack(parser: DirectParser, secret: string, before: OwnerSettings) {
- *   return await restoreOwnerSettings(parser, secret, before); // e.g. "budgets and Core integration untouched"
- * }
- * ```
  */
 export async function restoreOwnerSettings(
   parser: DirectParser,
@@ -258,14 +226,6 @@ const historySchema = z.object({
  * The notes the Parser created for brain dumps whose text contains `tag` (the newest 100 of the
  * owner's brain dumps are read: a run makes far fewer). Updated notes are not listed: they were
  * someone's before the run.
- *
- * @example
- * ```ts
- * // Declared, not run here: it reads a live Parser.
- * async function brainDumpNotes(parser: DirectParser, tag: string): Promise<number> {
- *   return (await notesCreatedFor(parser, tag)).length;
- * }
- * ```
  */
 export async function notesCreatedFor(parser: DirectParser, tag: string): Promise<string[]> {
   const { items } = await parser.json("GET", "/brain-dump/history?limit=100", historySchema);

@@ -48,16 +48,6 @@ export function sseEvents(text: string): SseEvent[] {
 /**
  * Posts to a stream route and returns its events after checking the answer is a stream that
  * ended with `done` (an `error` event fails the step, naming it).
- *
- * @example
- * ```ts
- * import type { ParserSuiteState } from "./parser_suite.ts";
- * // Declared, not run here: `s` is the state of a running suite.
- * async function streamedNotes(s: ParserSuiteState, rawText: string): Promise<number> {
- *   const events = await streamEvents(s, "/api/brain-dump/stream", { rawText });
- *   return events.filter((e) => e.event === "note").length;
- * }
- * ```
  */
 export async function streamEvents(
   s: ParserSuiteState,
@@ -84,16 +74,6 @@ export async function streamEvents(
 
 /**
  * The suite's character and location notes ("A", "B"), made through the service on first use.
- *
- * @example
- * ```ts
- * import type { ParserSuiteState } from "./parser_suite.ts";
- * // Declared, not run here: `s` is the state of a running suite.
- * async function twoTitles(s: ParserSuiteState): Promise<string[]> {
- *   const { a, b } = await loreNotes(s);
- *   return [a.title, b.title];
- * }
- * ```
  */
 export async function loreNotes(s: ParserSuiteState): Promise<{ a: NoteRef; b: NoteRef }> {
   if (!s.notes.has("A")) {
@@ -115,15 +95,6 @@ export async function loreNotes(s: ParserSuiteState): Promise<{ a: NoteRef; b: N
 
 /**
  * Records notes the Parser created for the run (the runner moves them into the scratch note).
- *
- * @example
- * ```ts
- * import type { ParserSuiteState } from "./parser_suite.ts";
- * // Declared, not run here: `s` is the state of a running suite.
- * function remember(s: ParserSuiteState, answer: { created: { noteId: string }[] }): void {
- *   created(s, answer.created.map((n) => n.noteId)); // the clean-up removes them
- * }
- * ```
  */
 export function created(s: ParserSuiteState, ids: readonly string[]): void {
   for (const id of ids) s.written.add(id);

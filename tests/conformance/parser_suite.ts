@@ -106,16 +106,6 @@ export interface ParserSuiteOptions {
  * Runs the whole suite and returns one row per step plus the clean-up rows. Throws only when it
  * cannot start (the owner cannot sign in, has no Core connected, or the scratch note cannot be
  * made); then nothing was changed.
- *
- * @example
- * ```ts
- * import type { ParserSettings } from "./run_parser.ts";
- * // Declared, not run here: it writes through a live Parser and Core.
- * async function parserSuitePasses(settings: ParserSettings): Promise<boolean> {
- *   const rows = await runParserSuite({ ...settings, flags: [] });
- *   return rows.every((r) => r.result !== "FAIL");
- * }
- * ```
  */
 export async function runParserSuite(opts: ParserSuiteOptions): Promise<StepResult[]> {
   const core = directCore(opts.coreUrl, opts.coreToken);

@@ -77,12 +77,6 @@ export function nginxTestsRun(suite: string): boolean {
 /**
  * Whether tests needing Caddy run here: only where it is installed (CI does not install it); a
  * console line says so otherwise.
- *
- * @example
- * ```ts
- * const runs = caddyTestsRun("Caddy in front"); // false, with a console line, without Caddy
- * console.log(runs ? "Caddy is here" : "skipped");
- * ```
  */
 export function caddyTestsRun(suite: string): boolean {
   if (installed(CADDY_PATH)) return true;

@@ -116,9 +116,11 @@ export const HANG_GUARD_MS = 60_000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * let done = false;
  * setTimeout(() => done = true, 5);
  * await eventually("the work is done", () => done);
+ * assert.equal(done, true);
  * ```
  */
 export async function eventually(
