@@ -109,29 +109,17 @@ export const getShare = defineRoute({
   handler: async (ctx) => {
     const roots = await findShareRoots(await ctx.core());
     const { root, publishedIds } = roots;
-    const conflict = conflictOf(roots);
-    if (!root) {
-      return json({
-        configured: false,
-        noteId: null,
-        title: null,
-        alias: null,
-        url: null,
-        isPublished: false,
-        conflict,
-      });
-    }
-    const alias = ownShareAlias(root);
-    const isPublished = publishedIds.has(root.noteId);
-    const page = siteOrigin(ctx) + loreHref(alias ?? root.noteId);
+    // without exactly one root every field is empty; the conflict (if any) says why
+    const alias = root ? ownShareAlias(root) : null;
+    const isPublished = !!root && publishedIds.has(root.noteId);
     return json({
-      configured: true,
-      noteId: root.noteId,
-      title: root.title,
+      configured: !!root,
+      noteId: root?.noteId ?? null,
+      title: root?.title ?? null,
       alias,
-      url: isPublished ? page : null,
+      url: root && isPublished ? siteOrigin(ctx) + loreHref(alias ?? root.noteId) : null,
       isPublished,
-      conflict,
+      conflict: conflictOf(roots),
     });
   },
 });

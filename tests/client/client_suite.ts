@@ -61,17 +61,18 @@ export function serviceEnv(
 ): Record<string, string | undefined> {
   const bff = new URL(settings.bffUrl);
   const portal = new URL(settings.portalUrl);
+  const bare = (url: URL) => url.hostname.replace(/^\[|\]$/g, ""); // IPv6 without brackets
   return {
     ...env,
     LOG_LEVEL: env.LOG_LEVEL ?? "warn",
-    HOST: bff.hostname.replace(/^\[|\]$/g, ""),
+    HOST: bare(bff),
     PORT: bff.port || "80",
     // Next's rewrite forwards the browser's Origin and X-Forwarded-Host: the UI's origin
     TRUST_PROXY: "true",
     // the UI forwards /api/* only: the public site and the share links live on our own origin,
     // and the UI's host is one we answer to
     PUBLIC_ORIGIN: env.PUBLIC_ORIGIN ?? bff.origin,
-    ALLOWED_HOSTS: portal.hostname.replace(/^\[|\]$/g, ""),
+    ALLOWED_HOSTS: bare(portal),
     ZERO_LOGIN: "true",
     DATA_DIR: dataDir,
   };
