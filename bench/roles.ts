@@ -19,7 +19,7 @@ export interface OutputCount {
 export interface Role {
   child: Deno.ChildProcess;
   /** The JSON line a bench/stack.ts role prints first (`token` is empty for `bare`). */
-  info: { url: string; token: string };
+  info: { url: string; token: string; [more: string]: unknown };
   output: OutputCount;
   /** SIGTERM, then waits for the exit. */
   stop(): Promise<void>;
@@ -86,7 +86,7 @@ export async function spawnRole(args: string[]): Promise<Role> {
   const info = JSON.parse(first);
   return {
     child,
-    info: { url: info.url, token: info.token ?? "" },
+    info: { ...info, url: info.url, token: info.token ?? "" },
     output,
     stop: () => stop(child),
   };

@@ -2,6 +2,9 @@
  * The backends of a benchmark, one role per process (as the backends run in production). Each
  * prints one JSON line with its address, then serves until killed:
  *
+ *  - `core-world [notes]`: the Core double with a generated world of `notes` public notes
+ *    (sims/world_gen.ts); prints two of its pages and a URL that answers how many requests Core
+ *    has had;
  *  - `core [extraNotes]`: the Core double with the sample world, plus `extraNotes` (default 0)
  *    lore notes and a note with four relations (bench/bench_notes.ts);
  *  - `parser <coreUrl> <token>`: the Parser double wired to that Core (its answer carries the
@@ -27,6 +30,7 @@
 import { startCoreSim } from "../sims/core.ts";
 import { startParserSim } from "../sims/parser.ts";
 import { seedBenchNotes } from "./bench_notes.ts";
+import { seedGeneratedWorld } from "../sims/world_gen.ts";
 import { json } from "../src/http/response.ts";
 import { createLogger } from "../src/http/access_log.ts";
 import { requestIdFor } from "../src/http/request_id.ts";
@@ -42,6 +46,24 @@ if (role === "core") {
   // the double records every request for tests; under load that record only grows
   setInterval(() => core.clearRequests(), 1000);
   console.log(JSON.stringify({ url: core.url, token: core.token }));
+} else if (role === "core-world") {
+  const core = await startCoreSim();
+  const world = seedGeneratedWorld(core.store, { notes: Number(Deno.args[1] ?? 300) });
+  // counts what the service asks (the bench reads it back), then forgets the requests
+  let calls = 0;
+  setInterval(() => (calls += core.requests.length, core.clearRequests()), 200);
+  const counter = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    calls += core.requests.length;
+    core.clearRequests();
+    return new Response(String(calls));
+  });
+  const pages = world.publicIds.filter((id) => !world.imageIds.includes(id));
+  console.log(JSON.stringify({
+    url: core.url,
+    token: core.token,
+    counter: `http://127.0.0.1:${counter.addr.port}`,
+    pages: [pages[Math.floor(pages.length / 2)], pages[Math.floor(pages.length / 3)]],
+  }));
 } else if (role === "parser") {
   const parser = await startParserSim({
     core: { url: coreUrl, token },
@@ -128,7 +150,8 @@ if (role === "core") {
   console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}` }));
 } else {
   console.error(
-    "usage: stack.ts core [extraNotes] | parser <coreUrl> <token> | bare | floor | lean | " +
+    "usage: stack.ts core [extraNotes] | core-world [notes] | parser <coreUrl> <token> | bare | " +
+      "floor | lean | " +
       "replay <url> [etag] | naive <coreUrl> <token>",
   );
   Deno.exit(2);

@@ -23,7 +23,12 @@ try {
   console.error(e.message);
   Deno.exit(2);
 }
-const { core, parser, config, base, indexed } = stack;
+const { core, parser, config, base, indexed, world } = stack;
+const worldLine = world
+  ? `Generated world (SIM_WORLD_NOTES): ${world.publicIds.length} public notes ` +
+    `(${world.imageIds.length} of them images) and ${world.hiddenIds.length} hidden ones, ` +
+    `under ${base}/public/lore/${world.folderId}\n`
+  : "";
 
 console.error(`
 Lore Portal Proxy — development mode (embedded sample backends)
@@ -55,7 +60,7 @@ Try:
   curl -H 'content-type: application/json' -d '{"text":"lighthouse keeper"}' ${base}/api/rag
 
 Public site (published lore only, no login):  ${base}/   and  ${base}/public/lore/${HARBOR_ALIAS}
-
+${worldLine}
 Sample world:
 ${WORLD_SUMMARY.split("\n").map((l) => `  ${l}`).join("\n")}
 

@@ -3,8 +3,8 @@
  * {@linkcode clientDeadlinesOn}), `Deno.serve` listens on a private loopback port behind the
  * slow-client relay (http/connection_deadlines.ts), which owns the public address; off, it owns
  * the address itself. On stop, new connections are refused, in-flight requests get
- * `SHUTDOWN_GRACE_MS` to finish, AI calls still running in the background are stopped, and the
- * log is flushed.
+ * `SHUTDOWN_GRACE_MS` to finish, AI calls still running in the background are stopped, what
+ * the public share read is written to `DATA_DIR` for the next start, and the log is flushed.
  *
  * @module
  */
@@ -149,6 +149,8 @@ export function startServer(deps: AppDeps): Promise<RunningServer> {
       // AI calls still running past their clients' deadlines end with the instance
       app.state.aiCalls.close();
       await relay?.closeAll();
+      // what the public share read stays in DATA_DIR for the next start
+      await app.state.publicShare.flush();
       // the log is buffered: every line written so far must be out before the process exits
       await app.log.flush?.();
     },

@@ -17,6 +17,12 @@ export interface TtlCache<V> {
   set(key: string, value: V): void;
   /** Returns the cached value or runs `load` once for all concurrent callers of this key. */
   getOrLoad(key: string, load: () => Promise<V>): Promise<V>;
+  /**
+   * Runs `load` now, whatever the entry's age, and keeps its value; meanwhile callers still get
+   * the current entry. A load already running for the key is not kept: it may have read what
+   * this reload is about. Rejects when `load` fails, leaving the entry as it was.
+   */
+  reload(key: string, load: () => Promise<V>): Promise<V>;
   delete(key: string): void;
   /** Drops every key for which `pred` is true (e.g. all entries of one session). */
   deleteWhere(pred: (key: string) => boolean): void;
@@ -151,6 +157,10 @@ export function createTtlCache<V>(opts: TtlCacheOptions<V>): TtlCache<V> {
         return Promise.resolve(hit.value);
       }
       return inflight.get(key)?.promise ?? startLoad(key, load);
+    },
+    reload(key, load) {
+      drop(key);
+      return startLoad(key, load);
     },
     delete(key) {
       remove(key);

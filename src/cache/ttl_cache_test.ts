@@ -121,3 +121,27 @@ Deno.test("ttl cache: settled answers only until a reload is due, and never star
   t += 1;
   assert.equal(plain.settled("k"), undefined);
 });
+
+Deno.test("ttl cache: reload keeps serving the entry until the new value is in; a load it overtakes is not kept", async () => {
+  const c = createTtlCache<string>({ ttlMs: 60_000, maxEntries: 10 });
+  c.set("k", "old");
+  let releaseNew = () => {};
+  const reloaded = c.reload("k", () => new Promise<string>((r) => releaseNew = () => r("new")));
+  assert.equal(await c.getOrLoad("k", () => Promise.resolve("unused")), "old"); // no waiting
+  releaseNew();
+  assert.equal(await reloaded, "new");
+  assert.equal(c.get("k"), "new");
+
+  // an older load still running when a reload starts may have read out-of-date data
+  c.delete("k");
+  let releaseOld = () => {};
+  const older = c.getOrLoad("k", () => new Promise<string>((r) => releaseOld = () => r("older")));
+  const newer = c.reload("k", () => Promise.resolve("newer"));
+  assert.equal(await newer, "newer");
+  releaseOld();
+  assert.equal(await older, "older"); // its own callers get it…
+  assert.equal(c.get("k"), "newer"); // …but it is not kept
+
+  await assert.rejects(c.reload("k", () => Promise.reject(new Error("core down"))));
+  assert.equal(c.get("k"), "newer"); // a failed reload leaves the entry as it was
+});

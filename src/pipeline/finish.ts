@@ -1,6 +1,6 @@
 /**
  * The last phase, for every answer (errors and preflights too): what follows from the request
- * as a whole — the public share dropped after a write to Core, the response check (tests),
+ * as a whole — the public share refreshed after a write to Core, the response check (tests),
  * the common headers, the session's cookies, CORS, and the request log line.
  *
  * @module
@@ -10,7 +10,7 @@ import { requestPath } from "../http/access_log.ts";
 import { clientAddress, type ClientInfo } from "../http/client_address.ts";
 import type { CorsPolicy } from "../http/cors.ts";
 import type { Logger } from "../http/log.ts";
-import { invalidatePublicShare } from "../share/public_snapshot.ts";
+import { refreshPublicShare } from "../share/public_snapshot.ts";
 import type { AppState } from "../state/app_state.ts";
 import type { RequestRecord } from "./record.ts";
 import { routeName } from "./record.ts";
@@ -27,7 +27,8 @@ export interface FinishDeps {
 }
 
 /**
- * The finish phase of an app: the answer as sent. Waits only for a response check.
+ * The finish phase of an app: the answer as sent. Waits only for the public share's refresh
+ * after a write to Core, and for a response check.
  *
  * @example
  * ```ts
@@ -87,14 +88,21 @@ export function finisher(deps: FinishDeps): (
     return res;
   };
 
-  return (req, info, res, record) => {
-    // Anything written to Core may change what visitors see (a root moved, a note hidden): they
-    // must see it at once, also after a write that failed or was left half done.
-    if (record.wroteCore) invalidatePublicShare(deps.state.publicShare);
+  const checked = (req: Request, info: ClientInfo, res: Response, record: RequestRecord) => {
     const { route } = record;
     if (!checkResponse || !route) return sent(req, info, res, record);
     return checkResponse(route, req, res, record.requestId).then((checked) =>
       sent(req, info, checked, record)
+    );
+  };
+
+  return (req, info, res, record) => {
+    // Anything written to Core may change what visitors see (a root moved, a note hidden): once
+    // the writer has its answer they must see it, also after a write that failed or was left
+    // half done. Visitors meanwhile keep the last good version.
+    if (!record.wroteCore) return checked(req, info, res, record);
+    return refreshPublicShare(deps.state.publicShare, record.wroteCore).then(() =>
+      checked(req, info, res, record)
     );
   };
 }

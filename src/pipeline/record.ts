@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { PublicCoreReader } from "../share/public_snapshot.ts";
 import type { Route } from "../api/router.ts";
 import type { RequestCredentials } from "../credentials/request_credentials.ts";
 import { requestIdFor } from "../http/request_id.ts";
@@ -22,8 +23,11 @@ export interface RequestRecord {
   pageErrors: boolean;
   /** Resolved for `session` and `private` routes only (pipeline/run.ts). */
   creds?: RequestCredentials;
-  /** A Core call that may have changed Core was sent (pipeline/finish.ts drops the share). */
-  wroteCore: boolean;
+  /**
+   * A Core call that may have changed Core was sent: the public share's reader, with which
+   * pipeline/finish.ts refreshes the share before answering. Null otherwise.
+   */
+  wroteCore: PublicCoreReader | null;
   /** Frees the request's body slot; set while it holds one (pipeline/accept.ts). */
   bodyDone?: () => void;
   /** Where the request's backend calls report to `upstream`. */
@@ -57,7 +61,7 @@ export function openRecord(req: Request): RequestRecord {
     route: undefined,
     pageErrors: false,
     creds: undefined,
-    wroteCore: false,
+    wroteCore: null,
     bodyDone: undefined,
     upstream,
     meter: {

@@ -45,7 +45,13 @@ export function runner(deps: RunDeps): Run {
     const session = contexts.sessionContext(base, creds, meter);
     if (route.access === "session") return route.handler(session);
     const inWork = (work?: AiWork) =>
-      contexts.privateContext(session, creds, meter, work, () => record.wroteCore = true);
+      contexts.privateContext(
+        session,
+        creds,
+        meter,
+        work,
+        () => record.wroteCore = base.publicCore,
+      );
     if (!route.ai) return route.handler(inWork());
     const parserIdentity = async () => credentialIdentity(await creds.parser());
     return await answerAiRoute(

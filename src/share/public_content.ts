@@ -11,13 +11,29 @@ import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import { type NoteRef, noteRef } from "../sanitize/note_refs.ts";
 import { htmlToText } from "../sanitize/plain_text.ts";
 import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
+import type { PublicLinkPolicy } from "./link_policy.ts";
 import type { PublicCaches } from "./public_snapshot.ts";
-import { ownShareAlias } from "./tree_filter.ts";
+
+export { type LinkTarget, linkTarget, type PublicLinkPolicy } from "./link_policy.ts";
 
 /** Note types whose content is HTML shown to visitors. */
 const HTML_TYPES: ReadonlySet<string> = new Set(["text", "book"]);
 
 const BLOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The note's `blobId` when it can address its content (Core's content-addressed id), else null.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(contentAddress({ blobId: "aB3_-x" }), "aB3_-x");
+ * assert.equal(contentAddress({ blobId: "../x" }), null);
+ * ```
+ */
+export function contentAddress(note: Pick<CoreNote, "blobId">): string | null {
+  return note.blobId && BLOB_ID.test(note.blobId) ? note.blobId : null;
+}
 
 /**
  * Whether the note's content is HTML the public sees (text and book notes).
@@ -36,7 +52,8 @@ export function hasHtmlContent(note: Pick<CoreNote, "type">): boolean {
 /**
  * The note's raw content. Cached under Core's `blobId` only when the fetched text hashes to that
  * id (the note may have changed since the snapshot), so a cache entry is always the blob it
- * names. Concurrent requests for one blob share one Core call.
+ * names; read from the caches' disk (`DATA_DIR`) before Core, again only when it hashes to its
+ * id. Concurrent requests for one blob share one Core call.
  *
  * @example
  * ```ts
@@ -62,13 +79,17 @@ export async function publicContent(
   identity: string,
   note: Pick<CoreNote, "noteId" | "blobId">,
 ): Promise<string> {
-  const blobId = note.blobId && BLOB_ID.test(note.blobId) ? note.blobId : null;
+  const blobId = contentAddress(note);
   if (blobId === null) return await core.contentText(note.noteId);
   const key = `${identity}:${blobId}`;
   let stale = false;
   const text = await caches.contents.getOrLoad(key, async () => {
+    const kept = await caches.disk?.readBlob(identity, blobId);
+    if (kept != null && await contentBlobId(kept) === blobId) return kept;
     const fetched = await core.contentText(note.noteId);
     stale = await contentBlobId(fetched) !== blobId;
+    // for the next start; a failed write only costs it this Core call
+    if (!stale) caches.disk?.writeBlob(identity, blobId, fetched).catch(() => {});
     return fetched;
   });
   if (stale) caches.contents.delete(key);
@@ -78,8 +99,7 @@ export async function publicContent(
 /**
  * The words a visitor can read in the note (title excluded), normalised for matching: the public
  * view's HTML (no `.gm-only` parts, no text that came from a hidden note) with tags dropped,
- * entities decoded, lower case, no accents. Cached by `blobId` within one snapshot `version`
- * (what is hidden can change while the blob does not).
+ * entities decoded, lower case, no accents. Made afresh; note_readings.ts keeps it.
  *
  * @example
  * ```ts
@@ -95,14 +115,14 @@ export async function publicContent(
  *   rootId: "root1",
  *   isPublic: () => false,
  *   canSee: () => false,
- *   note: () => undefined,
- *   lookup: () => undefined,
+ *   target: () => undefined,
+ *   resolve: () => undefined,
  *   pagePath: (id) => `/public/lore/${id}`,
  *   backendHosts: new Set(),
  * };
  * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 60_000 });
  * const note = { noteId: "abc123", type: "text" };
- * const text = await publicSearchText(caches, core, "identity", note, "v1", nothingElseIsPublic);
+ * const text = await publicSearchText(caches, core, "identity", note, nothingElseIsPublic);
  * assert.equal(text, "the harbor town"); // no GM-only words
  * ```
  */
@@ -111,15 +131,10 @@ export async function publicSearchText(
   core: CoreClient,
   identity: string,
   note: Pick<CoreNote, "noteId" | "blobId" | "type">,
-  version: string,
   policy: PublicLinkPolicy,
 ): Promise<string> {
   if (!hasHtmlContent(note)) return "";
-  const toText = async () =>
-    visibleText(await publicContent(caches, core, identity, note), textOnly(policy));
-  const blobId = note.blobId && BLOB_ID.test(note.blobId) ? note.blobId : null;
-  if (blobId === null) return await toText();
-  return await caches.texts.getOrLoad(`${identity}:${version}:${blobId}`, toText);
+  return visibleText(await publicContent(caches, core, identity, note), textOnly(policy));
 }
 
 // Text only: every image and every href goes, so nothing but prose is left to match against.
@@ -148,24 +163,6 @@ async function visibleText(html: string, rewriter: HtmlRewriter): Promise<string
 export function normalizeForSearch(text: string): string {
   return text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().replace(/\s+/g, " ")
     .trim();
-}
-
-/** What the public rewriter needs to know about the share and this visitor. */
-export interface PublicLinkPolicy {
-  /** The share root (what `/share/` and `./` name). */
-  rootId: string;
-  /** Public note (any visitor may follow a link to it; credentials are asked there). */
-  isPublic(noteId: string): boolean;
-  /** Public AND this visitor may see it (its title or bytes may be shown). */
-  canSee(noteId: string): boolean;
-  /** Any note of the share snapshot, public or not, for its type, title and alias. */
-  note(noteId: string): CoreNote | undefined;
-  /** A snapshot note named by id or by its own `#shareAlias`, public or not. */
-  lookup(idOrAlias: string): CoreNote | undefined;
-  /** `/public/lore/<alias or id>` of a public note. */
-  pagePath(noteId: string): string;
-  /** Hosts of the private backends: links there are dropped (internal addresses). */
-  backendHosts: ReadonlySet<string>;
 }
 
 /**
@@ -207,13 +204,13 @@ export function publicImagePath(id: string, title: string): string {
  * import { loadHtmlEngine } from "../sanitize/html_engine.ts";
  * import type { CoreNote } from "../upstream/core.ts";
  * await loadHtmlEngine();
- * const town = { noteId: "town", title: "Harbor Town", type: "text" } as CoreNote;
+ * const town = { noteId: "town", title: "Harbor Town", type: "text", alias: null };
  * const policy: PublicLinkPolicy = {
  *   rootId: "town",
  *   isPublic: (id) => id === "town",
  *   canSee: (id) => id === "town",
- *   note: (id) => (id === "town" ? town : undefined),
- *   lookup: (ref) => (ref === "town" ? town : undefined),
+ *   target: (id) => (id === "town" ? town : undefined),
+ *   resolve: (ref) => (ref === "town" ? "town" : undefined),
  *   pagePath: (id) => `/public/lore/${id}`,
  *   backendHosts: new Set(["core:8080"]),
  * };
@@ -236,7 +233,7 @@ export function publicRewriter(
       const ref = noteRef(src);
       if (ref === null) return null;
       const id = targetOf(policy, ref);
-      const target = id === undefined || !policy.canSee(id) ? undefined : policy.note(id);
+      const target = id === undefined || !policy.canSee(id) ? undefined : policy.target(id);
       if (target?.type === "image") return publicImagePath(target.noteId, target.title);
       // `/api/public/images/<id>` serves attachments too: an id ref may name one
       const att = ref.kind === "share" ? undefined : attachments.get(ref.id);
@@ -260,7 +257,7 @@ export function publicRewriter(
  */
 function targetOf(policy: PublicLinkPolicy, ref: NoteRef): string | undefined {
   if (ref.kind === "id") return ref.id;
-  if (ref.kind === "share") return ref.ref === "" ? policy.rootId : policy.lookup(ref.ref)?.noteId;
+  if (ref.kind === "share") return ref.ref === "" ? policy.rootId : policy.resolve(ref.ref);
   return undefined;
 }
 
@@ -281,13 +278,13 @@ function targetOf(policy: PublicLinkPolicy, ref: NoteRef): string | undefined {
  * import assert from "node:assert/strict";
  * import type { ElementView } from "../sanitize/html.ts";
  * import type { CoreNote } from "../upstream/core.ts";
- * const draft = { noteId: "draft1", title: "The Drowned Cult", attributes: [] } as unknown as CoreNote;
+ * const draft = { noteId: "draft1", title: "The Drowned Cult", type: "text", alias: null };
  * const policy: PublicLinkPolicy = {
  *   rootId: "town",
  *   isPublic: (id) => id === "town",
  *   canSee: (id) => id === "town",
- *   note: (id) => (id === "draft1" ? draft : undefined),
- *   lookup: (ref) => (ref === "draft1" ? draft : undefined),
+ *   target: (id) => (id === "draft1" ? draft : undefined),
+ *   resolve: (ref) => (ref === "draft1" ? "draft1" : undefined),
  *   pagePath: (id) => `/public/lore/${id}`,
  *   backendHosts: new Set(),
  * };
@@ -315,14 +312,10 @@ export function removedForPublic(policy: PublicLinkPolicy, el: ElementView): boo
   if (ref === null) return false;
   const id = targetOf(policy, ref);
   if (id !== undefined && policy.isPublic(id)) return false;
-  const target = id === undefined ? undefined : policy.note(id);
+  const target = id === undefined ? undefined : policy.target(id);
   if (target === undefined) return true;
   if ((ref.kind === "share" && ref.bare) || el.classes.includes("reference-link")) return true;
-  return mayName(el.text, [
-    target.title,
-    ownShareAlias(target) ?? "",
-    target.noteId,
-  ]);
+  return mayName(el.text, [target.title, target.alias ?? "", target.noteId]);
 }
 
 const wordsOf = (text: string) => normalizeForSearch(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean);

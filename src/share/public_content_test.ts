@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { CoreAttachment, CoreNote } from "../upstream/core.ts";
 import {
+  linkTarget,
   normalizeForSearch,
   publicImagePath,
   type PublicLinkPolicy,
@@ -49,8 +50,11 @@ const policy: PublicLinkPolicy = {
   rootId: "pub",
   isPublic: (id) => PUBLIC.has(id),
   canSee: (id) => PUBLIC.has(id) && id !== "lockedImg",
-  note: (id) => NOTES.get(id),
-  lookup: (ref) => ref === "secret-ledger" ? NOTES.get("aliasedHidden") : NOTES.get(ref),
+  target: (id) => {
+    const n = NOTES.get(id);
+    return n && linkTarget(n);
+  },
+  resolve: (ref) => ref === "secret-ledger" ? "aliasedHidden" : NOTES.get(ref)?.noteId,
   pagePath: (id) => `/public/lore/${id === "aliased" ? "the-alias" : id}`,
   backendHosts: new Set(["core.internal:8080"]),
 };

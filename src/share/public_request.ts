@@ -9,7 +9,8 @@
 import type { Config } from "../config/service_config.ts";
 import type { StreamContext } from "../http/stream_guard.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
-import type { PublicLinkPolicy } from "./public_content.ts";
+import { type Answerer, answerer } from "./policy_record.ts";
+import { linkTarget, type PublicLinkPolicy } from "./public_content.ts";
 import type {
   PublicCaches,
   PublicCoreReader,
@@ -54,6 +55,8 @@ export interface PublicRequest {
   authorized: boolean;
   /** Where public content may link for this visitor; made on first use, by a render. */
   policy(): PublicLinkPolicy;
+  /** The policy's answers, worked out once per snapshot and visitor class (kept readings). */
+  answers(): Answerer;
 }
 
 /**
@@ -69,7 +72,8 @@ export function publicRequest(
   if (!snap) return undefined;
   const access = accessFor(snap, authorization);
   let policy: PublicLinkPolicy | undefined;
-  return {
+  let answers: Answerer | undefined;
+  const req: PublicRequest = {
     deps,
     snap,
     core,
@@ -82,12 +86,18 @@ export function publicRequest(
         rootId: snap.rootId,
         isPublic: (id) => snap.view.isPublic(id),
         canSee: (id) => access.canSee(id),
-        note: (id) => snap.byId.get(id),
-        lookup: (idOrAlias) => snap.lookup(idOrAlias),
+        target: (id) => {
+          const note = snap.byId.get(id);
+          return note && linkTarget(note);
+        },
+        resolve: (idOrAlias) => snap.lookup(idOrAlias)?.noteId,
         pagePath: (id) => `/public/lore/${encodeURIComponent(idFor(snap, id))}`,
         backendHosts: backendHosts(deps.config),
       },
+    answers: () =>
+      answers ??= snap.derived(`answers\n${access.fingerprint()}`, () => answerer(req.policy())),
   };
+  return req;
 }
 
 /** Hosts of the private backends, whose links never reach a visitor. */

@@ -8,7 +8,8 @@ import { hasLabel } from "../lore/note_view.ts";
 import { compareByTitle } from "../lore/order.ts";
 import type { CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
-import { normalizeForSearch, publicSearchText } from "./public_content.ts";
+import { searchText } from "./note_readings.ts";
+import { normalizeForSearch } from "./public_content.ts";
 import { idFor, type PublicRequest } from "./public_request.ts";
 import type { PublicSearchHit, PublicSearchResult } from "./public_types.ts";
 
@@ -39,8 +40,9 @@ export async function searchNotes(
     : await textMatches(
       visible,
       query,
-      (n) => publicSearchText(deps.caches, req.core, req.identity, n, snap.version, req.policy()),
+      (n) => searchText(req, n),
       deps.concurrency,
+      () => deps.caches.flush().catch(() => {}), // every text was read: keep them for a restart
     );
   const results: PublicSearchHit[] = scored
     .sort((a, b) => b.score - a.score || compareByTitle(a.n, b.n))
@@ -62,11 +64,13 @@ async function textMatches(
   query: string,
   textOf: (note: CoreNote) => Promise<string>,
   concurrency: number,
+  flush: () => void,
 ): Promise<{ n: CoreNote; score: number }[]> {
   const words = [...new Set(normalizeForSearch(query).split(" ").filter(Boolean))]
     .slice(0, MAX_SEARCH_WORDS);
   if (words.length === 0) return [];
   const texts = await mapLimit(notes, concurrency, textOf);
+  flush();
   return notes.flatMap((n, i) => {
     const title = normalizeForSearch(n.title);
     const titleWords = title.split(" ");

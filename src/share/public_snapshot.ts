@@ -10,19 +10,25 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { createTtlCache, type TtlCache } from "../cache/ttl_cache.ts";
+import { createTtlCache, stringBytes, type TtlCache } from "../cache/ttl_cache.ts";
 import type { Config } from "../config/service_config.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { loadShareSnapshot } from "./snapshot.ts";
 import { ownShareAlias, type ShareView } from "./tree_filter.ts";
 import type { PixelSize } from "./image_sizes.ts";
 import { answerBytes, type RenderedAnswer } from "./rendered_answer.ts";
+import { z } from "zod";
+import { createKeptStore, type KeptStore } from "./kept_store.ts";
+import { type NoteReading, noteReadingSchema } from "./public_types.ts";
+import { type ShareDisk, shareDisk } from "./share_disk.ts";
 
 /** A published share tree, ready for visitors. */
 export interface PublicSnapshot {
   rootId: string;
   /** Every note of the subtree, public or not (callers ask `view` before using one). */
   byId: ReadonlyMap<string, CoreNote>;
+  /** Each note as Core gave it (JSON): tells the next snapshot which notes are unchanged. */
+  signatures: ReadonlyMap<string, string>;
   view: ShareView;
   /**
    * Digest of the whole snapshot, hidden notes included: keys what is rendered from it, and is
@@ -38,6 +44,11 @@ export interface PublicSnapshot {
   ancestorsOf(noteId: string): string[];
   /** Any note of the subtree, public or not, by noteId or by its own `#shareAlias`. */
   lookup(idOrAlias: string): CoreNote | undefined;
+  /**
+   * A value made from this snapshot alone, made once under `key` (which names everything else
+   * it depends on, e.g. what the visitor may see) and dropped with the snapshot.
+   */
+  derived<T>(key: string, make: () => T): T;
 }
 
 /**
@@ -61,8 +72,21 @@ export interface PublicCaches {
   snapshots: TtlCache<PublicSnapshot | null>;
   /** Raw note content by `${identity}:${blobId}` (content-addressed: never stale). */
   contents: TtlCache<string>;
-  /** Searchable visible text by `${identity}:${version}:${blobId}`. */
-  texts: TtlCache<string>;
+  /**
+   * What the site reads out of each note's content per visitor class, and each note's search
+   * text, with the questions their renders asked of the share (note_readings.ts).
+   */
+  readings: KeptStore<NoteReading>;
+  texts: KeptStore<string>;
+  /**
+   * What listings show of a note (visitor_view.ts), by the note's object: a snapshot reuses the
+   * objects of unchanged notes, so an unchanged note is not summarised again.
+   */
+  summaries: WeakMap<CoreNote, unknown>;
+  /** Where contents and readings survive a restart (`DATA_DIR`), if anywhere. */
+  disk: ShareDisk | null;
+  /** Writes what changed of the readings to `disk`; resolves when written. */
+  flush(): Promise<void>;
   /**
    * Rendered public answers (API JSON and pages) by identity, snapshot version, sanitizer
    * version, what the visitor may see, and the answer asked for; bounded in bytes.
@@ -93,12 +117,16 @@ export interface KeptAnswerRef {
 /** Most requests {@linkcode PublicCaches.kept} remembers before it starts over. */
 export const MAX_KEPT_ANSWERS = 4096;
 
+/** Byte bound of the raw contents kept: a world of thousands of notes fits. */
+export const CONTENT_MAX_BYTES = 64 * 1024 * 1024;
+
 /** Default byte bound of the rendered answers: hot pages fit, a flood of searches cannot grow it. */
 export const RENDERED_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * Empty public caches: snapshots and rendered answers kept for `PUBLIC_CACHE_MS` (reloaded in
- * the background from half that age on), content and search text for an hour. `renderedMaxBytes`
+ * the background from half that age on), content for an hour, readings while they hold; with a
+ * `DATA_DIR`, contents and readings are also kept there for the next start. `renderedMaxBytes`
  * bounds the rendered answers ({@linkcode RENDERED_MAX_BYTES} by default); `now` is their clock.
  *
  * @example
@@ -110,17 +138,38 @@ export const RENDERED_MAX_BYTES = 8 * 1024 * 1024;
  * ```
  */
 export function createPublicCaches(
-  config: Pick<Config, "PUBLIC_CACHE_MS">,
+  config: Pick<Config, "PUBLIC_CACHE_MS"> & Partial<Pick<Config, "DATA_DIR">>,
   renderedMaxBytes = RENDERED_MAX_BYTES,
   now?: () => number,
 ): PublicCaches {
   const ttlMs = config.PUBLIC_CACHE_MS;
+  const disk = config.DATA_DIR ? shareDisk(config.DATA_DIR) : null;
+  // reused while every question still gets its answer, so time does not make them stale
+  const readings = createKeptStore({
+    kind: "readings",
+    maxEntries: 40_000,
+    disk,
+    schema: noteReadingSchema,
+  });
+  const texts = createKeptStore({ kind: "texts", maxEntries: 40_000, disk, schema: z.string() });
   // Reloading ahead keeps visitors from waiting, yet nothing served is older than ttlMs.
   const refreshAfterMs = ttlMs / 2;
   return {
     snapshots: createTtlCache({ ttlMs, refreshAfterMs, maxEntries: 16, now }),
-    contents: createTtlCache({ ttlMs: 3600_000, maxEntries: 500, now }),
-    texts: createTtlCache({ ttlMs: 3600_000, maxEntries: 20_000, now }),
+    contents: createTtlCache({
+      ttlMs: 3600_000,
+      maxEntries: 20_000,
+      maxBytes: CONTENT_MAX_BYTES,
+      sizeOf: stringBytes,
+      now,
+    }),
+    readings,
+    texts,
+    summaries: new WeakMap(),
+    disk,
+    flush: async () => {
+      await Promise.all([readings.flush(), texts.flush()]);
+    },
     imageSizes: createTtlCache({ ttlMs: 3600_000, maxEntries: 5_000, now }),
     backlinks: createTtlCache({ ttlMs, maxEntries: 64, now }),
     kept: new Map(),
@@ -157,6 +206,35 @@ export function createPublicCaches(
  */
 export function invalidatePublicShare(caches: PublicCaches): void {
   caches.snapshots.clear();
+  caches.rendered.clear();
+  caches.backlinks.clear();
+  caches.kept.clear();
+  caches.flush().catch(() => {}); // for the next start; nobody waits for it
+}
+
+/**
+ * Brings the public share up to date after a write through this service, before the writer gets
+ * its answer: the share is read again (three Core calls, whatever its size) while visitors keep
+ * getting the last good snapshot, then replaces it; what was rendered from the old one goes
+ * (some of what answers show, a note's attachments, is not part of the version). Readings and
+ * contents stay: they are reused wherever nothing they depend on changed. When nothing has been
+ * read yet there is nothing to refresh; when the read fails the share is dropped, so the next
+ * visitor waits for Core rather than see what the write may have hidden.
+ */
+export async function refreshPublicShare(
+  caches: PublicCaches,
+  publicCore: PublicCoreReader,
+): Promise<void> {
+  try {
+    const { core, identity } = await publicCore({ detached: true });
+    caches.snapshots.deleteWhere((key) => key !== identity);
+    if (caches.snapshots.get(identity) !== undefined) {
+      const previous = caches.snapshots.get(identity);
+      await caches.snapshots.reload(identity, () => loadPublicSnapshot(core, previous));
+    }
+  } catch {
+    caches.snapshots.clear();
+  }
   caches.rendered.clear();
   caches.backlinks.clear();
   caches.kept.clear();
@@ -227,26 +305,45 @@ export async function publicSource(
   caches: PublicCaches,
 ): Promise<PublicSource> {
   const { core, identity } = await publicCore({ detached: true });
-  const snapshot = await caches.snapshots.getOrLoad(identity, async () => {
-    const loaded = await loadShareSnapshot(core);
-    return loaded?.published
-      ? buildPublicSnapshot(loaded.root.noteId, loaded.notes, loaded.view)
-      : null;
-  });
+  const snapshot = await caches.snapshots.getOrLoad(
+    identity,
+    () => loadPublicSnapshot(core, caches.snapshots.get(identity)),
+  );
   return { snapshot, core, identity };
+}
+
+/** The published share as Core holds it now; null while nothing is published. */
+async function loadPublicSnapshot(
+  core: CoreClient,
+  previous: PublicSnapshot | null | undefined,
+): Promise<PublicSnapshot | null> {
+  const loaded = await loadShareSnapshot(core);
+  return loaded?.published
+    ? buildPublicSnapshot(loaded.root.noteId, loaded.notes, loaded.view, previous)
+    : null;
 }
 
 /**
  * Wraps a loaded share snapshot: index by id, shortest public paths, and the version digest
- * (over the notes sorted by id, so Core's result order does not matter).
+ * (over the notes sorted by id, so Core's result order does not matter). A note that reads
+ * exactly as in `previous` is that snapshot's very object, so what was derived from it (by
+ * object) still holds.
  */
 export function buildPublicSnapshot(
   rootId: string,
   notes: readonly CoreNote[],
   view: ShareView,
+  previous?: PublicSnapshot | null,
 ): PublicSnapshot {
   const byId = new Map<string, CoreNote>();
-  for (const n of notes) if (!byId.has(n.noteId)) byId.set(n.noteId, n);
+  const signatures = new Map<string, string>();
+  for (const n of notes) {
+    if (byId.has(n.noteId)) continue;
+    const signature = JSON.stringify(n);
+    const same = previous?.signatures.get(n.noteId) === signature;
+    byId.set(n.noteId, same ? previous!.byId.get(n.noteId)! : n);
+    signatures.set(n.noteId, signature);
+  }
   // publicIds() is BFS order, so the first public parent that reaches a note is on a shortest path.
   const parentOf = new Map<string, string>();
   for (const id of view.publicIds()) {
@@ -257,12 +354,14 @@ export function buildPublicSnapshot(
     }
   }
   let aliases: Map<string, CoreNote> | undefined; // built on first lookup
-  const sorted = [...byId.values()].sort((a, b) => (a.noteId < b.noteId ? -1 : 1));
+  const made = new Map<string, unknown>();
+  const sorted = [...signatures.keys()].sort();
   return {
     rootId,
     byId,
+    signatures,
     view,
-    version: digest(rootId, JSON.stringify(sorted)),
+    version: digest(rootId, ...sorted.map((id) => signatures.get(id)!)),
     hasCredentials: view.publicIds().some((id) => view.credentialGroups(id).length > 0),
     lookup(idOrAlias) {
       aliases ??= new Map(
@@ -272,6 +371,10 @@ export function buildPublicSnapshot(
         }),
       );
       return aliases.get(idOrAlias) ?? byId.get(idOrAlias);
+    },
+    derived<T>(key: string, make: () => T): T {
+      if (!made.has(key)) made.set(key, make());
+      return made.get(key) as T;
     },
     ancestorsOf(noteId) {
       const out: string[] = [];

@@ -1,7 +1,8 @@
 /**
  * Shapes of the public share API ("Public lore note", "Public search result" of the API), shared
  * by the public routes and the public site so both are built from the same data. Each is a zod
- * schema, documenting and (in tests) checking the answers, with its type derived from it.
+ * schema, documenting and (in tests) checking the answers, with its type derived from it; and
+ * what the site reads out of a note's content (kept by note_readings.ts).
  *
  * @module
  */
@@ -70,3 +71,16 @@ export const publicSearchResultSchema = z.object({ results: z.array(publicSearch
 
 /** `GET /api/public/search`. */
 export type PublicSearchResult = z.output<typeof publicSearchResultSchema>;
+
+/** What the site reads out of a note's public content for one visitor class. */
+export const noteReadingSchema = z.object({
+  /** What its public links name (`/public/lore/<ref>`, percent-decoded), in order. */
+  refs: z.array(z.string()).readonly(),
+  /** Its visible text as written: case kept, whitespace collapsed. */
+  text: z.string(),
+  /** Text of its first paragraph, shortened like a description; "" when it has none. */
+  lead: z.string(),
+});
+
+/** What the site reads out of a note's public content for one visitor class. */
+export type NoteReading = z.output<typeof noteReadingSchema>;

@@ -7,16 +7,10 @@
  */
 import { coreUtcToIso, hasLabel, labelValue, relationTarget } from "../lore/note_view.ts";
 import { SANITIZER_VERSION } from "../sanitize/html.ts";
-import { htmlToText } from "../sanitize/plain_text.ts";
 import type { CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
 import type { PixelSize } from "./image_sizes.ts";
-import {
-  hasHtmlContent,
-  publicContent,
-  publicRewriter,
-  renderPublicContent,
-} from "./public_content.ts";
+import { noteReading } from "./note_readings.ts";
 import { imageSizes } from "./public_images.ts";
 import {
   displayLabels,
@@ -25,7 +19,7 @@ import {
   noteResult,
   type PublicNoteResult,
 } from "./public_notes.ts";
-import { decodeParam, idFor, type PublicRequest } from "./public_request.ts";
+import { idFor, type PublicRequest } from "./public_request.ts";
 import { searchNotes } from "./public_search.ts";
 import type { PublicSearchResult } from "./public_types.ts";
 import { publicNotFound } from "./visitor_access.ts";
@@ -56,10 +50,17 @@ export interface VisitorView {
   note(noteId: string): Promise<PublicNoteResult>;
   /** The visible text of a visible note as written (case kept, no GM-only part). */
   text(noteId: string): Promise<string>;
+  /** The text of a visible note's first paragraph, shortened like a description. */
+  lead(noteId: string): Promise<string>;
   /** Visible notes the note's public content links to (links that survive the filter). */
   linksFrom(noteId: string): Promise<readonly string[]>;
   /** Visible notes whose public content links to the note, in breadth-first order. */
   backlinksTo(noteId: string): Promise<readonly string[]>;
+  /**
+   * A value made from this visitor's view of the snapshot, made once per snapshot and visitor
+   * class under `name` (which names anything else it depends on): the site's frame.
+   */
+  shared<T>(name: string, make: () => Promise<T>): Promise<T>;
   /** The share's public search, as `/api/public/search` answers it for this visitor. */
   search(q: string): Promise<PublicSearchResult>;
   /**
@@ -116,29 +117,53 @@ export function visitorView(req: PublicRequest): VisitorView {
       if (!r) rendered.set(noteId, r = noteResult(req, seen(noteId)));
       return r;
     },
-    text: async (noteId) =>
-      htmlToText(await links.sanitized(noteId), (h) => h).replace(/\s+/g, " ").trim(),
+    text: async (noteId) => (await links.reading(noteId)).text,
+    lead: async (noteId) => (await links.reading(noteId)).lead,
     linksFrom: links.from,
     backlinksTo: links.to,
     search: async (q) => (await searchNotes(req, q.trim())).result,
+    shared: (name, make) => snap.derived(`shared\n${access.fingerprint()}\n${name}`, make),
     imageSize: imageSizes(req, seen),
   };
 }
 
-/** A visible note's summary for listing pages. */
+/** What a summary shows whoever the visitor: it depends on the note and the share root alone. */
+type SummaryFacts = Omit<VisibleNote, "label" | "relation"> & { labels: Map<string, string> };
+
+/**
+ * A visible note's summary for listing pages. Its visitor-independent part is kept by the
+ * note's object while the share root's object is the same: both are reused by later snapshots
+ * while unchanged, so a new snapshot summarises only the notes that changed.
+ */
 function summaryOf(req: PublicRequest, note: CoreNote): VisibleNote {
   const { snap, access } = req;
-  const promoted = displayLabels(snap, note);
+  const root = snap.byId.get(snap.rootId);
+  const summaries = req.deps.caches.summaries as WeakMap<
+    CoreNote,
+    { root: CoreNote | undefined; facts: SummaryFacts }
+  >;
+  let kept = summaries.get(note);
+  if (kept === undefined || kept.root !== root) {
+    kept = {
+      root,
+      facts: {
+        noteId: note.noteId,
+        title: note.title,
+        loreType: labelValue(note, "loreType")?.trim() || null,
+        description: labelValue(note, "shareDescription")?.trim() || null,
+        isImage: note.type === "image",
+        isLore: hasLabel(note, "lore"),
+        dateModified: coreUtcToIso(note.utcDateModified),
+        noIndex: noIndexOf(snap, note),
+        labels: displayLabels(snap, note),
+      },
+    };
+    summaries.set(note, kept);
+  }
+  const { labels, ...facts } = kept.facts;
   return {
-    noteId: note.noteId,
-    title: note.title,
-    loreType: labelValue(note, "loreType")?.trim() || null,
-    description: labelValue(note, "shareDescription")?.trim() || null,
-    isImage: note.type === "image",
-    isLore: hasLabel(note, "lore"),
-    dateModified: coreUtcToIso(note.utcDateModified),
-    noIndex: noIndexOf(snap, note),
-    label: (name) => promoted.get(name) ?? null,
+    ...facts,
+    label: (name) => labels.get(name) ?? null,
     relation: (name) => {
       const target = isPrivate(snap, note, name) ? undefined : relationTarget(note, name);
       return target !== undefined && snap.view.isPublic(target) && access.canSee(target)
@@ -149,8 +174,8 @@ function summaryOf(req: PublicRequest, note: CoreNote): VisibleNote {
 }
 
 /**
- * Links between visible notes, read from their public content: the sanitized HTML of a note,
- * where it links, and (cached per snapshot and visitor class) which notes link to it.
+ * Links between visible notes, read from their kept readings (note_readings.ts): where a note
+ * links, and (cached per snapshot and visitor class) which notes link to it.
  */
 function contentLinks(
   req: PublicRequest,
@@ -158,17 +183,11 @@ function contentLinks(
   visibleIds: () => readonly string[],
 ) {
   const { snap, access, deps } = req;
-  const sanitized = async (noteId: string) => {
-    const note = seen(noteId);
-    if (!hasHtmlContent(note)) return "";
-    const raw = await publicContent(deps.caches, req.core, req.identity, note);
-    // links only: the owner's attachments are not needed to know where it links
-    return renderPublicContent(note, raw, publicRewriter(req.policy(), new Map()));
-  };
+  const reading = (noteId: string) => noteReading(req, seen(noteId));
   const from = async (noteId: string) => {
     const out = new Set<string>();
-    for (const m of (await sanitized(noteId)).matchAll(/href="\/public\/lore\/([^"#?]+)"/g)) {
-      const target = snap.view.resolve(decodeParam(m[1]) || m[1]);
+    for (const ref of (await reading(noteId)).refs) {
+      const target = snap.view.resolve(ref);
       if (target !== undefined && target !== noteId && access.canSee(target)) out.add(target);
     }
     return [...out];
@@ -183,9 +202,10 @@ function contentLinks(
       sources.forEach((source, i) => {
         for (const target of targets[i]) out.set(target, [...(out.get(target) ?? []), source]);
       });
+      deps.caches.flush().catch(() => {}); // every visible note was read: keep it for a restart
       return out;
     });
     return index.get(noteId) ?? [];
   };
-  return { sanitized, from, to };
+  return { reading, from, to };
 }

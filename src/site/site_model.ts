@@ -6,8 +6,10 @@
  * @module
  */
 import type { VisitorView } from "../share/public_api.ts";
-import { htmlToText } from "../sanitize/plain_text.ts";
+import { DESCRIPTION_MAX, shorten } from "../sanitize/prose.ts";
 import { displayTitle } from "./format.ts";
+
+export { DESCRIPTION_MAX, firstParagraph, shorten, tidyText } from "../sanitize/prose.ts";
 
 /** A link to a public page: the id its URL uses (alias or noteId) and the title shown. */
 export interface NavLink {
@@ -51,60 +53,6 @@ export interface NotePlace {
   backlinks: NavLink[];
 }
 
-/** Longest description in metadata (search engines and chat previews cut there anyway). */
-export const DESCRIPTION_MAX = 200;
-
-/**
- * Text of the first paragraph of player HTML, shortened to `max` characters on a word boundary.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { loadHtmlEngine } from "../sanitize/html_engine.ts";
- * await loadHtmlEngine();
- * assert.equal(firstParagraph("<h2>Intro</h2><p>Salt &amp; <b>tar</b>.</p><p>More.</p>"), "Salt & tar.");
- * assert.equal(firstParagraph("<p>one two three</p>", 9), "one two…");
- * ```
- */
-export function firstParagraph(contentHtml: string, max = DESCRIPTION_MAX): string {
-  const m = /<p(?:\s[^>]*)?>([\s\S]*?)<\/p>/.exec(contentHtml);
-  return shorten(m ? tidyText(htmlToText(m[1], (h) => h)) : "", max);
-}
-
-/**
- * Text taken out of markup, read as prose: no space before punctuation (inline elements are
- * separate chunks of text).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(tidyText("Most ships put in at Saltmarrow Harbor . Beware ( soon ) !"),
- *   "Most ships put in at Saltmarrow Harbor. Beware (soon)!");
- * ```
- */
-export function tidyText(text: string): string {
-  return text.replace(/\s+/g, " ").replace(/\s+([.,;:!?)\]])/g, "$1").replace(/([(\[])\s+/g, "$1")
-    .trim();
-}
-
-/**
- * Text cut to at most `max` characters, at a word boundary when there is one, with an ellipsis.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(shorten("The salt road winds", 12), "The salt…");
- * assert.equal(shorten("Short", 12), "Short");
- * ```
- */
-export function shorten(text: string, max: number): string {
-  const t = text.replace(/\s+/g, " ").trim();
-  if (t.length <= max) return t;
-  const cut = t.slice(0, max - 1);
-  const space = cut.lastIndexOf(" ");
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:]+$/, "")}…`;
-}
-
 /** Notes that get a page in the navigation (images are shown by the notes that use them). */
 function listed(view: VisitorView, noteId: string): boolean {
   return !view.summary(noteId).isImage;
@@ -124,13 +72,18 @@ function listedParent(view: VisitorView, noteId: string): string {
 }
 
 /**
- * The world's frame for one visitor: name, description, navigation tree, lore types.
+ * The world's frame for one visitor: name, description, navigation tree, lore types; made once
+ * per snapshot and visitor class.
  */
-export async function siteFrame(view: VisitorView, origin: string): Promise<SiteFrame> {
+export function siteFrame(view: VisitorView, origin: string): Promise<SiteFrame> {
+  return view.shared(`frame\n${origin}`, () => buildFrame(view, origin));
+}
+
+async function buildFrame(view: VisitorView, origin: string): Promise<SiteFrame> {
   const root = view.summary(view.rootId);
   const description = root.description
     ? shorten(root.description, DESCRIPTION_MAX)
-    : firstParagraph((await view.note(view.rootId)).note.contentHtml);
+    : await view.lead(view.rootId);
   const nodes = new Map<string, NavNode>();
   const node = (noteId: string) => {
     let n = nodes.get(noteId);

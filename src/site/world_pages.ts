@@ -22,7 +22,6 @@ import { notePage } from "./note_page.ts";
 import { type Excerpt, excerpt, searchPage } from "./search_page.ts";
 import {
   DESCRIPTION_MAX,
-  firstParagraph,
   notePlace,
   shorten,
   siteFrame,
@@ -50,9 +49,7 @@ function pageIds(view: VisitorView): string[] {
 
 async function summaryOf(view: VisitorView, noteId: string): Promise<string> {
   const own = view.summary(noteId).description;
-  return own
-    ? shorten(own, DESCRIPTION_MAX)
-    : firstParagraph((await view.note(noteId)).note.contentHtml);
+  return own ? shorten(own, DESCRIPTION_MAX) : await view.lead(noteId);
 }
 
 /**

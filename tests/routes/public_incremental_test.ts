@@ -1,0 +1,128 @@
+/**
+ * The public share at scale: a write through the service costs the note that changed (the
+ * writer's answer waits for the share to be read again, visitors then read only what changed),
+ * and a restart with the same `DATA_DIR` serves its first page without reading every note's
+ * content from Core again — while a blob changed on disk is never served.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config/service_config.ts";
+import { startServer } from "../../src/server.ts";
+import { type Harness, withHarness } from "../helpers/harness.ts";
+import { W } from "../../sims/world.ts";
+
+const page = (id: string) => `/public/lore/${encodeURIComponent(id)}`;
+
+/** The titles a page lists under "Mentioned in" (its backlinks). */
+function mentionedIn(html: string): string[] {
+  const section = /<section[^>]*backlinks-title[\s\S]*?<\/section>/.exec(html)?.[0] ?? "";
+  return [...section.matchAll(/<a [^>]*>([^<]*)<\/a>/g)].map((m) => m[1]);
+}
+
+/** Note ids whose content the service read from the Core double, in order. */
+function contentReads(h: Harness): string[] {
+  return h.core.requests.flatMap((r) => {
+    const m = /^\/etapi\/notes\/([^/]+)\/content$/.exec(r.path);
+    return m && r.method === "GET" ? [m[1]] : [];
+  });
+}
+
+async function text(h: Harness, path: string): Promise<string> {
+  const res = await h.request(path);
+  assert.equal(res.status, 200, path);
+  return await res.text();
+}
+
+Deno.test("public share: after a one-note write, visitors' pages read that note's content only", () =>
+  withHarness(async (h) => {
+    // every visible note read once: the harbor's page lists who links to it (its backlinks)
+    const before = await text(h, page(W.locHarbor));
+    assert.ok(contentReads(h).length >= 4, "the first page reads the notes' contents");
+    const was = mentionedIn(before);
+    assert.ok(was.includes("Mira Tallowend") && !was.includes("The Lantern Guild"), `${was}`);
+    const put = await h.request(`/api/lore/${W.faction}/content`, {
+      method: "PUT",
+      headers: { "content-type": "text/plain" },
+      body: `<p>The Guild keeps a lamp in <a href="#root/${W.locHarbor}">the harbor</a>.</p>`,
+    });
+    assert.equal(put.status, 204);
+    h.core.clearRequests();
+    const after = await text(h, page(W.locHarbor));
+    // the new link is a backlink at once, and only the Guild's new content came from Core
+    assert.deepEqual(mentionedIn(after).sort(), [...was, "The Lantern Guild"].sort());
+    assert.deepEqual(contentReads(h), [W.faction]);
+    assert.deepEqual(
+      h.core.requests.filter((r) => r.path === "/etapi/notes").length,
+      0,
+      "the share was read again by the write, not by the visitor",
+    );
+  }, { env: { PUBLIC_CACHE_MS: "600000" } }));
+
+Deno.test("public share: a note hidden through the service leaves every page that linked it at once", () =>
+  withHarness(async (h) => {
+    const linking = await text(h, page(W.locHarbor)); // the harbor's page links Mira's
+    assert.match(linking, new RegExp(`href="/public/lore/${W.charMira}"`));
+    const hide = await h.request(`/api/lore/${W.charMira}/attributes`, {
+      method: "POST",
+      json: { type: "label", name: "draft", value: "" },
+    });
+    assert.equal(hide.status, 201);
+    const after = await text(h, page(W.locHarbor));
+    assert.doesNotMatch(after, new RegExp(W.charMira));
+    assert.doesNotMatch(after, /Mira Tallowend/);
+  }, { env: { PUBLIC_CACHE_MS: "600000" } }));
+
+Deno.test("public share: a restart with the same DATA_DIR reads no note content from Core for its first page", () =>
+  withHarness(async (h) => {
+    const dataDir = await Deno.makeTempDir({ prefix: "lpp-share-" });
+    const env = {
+      HOST: "127.0.0.1",
+      PORT: "0",
+      LOG_LEVEL: "error",
+      PUBLIC_ORIGIN: "https://lore.example.org", // the same page bytes on every port
+      DATA_DIR: dataDir,
+      CORE_URL: h.core.url,
+      CORE_TOKEN: h.core.token,
+    };
+    try {
+      const first = await startServer({ config: loadConfig(env) });
+      const seen = await (await fetch(first.url + page(W.locHarbor))).text();
+      await first.stop(); // writes what the share read to DATA_DIR
+      h.core.clearRequests();
+
+      const second = await startServer({ config: loadConfig(env) });
+      try {
+        const again = await (await fetch(second.url + page(W.locHarbor))).text();
+        assert.equal(again, seen);
+        assert.deepEqual(contentReads(h), [], "every content came from DATA_DIR");
+        // the share itself is always read from Core: what is public is Core's to say
+        assert.ok(h.core.requests.some((r) => r.path === "/etapi/notes"));
+
+        // a kept blob that no longer matches its id is never served: Core is asked again
+        const blobs = join(dataDir, "public-share");
+        for await (const identity of Deno.readDir(blobs)) {
+          for await (const blob of Deno.readDir(join(blobs, identity.name, "blobs"))) {
+            await Deno.writeTextFile(
+              join(blobs, identity.name, "blobs", blob.name),
+              "<p>Tampered</p>",
+            );
+          }
+        }
+      } finally {
+        await second.stop();
+      }
+      h.core.clearRequests();
+      const third = await startServer({ config: loadConfig(env) });
+      try {
+        const res = await fetch(third.url + page(W.locHarbor));
+        const body = await res.text();
+        assert.doesNotMatch(body, /Tampered/);
+        assert.equal(body, seen);
+        assert.ok(contentReads(h).includes(W.locHarbor), "the harbor's content came from Core");
+      } finally {
+        await third.stop();
+      }
+    } finally {
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  }));
