@@ -20,13 +20,7 @@ import { mapPage, type MapPin } from "./map_page.ts";
 import { mapHref, TIMELINE_PATH, typeHref } from "./navigation.ts";
 import { notePage } from "./note_page.ts";
 import { type Excerpt, excerpt, searchPage } from "./search_page.ts";
-import {
-  DESCRIPTION_MAX,
-  notePlace,
-  shorten,
-  siteFrame,
-  tidyText,
-} from "./site_model.ts";
+import { DESCRIPTION_MAX, notePlace, shorten, siteFrame, tidyText } from "./site_model.ts";
 
 /** A page ready to render (its ETag comes from the rendered bytes alone). */
 export interface BuiltPage {
