@@ -678,6 +678,33 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
     effCache = new Map();
   }
 
+  // Additions keep a built index up to date in place, in the order a rebuild would give: seeding
+  // a world adds hundreds of rows, and rebuilding the index after each one made it quadratic.
+  function noteAdded(): void {
+    effCache = new Map(); // the index holds branches and attributes only
+  }
+  function branchAdded(b: BranchRecord): void {
+    if (index) {
+      // children stay sorted by position, equal positions in insertion order (a stable sort)
+      const siblings = index.children.get(b.parentNoteId);
+      if (!siblings) index.children.set(b.parentNoteId, [b]);
+      else {
+        let at = siblings.length;
+        while (at > 0 && siblings[at - 1].notePosition > b.notePosition) at--;
+        siblings.splice(at, 0, b);
+      }
+      pushTo(index.parents, b.noteId, b);
+    }
+    effCache = new Map();
+  }
+  function attributeAdded(a: AttributeRecord): void {
+    if (index) {
+      pushTo(index.owned, a.noteId, a);
+      if (a.type === "relation") pushTo(index.targets, a.value, a);
+    }
+    effCache = new Map();
+  }
+
   function uniqueId(taken: (id: string) => boolean): string {
     for (;;) {
       const id = newId();
@@ -967,10 +994,9 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
       existing.push(created);
       kept.add(created.attributeId);
     }
-    for (const stale of existing) {
-      if (!kept.has(stale.attributeId)) attributes.delete(stale.attributeId);
-    }
-    touch();
+    const stale = existing.filter((a) => !kept.has(a.attributeId));
+    for (const a of stale) attributes.delete(a.attributeId);
+    if (stale.length) touch(); // what was created is in the index already
     return html;
   }
 
@@ -1132,7 +1158,7 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
       utcDateModified: utcNow(),
     };
     notes.set(noteId, note);
-    touch();
+    noteAdded();
     const branch = insertBranch({
       noteId,
       parentNoteId: parentId,
@@ -1204,8 +1230,10 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
       isExpanded: !!p.isExpanded,
       utcDateModified: utcNow(),
     };
+    const replaced = branches.has(branch.branchId);
     branches.set(branch.branchId, branch);
-    touch();
+    if (replaced) touch();
+    else branchAdded(branch);
     return branch;
   }
 
@@ -1333,7 +1361,7 @@ export function createCoreStore(opts: CoreStoreOptions = {}): CoreStore {
       utcDateModified: utcNow(),
     };
     attributes.set(attributeId, attr);
-    touch();
+    attributeAdded(attr);
     if (attr.type === "relation" && attr.name === "template") {
       try {
         applyNewTemplate(noteId, value);

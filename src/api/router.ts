@@ -217,6 +217,18 @@ export interface CompiledRoute {
 }
 
 /**
+ * One URLPattern per path, parsed once per process: parsing is most of what building an app
+ * costs (every test harness builds one), and a pattern holds no state between matches.
+ */
+const patterns = new Map<string, URLPattern>();
+
+function pathPattern(path: string): URLPattern {
+  let pattern = patterns.get(path);
+  if (!pattern) patterns.set(path, pattern = new URLPattern({ pathname: path }));
+  return pattern;
+}
+
+/**
  * Compiles a table, ordered for matching by specificity (see {@linkcode matchRoute}). Refuses
  * rows no request could tell apart — the same method with the same literal segments at the same
  * places (`/a/:x` and `/a/:y`) — so the table stays the single truth and its order never matters.
@@ -255,7 +267,7 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
       const names = SIMPLE_PATH.test(path)
         ? path.split("/").map((seg) => (seg.startsWith(":") ? seg.slice(1) : undefined))
         : null;
-      return { route, path, pattern: new URLPattern({ pathname: path }), segments, names };
+      return { route, path, pattern: pathPattern(path), segments, names };
     })
   );
   // Leftmost literal wins: at the first segment where two patterns differ, a literal beats a

@@ -248,6 +248,8 @@ export interface ClientOptions {
    * at most this long in all per call (default 0: the 429 is the answer).
    */
   rateLimitWaitMs?: number;
+  /** How the client waits out a `Retry-After` (default a real timer; a test may record it). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Calls the service like a browser would. */
@@ -291,6 +293,8 @@ const CALL_TIMEOUT_MS = 60_000;
  */
 export function serviceClient(baseUrl: string, options: ClientOptions = {}): ServiceClient {
   const cookies = new Map<string, string>();
+  const sleep = options.sleep ??
+    ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const send = async (method: string, path: string, opts: CallOptions): Promise<Answer> => {
     const headers = new Headers(opts.headers);
     if (options.cookies && cookies.size && !headers.has("cookie")) {
@@ -329,7 +333,7 @@ export function serviceClient(baseUrl: string, options: ClientOptions = {}): Ser
       const a = await send(method, path, opts);
       const wait = Number(a.headers.get("retry-after")) * 1000;
       if (a.status !== 429 || !(wait > 0) || Date.now() + wait > budget) return a;
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await sleep(wait);
     }
   };
   const parsed = <S extends z.ZodType>(a: Answer, schema: S, what: string): z.output<S> => {

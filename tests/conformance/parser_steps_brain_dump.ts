@@ -88,7 +88,7 @@ const UNKNOWN_BATCH = "/api/brain-dump/batch/batch_1_00000000";
 /** Longest wait for the Parser's worker to start a batch's first job (it polls every 2 s). */
 const JOB_START_MS = 30_000;
 
-/** Batch status, read every second until `done` holds, or null after `waitMs`. */
+/** Batch status, read every `batchPollMs` until `done` holds, or null after `waitMs`. */
 async function batchUntil(
   s: ParserSuiteState,
   path: string,
@@ -100,7 +100,7 @@ async function batchUntil(
     const b = await s.api.json("GET", path, 200, batchSchema);
     if (done(b)) return b;
     if (Date.now() > until) return null;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, s.batchPollMs));
   }
 }
 

@@ -67,6 +67,8 @@ export interface ParserSuiteState extends SuiteState {
   written: Set<string>;
   /** Longest wait for a batch to finish. */
   batchWaitMs: number;
+  /** How often a batch's status is read while waiting on it. */
+  batchPollMs: number;
   /** A new browser (its own cookie jar) on the service under test. */
   newBrowser(): ServiceClient;
   /** Starts another instance of the service with these settings over the run's. */
@@ -100,6 +102,11 @@ export interface ParserSuiteOptions {
   rateLimitWaitMs?: number;
   /** Longest wait for a batch to finish (default 120 s; the Parser's worker polls every 2 s). */
   batchWaitMs?: number;
+  /**
+   * How often a batch's status is read while waiting on it (default 1 s; a double whose worker
+   * polls faster can be read as often, so the run waits for the batch, not for the next read).
+   */
+  batchPollMs?: number;
 }
 
 /**
@@ -155,6 +162,7 @@ export async function runParserSuite(opts: ParserSuiteOptions): Promise<StepResu
       keepUntil: 0,
       pasteSettleMs: 0,
       batchWaitMs: opts.batchWaitMs ?? 120_000,
+      batchPollMs: opts.batchPollMs ?? 1_000,
       newBrowser: () => serviceClient(mainUrl, clientOptions),
       startService: async (env) => {
         const other = await startService({ ...baseEnv, ...env });
