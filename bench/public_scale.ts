@@ -4,6 +4,7 @@
  * service from main.ts is started on an empty `DATA_DIR`, then again on the one it left, and
  * measured as a visitor sees it:
  *
+ *  - Core's own answer to the share's subtree search, the floor of every refresh and start;
  *  - first page after start, cold and with the kept `DATA_DIR` (Core calls it made);
  *  - a one-note write through the service (its answer waits for the share to be read again) and
  *    the next visitor's page, another note's and the written one's (medians of `BENCH_WRITES`);
@@ -15,6 +16,7 @@
  *
  * @module
  */
+import { W } from "../sims/world.ts";
 import { loadGenerator } from "./load.ts";
 import { mib, readMemory } from "./memory.ts";
 import { numberOption } from "./options.ts";
@@ -54,6 +56,15 @@ for (const notes of worlds) {
   const row = (what: string, value: string, beside = "") =>
     rows.push([`${notes}`, what, value, beside]);
   try {
+    // what Core itself takes to answer the one search a refresh cannot do without
+    const subtree = `${core.info.url}/etapi/notes?search=${
+      encodeURIComponent("note.noteId != ''")
+    }&ancestorNoteId=${W.guide}&includeArchivedNotes=true`;
+    const direct: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      direct.push((await timed(subtree, { headers: { authorization: core.info.token } })).ms);
+    }
+    row("Core's own subtree search (floor of a refresh)", `${ms(median(direct))} ms`);
     // cold start, then a start on the DATA_DIR the first one left
     for (const kept of [false, true]) {
       const service = await spawnService(env);

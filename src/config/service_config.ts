@@ -271,6 +271,12 @@ export const envSchema = z.object({
       "Largest backend answer read whole (JSON of both backends, note content for " +
         "previews, public pages and search); 502 above, read no further.",
     ),
+  PUBLIC_SHARE_MAX_BYTES: intIn(1024, 1024 * 1024 * 1024, 256 * 1024 * 1024)
+    .describe(
+      "Largest Core answer the public share reads whole: it reads the whole shared subtree in " +
+        "one search, about 4–5 KB a note with its attributes (13 MB for 3,000 notes); 502 " +
+        "on public routes above.",
+    ),
   UPSTREAM_CLIENT: z.enum(["fetch", "pooled"]).default("pooled")
     .describe(
       "How the service calls plain-http backends: `pooled`, its own HTTP/1.1 client with a " +

@@ -15,6 +15,7 @@ import { type ClientInfo, clientKey } from "../http/client_address.ts";
 import { credentialIdentity } from "../credentials/identity.ts";
 import type { PublicCoreSource } from "../credentials/public_core.ts";
 import type { RequestCredentials } from "../credentials/request_credentials.ts";
+import { type PublicShare, publicShare, type PublicShareDeps } from "../share/public_api.ts";
 import type { PublicCoreReader } from "../share/public_snapshot.ts";
 import type { AppState } from "../state/app_state.ts";
 import type { AiWork } from "../upstream/ai_calls.ts";
@@ -214,7 +215,12 @@ export function contextBuilders<R>(deps: ContextDeps<R>): ContextBuilders<R> {
         deadlines,
         publicCore: async (opts) => {
           const c = await deps.publicCoreSource.credentials(upstream(true));
-          return { core: createCoreClient(c, upstream(opts?.detached)), identity: c.identity };
+          // the share is read in one search whose answer grows with the world
+          const reads = {
+            ...upstream(opts?.detached),
+            maxBodyBytes: config.PUBLIC_SHARE_MAX_BYTES,
+          };
+          return { core: createCoreClient(c, reads), identity: c.identity };
         },
         clientKey: () => clientKey(req, info, config.TRUST_PROXY),
       }, req);
@@ -349,4 +355,30 @@ export function withLazySignal<T extends { signal: AbortSignal }>(
   const out = Object.assign(Object.create(LAZY_SIGNAL), fields);
   out[SOURCE] = source;
   return out;
+}
+
+/**
+ * The public share for one request: the server's public Core and the app's public caches.
+ *
+ * @example
+ * ```ts
+ * import type { PublicCtx } from "./context.ts";
+ *
+ * async function shareRootTitle(ctx: PublicCtx) {
+ *   return (await shareFor(ctx).home(null)).root.title;
+ * }
+ * ```
+ */
+export function shareFor<R>(ctx: PublicCtx<unknown, unknown, unknown, R>): PublicShare {
+  // the context is the signal's source: the request's signal is read only when an image streams
+  return publicShare(withLazySignal<PublicShareDeps>({
+    publicCore: ctx.publicCore,
+    caches: ctx.state.publicShare,
+    config: ctx.config,
+    concurrency: ctx.concurrency,
+    log: ctx.log,
+    requestId: ctx.requestId,
+    url: ctx.url,
+    deadlines: ctx.deadlines,
+  }, ctx));
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { PublicCoreReader } from "../share/public_snapshot.ts";
+import type { PublicShare } from "../share/public_api.ts";
 import type { Route } from "../api/router.ts";
 import type { RequestCredentials } from "../credentials/request_credentials.ts";
 import { requestIdFor } from "../http/request_id.ts";
@@ -24,10 +24,10 @@ export interface RequestRecord {
   /** Resolved for `session` and `private` routes only (pipeline/run.ts). */
   creds?: RequestCredentials;
   /**
-   * A Core call that may have changed Core was sent: the public share's reader, with which
-   * pipeline/finish.ts refreshes the share before answering. Null otherwise.
+   * A Core call that may have changed Core was sent: the public share, which pipeline/finish.ts
+   * refreshes before answering. Null otherwise.
    */
-  wroteCore: PublicCoreReader | null;
+  wroteCore: PublicShare | null;
   /** Frees the request's body slot; set while it holds one (pipeline/accept.ts). */
   bodyDone?: () => void;
   /** Where the request's backend calls report to `upstream`. */

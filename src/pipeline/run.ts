@@ -12,7 +12,7 @@ import type { CredentialResolver } from "../credentials/request_credentials.ts";
 import type { ClientInfo } from "../http/client_address.ts";
 import type { AiCalls, AiWork } from "../upstream/ai_calls.ts";
 import { type AiRequest, answerAiRoute, type KeptAnswer } from "./ai_route.ts";
-import { type ContextBuilders, type RequestInput, withLazySignal } from "./context.ts";
+import { type ContextBuilders, type RequestInput, shareFor, withLazySignal } from "./context.ts";
 import type { RequestRecord } from "./record.ts";
 
 /** What running a route takes from the app. */
@@ -50,7 +50,7 @@ export function runner(deps: RunDeps): Run {
         creds,
         meter,
         work,
-        () => record.wroteCore = base.publicCore,
+        () => record.wroteCore ??= shareFor(base),
       );
     if (!route.ai) return route.handler(inWork());
     const parserIdentity = async () => credentialIdentity(await creds.parser());

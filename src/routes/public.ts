@@ -9,15 +9,12 @@ import { z } from "zod";
 import { idSchema } from "../lore/ids.ts";
 import { RASTER_MIMES } from "../media/image_info.ts";
 import { defineRoute, type PublicCtx, type Route } from "../api/router.ts";
-import { withLazySignal } from "../pipeline/context.ts";
+import { shareFor } from "../pipeline/context.ts";
 import {
   type AnswerRenderer,
   keptPublicAnswer,
   type PublicNoteResult,
   type PublicSearchOutcome,
-  type PublicShare,
-  publicShare,
-  type PublicShareDeps,
 } from "../share/public_api.ts";
 import { answerFor, type RenderedAnswer, renderedAnswer } from "../share/rendered_answer.ts";
 import { publicLoreNoteSchema, publicSearchResultSchema } from "../share/public_types.ts";
@@ -30,32 +27,6 @@ const idOrAliasSchema = z.string().min(1).max(256).regex(
   /^[^\s/\\]+$/,
   "must be a note id or share alias",
 );
-
-/**
- * The public share for one request: the server's public Core and the app's public caches.
- *
- * @example
- * ```ts
- * import type { PublicCtx } from "../api/router.ts";
- *
- * async function shareRootTitle(ctx: PublicCtx) {
- *   return (await shareFor(ctx).home(null)).root.title;
- * }
- * ```
- */
-export function shareFor(ctx: PublicCtx): PublicShare {
-  // the context is the signal's source: the request's signal is read only when an image streams
-  return publicShare(withLazySignal<PublicShareDeps>({
-    publicCore: ctx.publicCore,
-    caches: ctx.state.publicShare,
-    config: ctx.config,
-    concurrency: ctx.concurrency,
-    log: ctx.log,
-    requestId: ctx.requestId,
-    url: ctx.url,
-    deadlines: ctx.deadlines,
-  }, ctx));
-}
 
 /** The answers every public route shares. */
 const COMMON_RESPONSES = {

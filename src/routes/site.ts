@@ -34,7 +34,7 @@ import {
 } from "../site/world_pages.ts";
 import { SITE_CSS, SITE_CSS_VERSION } from "../site/stylesheet.ts";
 import { ClientAbortError } from "../upstream/fetch.ts";
-import { shareFor } from "./public.ts";
+import { shareFor } from "../pipeline/context.ts";
 
 /** The answers both pages share; every error is an HTML page keeping its status. */
 const PAGE_RESPONSES = {

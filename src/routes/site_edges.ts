@@ -13,7 +13,7 @@ import type { AnswerRenderer } from "../share/public_api.ts";
 import { answerFor, renderedAnswer } from "../share/rendered_answer.ts";
 import { assetResponse, siteHeaders } from "../site/headers.ts";
 import { ClientAbortError } from "../upstream/fetch.ts";
-import { shareFor } from "./public.ts";
+import { shareFor } from "../pipeline/context.ts";
 import { siteOrigin } from "./site.ts";
 
 const TEXT_TYPE = "text/plain; charset=utf-8";

@@ -15,8 +15,12 @@ export interface KeptStore<T> {
   /** The entry under `key`, after the identity's file was read (once). */
   get(identity: string, key: string): Promise<Kept<T> | undefined>;
   set(identity: string, key: string, kept: Kept<T>): void;
-  /** Writes every identity whose entries changed since its last write; one write at a time. */
-  flush(): Promise<void>;
+  /**
+   * Writes every identity whose entries changed since its last write; one write at a time.
+   * `many`: only those where many changed (a write blocks while it serialises every entry, so
+   * one edited note waits for the shutdown's write).
+   */
+  flush(opts?: { many?: boolean }): Promise<void>;
   /** Entries in memory, all identities. */
   readonly size: number;
 }
@@ -30,6 +34,9 @@ export interface KeptStoreOptions<T> {
   /** Checks a kept value read from disk (a value that fails is dropped). */
   schema: z.ZodType<T>;
 }
+
+/** Fewest changed entries a `many` flush writes for. */
+const MANY = 64;
 
 /**
  * A store of kept readings.
@@ -53,7 +60,8 @@ export function createKeptStore<T>(opts: KeptStoreOptions<T>): KeptStore<T> {
   const { kind, disk, maxEntries } = opts;
   const byIdentity = new Map<string, Map<string, Kept<T>>>();
   const loading = new Map<string, Promise<Map<string, Kept<T>>>>();
-  const dirty = new Set<string>();
+  /** Entries set since the identity's last write. */
+  const dirty = new Map<string, number>();
   let writing = Promise.resolve();
 
   const entriesOf = (identity: string) => {
@@ -84,12 +92,14 @@ export function createKeptStore<T>(opts: KeptStoreOptions<T>): KeptStore<T> {
       entries.delete(key);
       entries.set(key, kept);
       while (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
-      dirty.add(identity);
+      dirty.set(identity, (dirty.get(identity) ?? 0) + 1);
     },
-    flush() {
+    flush(flushOpts = {}) {
       if (!disk) return Promise.resolve();
       writing = writing.then(async () => {
-        for (const identity of [...dirty]) {
+        for (const [identity, changed] of [...dirty]) {
+          const size = byIdentity.get(identity)?.size ?? 0;
+          if (flushOpts.many && changed < Math.max(MANY, size / 8)) continue;
           dirty.delete(identity);
           const entries = byIdentity.get(identity);
           // failures cost the next start some Core calls, nothing more

@@ -33,7 +33,7 @@ import {
   type PublicShareDeps,
 } from "./public_request.ts";
 import { type PublicSearchOutcome, searchNotes } from "./public_search.ts";
-import { type PublicSource, publicSource } from "./public_snapshot.ts";
+import { type PublicSource, publicSource, refreshPublicShare } from "./public_snapshot.ts";
 import type { RenderedAnswer } from "./rendered_answer.ts";
 import { guarded, publicNotFound } from "./visitor_access.ts";
 import { type VisitorView, visitorView } from "./visitor_view.ts";
@@ -88,6 +88,14 @@ export interface PublicShare {
     renderer: AnswerRenderer<T>,
     make: (view: VisitorView, noteId: string) => Promise<T>,
   ): Promise<RenderedAnswer>;
+  /**
+   * Reads the share again after a write through this service (`refreshPublicShare`), then makes
+   * with `warm` what the next anonymous visitor's pages need from the new snapshot (the readings
+   * behind backlinks, the summaries behind the site's frame), so no visitor waits for it; when
+   * no visitor has read the share yet, there is nothing to do. A warm-up that fails only leaves
+   * that work to the next visitor.
+   */
+  refresh(warm: (view: VisitorView) => Promise<unknown>): Promise<void>;
   /**
    * Image bytes of a public image note / image attachment, streamed; 404 otherwise. With a
    * matching `ifNoneMatch`, a 304 without touching the bytes.
@@ -170,6 +178,16 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
         const build = () => make(visitorView(req), note.noteId);
         return await rememberedAnswer(req, subject, renderer, build, siteRequest(page));
       }),
+
+    refresh: async (warm) => {
+      if (!await refreshPublicShare(deps.caches, deps.publicCore)) return;
+      try {
+        const req = publicRequest(deps, await publicSource(deps.publicCore, deps.caches), null);
+        if (req) await warm(visitorView(req));
+      } catch {
+        // the next visitor does this work instead
+      }
+    },
 
     image: (id, authorization, signal, ifNoneMatch) =>
       guarded(async () => {

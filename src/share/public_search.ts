@@ -42,7 +42,7 @@ export async function searchNotes(
       query,
       (n) => searchText(req, n),
       deps.concurrency,
-      () => deps.caches.flush().catch(() => {}), // every text was read: keep them for a restart
+      () => deps.caches.flush({ many: true }).catch(() => {}), // every text was read: keep them for a restart
     );
   const results: PublicSearchHit[] = scored
     .sort((a, b) => b.score - a.score || compareByTitle(a.n, b.n))

@@ -85,8 +85,11 @@ export interface PublicCaches {
   summaries: WeakMap<CoreNote, unknown>;
   /** Where contents and readings survive a restart (`DATA_DIR`), if anywhere. */
   disk: ShareDisk | null;
-  /** Writes what changed of the readings to `disk`; resolves when written. */
-  flush(): Promise<void>;
+  /**
+   * Writes what changed of the readings to `disk`; resolves when written. `many`: only where
+   * many changed (see `KeptStore.flush`).
+   */
+  flush(opts?: { many?: boolean }): Promise<void>;
   /**
    * Rendered public answers (API JSON and pages) by identity, snapshot version, sanitizer
    * version, what the visitor may see, and the answer asked for; bounded in bytes.
@@ -167,8 +170,8 @@ export function createPublicCaches(
     texts,
     summaries: new WeakMap(),
     disk,
-    flush: async () => {
-      await Promise.all([readings.flush(), texts.flush()]);
+    flush: async (opts) => {
+      await Promise.all([readings.flush(opts), texts.flush(opts)]);
     },
     imageSizes: createTtlCache({ ttlMs: 3600_000, maxEntries: 5_000, now }),
     backlinks: createTtlCache({ ttlMs, maxEntries: 64, now }),
@@ -185,52 +188,27 @@ export function createPublicCaches(
 }
 
 /**
- * Forgets the public snapshots and the answers rendered from them in `caches`, for every public
- * Core identity, after a write through this service: the next public request loads the share as
- * Core now holds it (it waits for that load), and a load or render still in flight is served to
- * those already waiting but never cached. Rendered answers go too because some of what they show
- * (a note's attachments) is not part of the snapshot's version. Content and search-text caches
- * stay: they are keyed by content-addressed blob ids, so they cannot be stale. Other instances
- * still serve their snapshots until `PUBLIC_CACHE_MS` runs out.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 5_000 });
- * caches.snapshots.set("identity", null);
- * caches.contents.set("identity:blob", "<p>Harbor</p>");
- * invalidatePublicShare(caches);
- * assert.equal(caches.snapshots.size, 0);
- * assert.equal(caches.contents.size, 1); // content-addressed: never stale
- * ```
- */
-export function invalidatePublicShare(caches: PublicCaches): void {
-  caches.snapshots.clear();
-  caches.rendered.clear();
-  caches.backlinks.clear();
-  caches.kept.clear();
-  caches.flush().catch(() => {}); // for the next start; nobody waits for it
-}
-
-/**
  * Brings the public share up to date after a write through this service, before the writer gets
  * its answer: the share is read again (three Core calls, whatever its size) while visitors keep
  * getting the last good snapshot, then replaces it; what was rendered from the old one goes
  * (some of what answers show, a note's attachments, is not part of the version). Readings and
  * contents stay: they are reused wherever nothing they depend on changed. When nothing has been
  * read yet there is nothing to refresh; when the read fails the share is dropped, so the next
- * visitor waits for Core rather than see what the write may have hidden.
+ * visitor waits for Core rather than see what the write may have hidden. Whether a new snapshot
+ * is in.
  */
 export async function refreshPublicShare(
   caches: PublicCaches,
   publicCore: PublicCoreReader,
-): Promise<void> {
+): Promise<boolean> {
+  let refreshed = false;
   try {
     const { core, identity } = await publicCore({ detached: true });
     caches.snapshots.deleteWhere((key) => key !== identity);
-    if (caches.snapshots.get(identity) !== undefined) {
-      const previous = caches.snapshots.get(identity);
+    const previous = caches.snapshots.get(identity);
+    if (previous !== undefined) {
       await caches.snapshots.reload(identity, () => loadPublicSnapshot(core, previous));
+      refreshed = true;
     }
   } catch {
     caches.snapshots.clear();
@@ -238,6 +216,8 @@ export async function refreshPublicShare(
   caches.rendered.clear();
   caches.backlinks.clear();
   caches.kept.clear();
+  caches.flush({ many: true }).catch(() => {}); // for the next start; nobody waits for it
+  return refreshed;
 }
 
 /**
@@ -275,7 +255,7 @@ export function keepAnswer(caches: PublicCaches, request: string, ref: KeptAnswe
  * keepAnswer(caches, "api\nnote:harbor", { renderedKey: "key", identity: "i", version: "v1" });
  * assert.equal(keptAnswer(caches, "api\nnote:harbor", null), answer);
  * assert.equal(keptAnswer(caches, "api\nnote:harbor", "Basic Zm9vOmJhcg=="), undefined);
- * invalidatePublicShare(caches);
+ * caches.snapshots.set("i", { version: "v2" } as PublicSnapshot); // the share changed
  * assert.equal(keptAnswer(caches, "api\nnote:harbor", null), undefined);
  * ```
  */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createPublicCaches, invalidatePublicShare } from "./public_snapshot.ts";
+import { createPublicCaches, refreshPublicShare } from "./public_snapshot.ts";
 import { answerBytes, renderedAnswer } from "./rendered_answer.ts";
 
 /** Pages of one size, told apart by their digit (n < 10). */
@@ -19,14 +19,15 @@ Deno.test("public caches: the byte bound of rendered answers evicts the least re
   assert.ok(caches.rendered.bytes <= size * 2 + size / 2);
 });
 
-Deno.test("public caches: invalidation drops snapshots and rendered answers, keeps content", () => {
+Deno.test("public caches: a failed refresh drops the share and what was rendered, keeps content", async () => {
   const caches = createPublicCaches({ PUBLIC_CACHE_MS: 60_000 });
   caches.snapshots.set("identity", null);
   caches.rendered.set("identity\nv1\napi\nnote:abc", page(1));
   caches.contents.set("identity:blob", "<p>Harbor</p>");
-  invalidatePublicShare(caches);
+  const coreDown = () => Promise.reject(new Error("Core is down"));
+  assert.equal(await refreshPublicShare(caches, coreDown), false);
   assert.deepEqual([caches.snapshots.size, caches.rendered.size, caches.rendered.bytes], [0, 0, 0]);
-  assert.equal(caches.contents.get("identity:blob"), "<p>Harbor</p>");
+  assert.equal(caches.contents.get("identity:blob"), "<p>Harbor</p>"); // content-addressed
 });
 
 Deno.test("public caches: with PUBLIC_CACHE_MS 0 nothing rendered is kept", () => {

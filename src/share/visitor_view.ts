@@ -202,7 +202,7 @@ function contentLinks(
       sources.forEach((source, i) => {
         for (const target of targets[i]) out.set(target, [...(out.get(target) ?? []), source]);
       });
-      deps.caches.flush().catch(() => {}); // every visible note was read: keep it for a restart
+      deps.caches.flush({ many: true }).catch(() => {}); // every visible note was read: keep it for a restart
       return out;
     });
     return index.get(noteId) ?? [];

@@ -38,13 +38,44 @@ export function mapHref(idOrAlias: string): string {
 /** The public timeline page. */
 export const TIMELINE_PATH = "/public/timeline";
 
-/** Whether the subtree holds the note (its branch is opened on the note's page). */
-function holds(node: NavNode, noteId: string | undefined): boolean {
-  return noteId !== undefined &&
-    (node.noteId === noteId || node.children.some((c) => holds(c, noteId)));
+/**
+ * Markup of closed subtrees and the notes on each note's path, by the frame's node objects: a
+ * frame is made once per snapshot and never changed, so every page of it shares them and only
+ * the branch of the current note is rendered per page.
+ */
+const closedItems = new WeakMap<NavNode, SafeHtml>();
+const pathsOf = new WeakMap<NavNode, Map<string, ReadonlySet<string>>>();
+
+/** The noteIds from the tree's root down to each note (the branches its page opens). */
+function paths(tree: NavNode): Map<string, ReadonlySet<string>> {
+  let out = pathsOf.get(tree);
+  if (!out) {
+    const found = new Map<string, ReadonlySet<string>>();
+    const walk = (node: NavNode, above: ReadonlySet<string>) => {
+      const here = new Set(above).add(node.noteId);
+      if (!found.has(node.noteId)) found.set(node.noteId, here);
+      for (const c of node.children) walk(c, here);
+    };
+    walk(tree, new Set());
+    pathsOf.set(tree, out = found);
+  }
+  return out;
 }
 
-function treeItem(node: NavNode, current: string | undefined): SafeHtml {
+function treeItem(node: NavNode, open: ReadonlySet<string>, current: string | undefined): SafeHtml {
+  if (!open.has(node.noteId)) {
+    let closed = closedItems.get(node);
+    if (!closed) closedItems.set(node, closed = itemMarkup(node, open, current));
+    return closed;
+  }
+  return itemMarkup(node, open, current);
+}
+
+function itemMarkup(
+  node: NavNode,
+  open: ReadonlySet<string>,
+  current: string | undefined,
+): SafeHtml {
   const here = node.noteId === current;
   const label = html`
     <a href="${loreHref(node.id)}" ${here && html`
@@ -54,11 +85,11 @@ function treeItem(node: NavNode, current: string | undefined): SafeHtml {
   if (node.children.length === 0) return html`<li>${label}</li>`;
   return html`
     <li>
-      <details${holds(node, current) && html`
+      <details${open.has(node.noteId) && html`
         open
       `}>
         <summary>${label}</summary>
-        <ul>${node.children.map((c) => treeItem(c, current))}</ul>
+        <ul>${node.children.map((c) => treeItem(c, open, current))}</ul>
         </details>
         </li>
   `;
@@ -92,6 +123,7 @@ function treeItem(node: NavNode, current: string | undefined): SafeHtml {
  * ```
  */
 export function siteNavigation(site: SiteFrame, current: string | undefined): SafeHtml {
+  const open = (current !== undefined && paths(site.tree).get(current)) || new Set<string>();
   const extras = [
     ...site.loreTypes.map((t) => html`<li><a href="${typeHref(t)}">${loreTypePlural(t)}</a></li>`),
     site.maps.map((m) => html`<li><a href="${mapHref(m.id)}">Map: ${m.title}</a></li>`),
@@ -103,7 +135,7 @@ export function siteNavigation(site: SiteFrame, current: string | undefined): Sa
     current === site.tree.noteId && html`
       aria-current="page"
     `
-  }>${site.tree.title}</a></li>${site.tree.children.map((c) => treeItem(c, current))}</ul>
+  }>${site.tree.title}</a></li>${site.tree.children.map((c) => treeItem(c, open, current))}</ul>
 ${
     (site.loreTypes.length > 0 || site.maps.length > 0 || site.hasTimeline) &&
     html`

@@ -75,11 +75,11 @@ function listedParent(view: VisitorView, noteId: string): string {
  * The world's frame for one visitor: name, description, navigation tree, lore types; made once
  * per snapshot and visitor class.
  */
-export function siteFrame(view: VisitorView, origin: string): Promise<SiteFrame> {
-  return view.shared(`frame\n${origin}`, () => buildFrame(view, origin));
+export async function siteFrame(view: VisitorView, origin: string): Promise<SiteFrame> {
+  return { ...await view.shared("frame", () => buildFrame(view)), origin };
 }
 
-async function buildFrame(view: VisitorView, origin: string): Promise<SiteFrame> {
+async function buildFrame(view: VisitorView): Promise<Omit<SiteFrame, "origin">> {
   const root = view.summary(view.rootId);
   const description = root.description
     ? shorten(root.description, DESCRIPTION_MAX)
@@ -110,7 +110,6 @@ async function buildFrame(view: VisitorView, origin: string): Promise<SiteFrame>
     loreTypes: [...types].sort(),
     maps,
     hasTimeline,
-    origin,
   };
 }
 

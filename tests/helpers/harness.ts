@@ -122,6 +122,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     })
     : undefined;
   const parserToken = parser && opts.parserSession ? parser.ownerToken() : undefined;
+  const dataDir = await Deno.makeTempDir({ prefix: "lpp-test-" });
   const env: Record<string, string> = {
     HOST: "127.0.0.1",
     PORT: "0",
@@ -129,7 +130,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     UPSTREAM_TIMEOUT_MS: "60000",
     SHUTDOWN_GRACE_MS: "200",
     SESSION_SECRET: TEST_SESSION_SECRET,
-    DATA_DIR: await Deno.makeTempDir({ prefix: "lpp-test-" }),
+    DATA_DIR: dataDir,
     ...(opts.noCoreCredentials
       ? { CORE_ALLOWED_URLS: core.url }
       : { CORE_URL: opts.coreUrlOverride ?? core.url, CORE_TOKEN: core.token }),
@@ -211,6 +212,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       await server.stop();
       await parser?.close();
       await core.close();
+      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
       if (responseProblems.length) {
         throw new Error(
           `answers that break their route's declared responses:\n${responseProblems.join("\n")}`,

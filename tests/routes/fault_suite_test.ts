@@ -180,6 +180,7 @@ const ENV = {
   STREAM_TOTAL_TIMEOUT_MS: "6000",
   SSE_TOTAL_TIMEOUT_MS: "6000",
   MAX_UPSTREAM_BODY_BYTES: String(CAP),
+  PUBLIC_SHARE_MAX_BYTES: String(CAP), // the share's own bound, as small
   PUBLIC_CACHE_MS: "0", // every public request must reach (faulted) Core, not a cached snapshot
   AUTOLINK_CACHE_MS: "0",
   AUTH_RATE_LIMIT: "10000",

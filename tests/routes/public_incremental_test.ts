@@ -1,8 +1,9 @@
 /**
  * The public share at scale: a write through the service costs the note that changed (the
- * writer's answer waits for the share to be read again, visitors then read only what changed),
- * and a restart with the same `DATA_DIR` serves its first page without reading every note's
- * content from Core again — while a blob changed on disk is never served.
+ * writer's answer waits for the share and that note to be read again; visitors then wait for
+ * nothing), a restart with the same `DATA_DIR` serves its first page without reading every
+ * note's content from Core again — while a blob changed on disk is never served — and the
+ * share is read whole past the cap on other backend answers, up to its own.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { loadConfig } from "../../src/config/service_config.ts";
 import { startServer } from "../../src/server.ts";
 import { type Harness, withHarness } from "../helpers/harness.ts";
 import { W } from "../../sims/world.ts";
+import { seedGeneratedWorld } from "../../sims/world_gen.ts";
 
 const page = (id: string) => `/public/lore/${encodeURIComponent(id)}`;
 
@@ -33,29 +35,28 @@ async function text(h: Harness, path: string): Promise<string> {
   return await res.text();
 }
 
-Deno.test("public share: after a one-note write, visitors' pages read that note's content only", () =>
+Deno.test("public share: a one-note write reads the share and that note again before answering; visitors then ask Core nothing", () =>
   withHarness(async (h) => {
     // every visible note read once: the harbor's page lists who links to it (its backlinks)
     const before = await text(h, page(W.locHarbor));
     assert.ok(contentReads(h).length >= 4, "the first page reads the notes' contents");
     const was = mentionedIn(before);
     assert.ok(was.includes("Mira Tallowend") && !was.includes("The Lantern Guild"), `${was}`);
+    h.core.clearRequests();
     const put = await h.request(`/api/lore/${W.faction}/content`, {
       method: "PUT",
       headers: { "content-type": "text/plain" },
       body: `<p>The Guild keeps a lamp in <a href="#root/${W.locHarbor}">the harbor</a>.</p>`,
     });
     assert.equal(put.status, 204);
+    // before answering, the write read the share again and the one note that changed
+    assert.deepEqual(contentReads(h), [W.faction]);
+    assert.equal(h.core.requests.filter((r) => r.path === "/etapi/notes").length, 3);
     h.core.clearRequests();
     const after = await text(h, page(W.locHarbor));
-    // the new link is a backlink at once, and only the Guild's new content came from Core
+    // the new link is a backlink at once, and the visitor's page asked Core for nothing
     assert.deepEqual(mentionedIn(after).sort(), [...was, "The Lantern Guild"].sort());
-    assert.deepEqual(contentReads(h), [W.faction]);
-    assert.deepEqual(
-      h.core.requests.filter((r) => r.path === "/etapi/notes").length,
-      0,
-      "the share was read again by the write, not by the visitor",
-    );
+    assert.deepEqual(h.core.requests.map((r) => r.path), [], "the visitor waited for nothing");
   }, { env: { PUBLIC_CACHE_MS: "600000" } }));
 
 Deno.test("public share: a note hidden through the service leaves every page that linked it at once", () =>
@@ -126,3 +127,22 @@ Deno.test("public share: a restart with the same DATA_DIR reads no note content 
       await Deno.remove(dataDir, { recursive: true });
     }
   }));
+
+Deno.test("public share: the share is read whole past MAX_UPSTREAM_BODY_BYTES, up to PUBLIC_SHARE_MAX_BYTES", async () => {
+  // the sample world's subtree answer is far above 4 KiB: only the share's own bound applies
+  await withHarness(async (h) => {
+    assert.match(await text(h, page(W.locHarbor)), /Saltmarrow Harbor/);
+    const big = await h.request(`/api/lore/${W.charMira}`);
+    assert.equal(big.status, 502, "private reads keep MAX_UPSTREAM_BODY_BYTES");
+    await big.body?.cancel();
+  }, { env: { MAX_UPSTREAM_BODY_BYTES: "1024" } });
+  // a world whose subtree answer passes PUBLIC_SHARE_MAX_BYTES: the public side says so, in JSON
+  await withHarness(async (h) => {
+    seedGeneratedWorld(h.core.store, { notes: 400 });
+    const res = await h.request(`/api/public/lore/${W.locHarbor}`);
+    assert.equal(res.status, 502);
+    const body = await res.json();
+    assert.equal(body.error, "UPSTREAM_ERROR");
+    assert.equal(body.message, "Core sent an oversized response");
+  }, { env: { PUBLIC_SHARE_MAX_BYTES: String(1024 * 1024) } });
+});

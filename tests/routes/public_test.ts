@@ -4,7 +4,7 @@ import { createPublicCoreSource } from "../../src/credentials/public_core.ts";
 import { jsonLogger } from "../../src/http/log.ts";
 import { json } from "../../src/http/response.ts";
 import { defineRoute } from "../../src/api/router.ts";
-import { shareFor } from "../../src/routes/public.ts";
+import { shareFor } from "../../src/pipeline/context.ts";
 import { startServer } from "../../src/server.ts";
 import type { PublicLoreNote, PublicSearchResult } from "../../src/share/public_types.ts";
 import {
