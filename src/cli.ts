@@ -8,7 +8,7 @@
  */
 import { envSchema } from "./config/service_config.ts";
 import { routeTableMarkdown } from "./api/openapi.ts";
-import { configurationRows } from "./api/reference_docs.ts";
+import { configurationRows } from "./api/configuration_docs.ts";
 import { allRoutes } from "./routes/index.ts";
 import { VERSION } from "./config/version.ts";
 

@@ -7,7 +7,8 @@
  * @module
  */
 import { envSchema } from "./config/service_config.ts";
-import { apiReferenceMarkdown, configurationMarkdown } from "./api/reference_docs.ts";
+import { configurationMarkdown } from "./api/configuration_docs.ts";
+import { apiReferenceMarkdown } from "./api/reference_docs.ts";
 import { allRoutes } from "./routes/index.ts";
 
 const root = new URL("../", import.meta.url);

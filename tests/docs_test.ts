@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { generatedDocs } from "../src/reference_docs_task.ts";
 import { envSchema } from "../src/config/service_config.ts";
-import { configurationRows, GENERATED_NOTE, headingAnchors } from "../src/api/reference_docs.ts";
+import { configurationRows } from "../src/api/configuration_docs.ts";
+import { GENERATED_NOTE, headingAnchors } from "../src/api/reference_docs.ts";
 
 const root = new URL("../", import.meta.url);
 const read = (path: string) => Deno.readTextFile(new URL(path, root));

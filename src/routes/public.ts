@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { idSchema } from "../lore/ids.ts";
 import { RASTER_MIMES } from "../media/image_info.ts";
-import { defineRoute, type PublicCtx, type Route } from "../api/router.ts";
+import { defineRoute, type Route } from "../api/router.ts";
 import { shareFor } from "../pipeline/context.ts";
 import {
   type AnswerRenderer,

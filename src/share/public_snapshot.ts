@@ -27,7 +27,10 @@ export interface PublicSnapshot {
   rootId: string;
   /** Every note of the subtree, public or not (callers ask `view` before using one). */
   byId: ReadonlyMap<string, CoreNote>;
-  /** Each note as Core gave it (JSON): tells the next snapshot which notes are unchanged. */
+  /**
+   * A digest of each note as Core gave it (its JSON): tells the next snapshot which notes are
+   * unchanged.
+   */
   signatures: ReadonlyMap<string, string>;
   view: ShareView;
   /**
@@ -319,7 +322,7 @@ export function buildPublicSnapshot(
   const signatures = new Map<string, string>();
   for (const n of notes) {
     if (byId.has(n.noteId)) continue;
-    const signature = JSON.stringify(n);
+    const signature = digest(JSON.stringify(n));
     const same = previous?.signatures.get(n.noteId) === signature;
     byId.set(n.noteId, same ? previous!.byId.get(n.noteId)! : n);
     signatures.set(n.noteId, signature);
