@@ -17,6 +17,7 @@ import type { PublicCoreSource } from "../credentials/public_core.ts";
 import type { RequestCredentials } from "../credentials/request_credentials.ts";
 import { type PublicShare, publicShare, type PublicShareDeps } from "../share/public_api.ts";
 import type { PublicCoreReader } from "../share/public_snapshot.ts";
+import { warmSite } from "../site/warm.ts";
 import type { AppState } from "../state/app_state.ts";
 import type { AiWork } from "../upstream/ai_calls.ts";
 import { type CoreClient, createCoreClient } from "../upstream/core.ts";
@@ -358,7 +359,8 @@ export function withLazySignal<T extends { signal: AbortSignal }>(
 }
 
 /**
- * The public share for one request: the server's public Core and the app's public caches.
+ * The public share for one request: the server's public Core and the app's public caches; a
+ * snapshot that replaces another is first warmed for the site's pages.
  *
  * @example
  * ```ts
@@ -371,14 +373,17 @@ export function withLazySignal<T extends { signal: AbortSignal }>(
  */
 export function shareFor<R>(ctx: PublicCtx<unknown, unknown, unknown, R>): PublicShare {
   // the context is the signal's source: the request's signal is read only when an image streams
-  return publicShare(withLazySignal<PublicShareDeps>({
-    publicCore: ctx.publicCore,
-    caches: ctx.state.publicShare,
-    config: ctx.config,
-    concurrency: ctx.concurrency,
-    log: ctx.log,
-    requestId: ctx.requestId,
-    url: ctx.url,
-    deadlines: ctx.deadlines,
-  }, ctx));
+  return publicShare(
+    withLazySignal<PublicShareDeps>({
+      publicCore: ctx.publicCore,
+      caches: ctx.state.publicShare,
+      config: ctx.config,
+      concurrency: ctx.concurrency,
+      log: ctx.log,
+      requestId: ctx.requestId,
+      url: ctx.url,
+      deadlines: ctx.deadlines,
+    }, ctx),
+    warmSite,
+  );
 }

@@ -10,7 +10,6 @@ import { requestPath } from "../http/access_log.ts";
 import { clientAddress, type ClientInfo } from "../http/client_address.ts";
 import type { CorsPolicy } from "../http/cors.ts";
 import type { Logger } from "../http/log.ts";
-import { warmSite } from "../site/warm.ts";
 import type { AppState } from "../state/app_state.ts";
 import type { RequestRecord } from "./record.ts";
 import { routeName } from "./record.ts";
@@ -101,7 +100,7 @@ export function finisher(deps: FinishDeps): (
     // the writer has its answer they must see it, also after a write that failed or was left
     // half done. Visitors meanwhile keep the last good version.
     if (!record.wroteCore) return checked(req, info, res, record);
-    return record.wroteCore.refresh(warmSite).then(() => checked(req, info, res, record));
+    return record.wroteCore.refresh().then(() => checked(req, info, res, record));
   };
 }
 

@@ -33,7 +33,12 @@ import {
   type PublicShareDeps,
 } from "./public_request.ts";
 import { type PublicSearchOutcome, searchNotes } from "./public_search.ts";
-import { type PublicSource, publicSource, refreshPublicShare } from "./public_snapshot.ts";
+import {
+  type PrepareSnapshot,
+  type PublicSource,
+  publicSource,
+  refreshPublicShare,
+} from "./public_snapshot.ts";
 import type { RenderedAnswer } from "./rendered_answer.ts";
 import { guarded, publicNotFound } from "./visitor_access.ts";
 import { type VisitorView, visitorView } from "./visitor_view.ts";
@@ -89,13 +94,11 @@ export interface PublicShare {
     make: (view: VisitorView, noteId: string) => Promise<T>,
   ): Promise<RenderedAnswer>;
   /**
-   * Reads the share again after a write through this service (`refreshPublicShare`), then makes
-   * with `warm` what the next anonymous visitor's pages need from the new snapshot (the readings
-   * behind backlinks, the summaries behind the site's frame), so no visitor waits for it; when
-   * no visitor has read the share yet, there is nothing to do. A warm-up that fails only leaves
-   * that work to the next visitor.
+   * Reads the share again after a write through this service (`refreshPublicShare`), the new
+   * snapshot warmed before it replaces the old one; when no visitor has read the share yet,
+   * there is nothing to do.
    */
-  refresh(warm: (view: VisitorView) => Promise<unknown>): Promise<void>;
+  refresh(): Promise<void>;
   /**
    * Image bytes of a public image note / image attachment, streamed; 404 otherwise. With a
    * matching `ifNoneMatch`, a 304 without touching the bytes.
@@ -110,11 +113,21 @@ export interface PublicShare {
 
 /**
  * The public share bound to one request: server-side Core credentials, the app's cached
- * snapshot, and the request's signal and log for streamed images.
+ * snapshot, and the request's signal and log for streamed images. `warm` makes what every page
+ * of a new snapshot shares (the site's, src/site/warm.ts) before that snapshot replaces the last
+ * good one, after a write or a background reload alike.
  */
-export function publicShare(deps: PublicShareDeps): PublicShare {
+export function publicShare(
+  deps: PublicShareDeps,
+  warm?: (view: VisitorView) => Promise<void>,
+): PublicShare {
+  // a snapshot that replaces another is warmed for anonymous visitors first (see `warm`)
+  const prepare: PrepareSnapshot | undefined = warm && (async (snapshot, core, identity) => {
+    const req = publicRequest(deps, { snapshot, core, identity }, null);
+    if (req) await warm(visitorView(req));
+  });
   let source: Promise<PublicSource> | undefined;
-  const load = () => source ??= publicSource(deps.publicCore, deps.caches);
+  const load = () => source ??= publicSource(deps.publicCore, deps.caches, prepare);
   /** The visitor's request; undefined while nothing is published. */
   const request = async (authorization: string | null) =>
     publicRequest(deps, await load(), authorization);
@@ -179,14 +192,8 @@ export function publicShare(deps: PublicShareDeps): PublicShare {
         return await rememberedAnswer(req, subject, renderer, build, siteRequest(page));
       }),
 
-    refresh: async (warm) => {
-      if (!await refreshPublicShare(deps.caches, deps.publicCore)) return;
-      try {
-        const req = publicRequest(deps, await publicSource(deps.publicCore, deps.caches), null);
-        if (req) await warm(visitorView(req));
-      } catch {
-        // the next visitor does this work instead
-      }
+    refresh: async () => {
+      await refreshPublicShare(deps.caches, deps.publicCore, prepare);
     },
 
     image: (id, authorization, signal, ifNoneMatch) =>

@@ -197,12 +197,13 @@ export function createPublicCaches(
  * (some of what answers show, a note's attachments, is not part of the version). Readings and
  * contents stay: they are reused wherever nothing they depend on changed. When nothing has been
  * read yet there is nothing to refresh; when the read fails the share is dropped, so the next
- * visitor waits for Core rather than see what the write may have hidden. Whether a new snapshot
- * is in.
+ * visitor waits for Core rather than see what the write may have hidden. The new snapshot is
+ * `prepare`d before it replaces the old one. Whether a new snapshot is in.
  */
 export async function refreshPublicShare(
   caches: PublicCaches,
   publicCore: PublicCoreReader,
+  prepare?: PrepareSnapshot,
 ): Promise<boolean> {
   let refreshed = false;
   try {
@@ -210,14 +211,17 @@ export async function refreshPublicShare(
     caches.snapshots.deleteWhere((key) => key !== identity);
     const previous = caches.snapshots.get(identity);
     if (previous !== undefined) {
-      await caches.snapshots.reload(identity, () => loadPublicSnapshot(core, previous));
+      await caches.snapshots.reload(
+        identity,
+        () => loadPublicSnapshot(core, identity, previous, prepare),
+      );
       refreshed = true;
     }
   } catch {
     caches.snapshots.clear();
   }
+  // (who links where is kept by snapshot version: the new one's is made by `prepare`)
   caches.rendered.clear();
-  caches.backlinks.clear();
   caches.kept.clear();
   caches.flush({ many: true }).catch(() => {}); // for the next start; nobody waits for it
   return refreshed;
@@ -286,24 +290,44 @@ export function keptAnswer(
 export async function publicSource(
   publicCore: PublicCoreReader,
   caches: PublicCaches,
+  prepare?: PrepareSnapshot,
 ): Promise<PublicSource> {
   const { core, identity } = await publicCore({ detached: true });
   const snapshot = await caches.snapshots.getOrLoad(
     identity,
-    () => loadPublicSnapshot(core, caches.snapshots.get(identity)),
+    () => loadPublicSnapshot(core, identity, caches.snapshots.get(identity), prepare),
   );
   return { snapshot, core, identity };
 }
 
-/** The published share as Core holds it now; null while nothing is published. */
+/**
+ * Makes, from a snapshot that is about to replace another, what the next visitor's pages share
+ * (public_api.ts warms the site with it), so that the visitor does not wait for it.
+ */
+export type PrepareSnapshot = (
+  snapshot: PublicSnapshot,
+  core: CoreClient,
+  identity: string,
+) => Promise<void>;
+
+/**
+ * The published share as Core holds it now; null while nothing is published. The `previous`
+ * snapshot itself when nothing changed (what was derived from it stays); a changed one is
+ * `prepare`d before it replaces `previous` (a first load is not: its visitor is waiting).
+ */
 async function loadPublicSnapshot(
   core: CoreClient,
+  identity: string,
   previous: PublicSnapshot | null | undefined,
+  prepare?: PrepareSnapshot,
 ): Promise<PublicSnapshot | null> {
   const loaded = await loadShareSnapshot(core);
-  return loaded?.published
-    ? buildPublicSnapshot(loaded.root.noteId, loaded.notes, loaded.view, previous)
-    : null;
+  if (!loaded?.published) return null;
+  const snapshot = buildPublicSnapshot(loaded.root.noteId, loaded.notes, loaded.view, previous);
+  if (previous && snapshot.version === previous.version) return previous;
+  // a preparation that fails only leaves its work to the next visitor
+  if (previous && prepare) await prepare(snapshot, core, identity).catch(() => {});
+  return snapshot;
 }
 
 /**

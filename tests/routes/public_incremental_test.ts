@@ -12,6 +12,7 @@ import { startServer } from "../../src/server.ts";
 import { type Harness, withHarness } from "../helpers/harness.ts";
 import { W } from "../../sims/world.ts";
 import { seedGeneratedWorld } from "../../sims/world_gen.ts";
+import { eventually } from "../helpers/manual_deadlines.ts";
 
 const page = (id: string) => `/public/lore/${encodeURIComponent(id)}`;
 
@@ -145,4 +146,41 @@ Deno.test("public share: the share is read whole past MAX_UPSTREAM_BODY_BYTES, u
     assert.equal(body.error, "UPSTREAM_ERROR");
     assert.equal(body.message, "Core sent an oversized response");
   }, { env: { PUBLIC_SHARE_MAX_BYTES: String(1024 * 1024) } });
+});
+
+Deno.test("public share: a background reload serves the last good share until the new one is in, and reads only what changed", () => {
+  const clock = { now: 1_000_000 };
+  return withHarness(async (h) => {
+    const subtrees = () =>
+      h.core.requests.filter((r) =>
+        r.path === "/etapi/notes" &&
+        new URLSearchParams(r.search).get("search") === "note.noteId != ''"
+      ).length;
+    const was = mentionedIn(await text(h, page(W.locHarbor)));
+    // unchanged in Core: the reload finds the same share and nothing is read or made again
+    h.core.clearRequests();
+    clock.now += 1_600; // past half of PUBLIC_CACHE_MS: the next visit reloads in the background
+    assert.deepEqual(mentionedIn(await text(h, page(W.locHarbor))), was);
+    await eventually("the reload reads the share", () => subtrees() === 1);
+    assert.deepEqual(contentReads(h), []);
+
+    // changed in Core directly: the Guild now links the harbor
+    h.core.store.setNoteContent(
+      W.faction,
+      `<p>The Guild keeps a lamp in <a href="#root/${W.locHarbor}">the harbor</a>.</p>`,
+      { scanLinks: true },
+    );
+    h.core.clearRequests();
+    clock.now += 1_600;
+    // meanwhile visitors get the last good share, and the new one is warmed before it is served
+    let shown: string[] = was;
+    await eventually("the changed share is served", async () => {
+      shown = mentionedIn(await text(h, page(W.locHarbor)));
+      return shown.includes("The Lantern Guild");
+    });
+    assert.deepEqual(shown.sort(), [...was, "The Lantern Guild"].sort());
+    // one reload read the share and the one changed note, whichever visitor came when
+    assert.equal(subtrees(), 1);
+    assert.deepEqual(contentReads(h), [W.faction]);
+  }, { env: { PUBLIC_CACHE_MS: "3000" }, now: () => clock.now });
 });
