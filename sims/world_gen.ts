@@ -20,6 +20,7 @@
  * @module
  */
 import type { CoreStore } from "./core_store.ts";
+import { prng } from "./prng.ts";
 import { type LoreType, makePng, templateId, W } from "./world.ts";
 
 /** What {@linkcode seedGeneratedWorld} added. */
@@ -64,18 +65,6 @@ export const GEN_FOLDER_ID: string = genId(0);
 // Randomness and words
 // ---------------------------------------------------------------------------------------------
 
-/** mulberry32: small, fast and the same on every machine. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let z = state;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    return ((z ^ (z >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 interface Rng {
   (): number;
   int(min: number, max: number): number;
@@ -84,7 +73,7 @@ interface Rng {
 }
 
 function makeRng(seed: number): Rng {
-  const next = mulberry32(seed) as Rng;
+  const next = prng(seed) as Rng;
   next.int = (min, max) => min + Math.floor(next() * (max - min + 1));
   next.pick = (list) => list[Math.floor(next() * list.length)];
   next.chance = (p) => next() < p;

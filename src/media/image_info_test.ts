@@ -1,3 +1,4 @@
+import { prng } from "../../tests/helpers/prng.ts";
 import assert from "node:assert/strict";
 import {
   extensionFor,
@@ -404,17 +405,6 @@ Deno.test("image: malformed headers give null", () => {
 
 // ---------------------------------------------------------------------------------------------
 // Fuzz-ish robustness
-
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let z = state;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    return ((z ^ (z >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 function assertSane(data: Uint8Array, label: string): void {
   let mime: RasterMime | null;
