@@ -39,8 +39,16 @@ export function mapHref(idOrAlias: string): string {
 export const TIMELINE_PATH = "/public/timeline";
 
 /**
- * Markup of closed subtrees and the notes on each note's path, by the frame's node objects: a
- * frame is made once per snapshot and never changed, so every page of it shares them and only
+ * Most notes a tree may hold and still be drawn whole on every page. Above it (a world of
+ * hundreds of notes), a page draws the branch of its note and the first level of every other
+ * branch: a page stays a few kilobytes instead of hundreds, and every note is still reachable
+ * (a branch's page lists its children; the home page lists every lore note by type).
+ */
+export const NAV_WHOLE_TREE_MAX = 400;
+
+/**
+ * Markup of closed subtrees, each note's path and each tree's size, by the frame's node objects:
+ * a frame is made once per snapshot and never changed, so every page of it shares them and only
  * the branch of the current note is rendered per page.
  */
 const closedItems = new WeakMap<NavNode, SafeHtml>();
@@ -62,42 +70,54 @@ function paths(tree: NavNode): Map<string, ReadonlySet<string>> {
   return out;
 }
 
-function treeItem(node: NavNode, open: ReadonlySet<string>, current: string | undefined): SafeHtml {
-  if (!open.has(node.noteId)) {
-    let closed = closedItems.get(node);
-    if (!closed) closedItems.set(node, closed = itemMarkup(node, open, current));
-    return closed;
-  }
-  return itemMarkup(node, open, current);
+/** Where a page is in the tree, and whether closed branches are drawn with their notes. */
+interface Drawing {
+  /** The notes from the root down to the page's note: their branches are open. */
+  open: ReadonlySet<string>;
+  current: string | undefined;
+  /** Closed branches as their title only (a large world), else with every note below. */
+  pruned: boolean;
 }
 
-function itemMarkup(
-  node: NavNode,
-  open: ReadonlySet<string>,
-  current: string | undefined,
-): SafeHtml {
-  const here = node.noteId === current;
+function treeItem(node: NavNode, d: Drawing): SafeHtml {
+  if (!d.open.has(node.noteId)) {
+    let closed = closedItems.get(node);
+    if (!closed) closedItems.set(node, closed = itemMarkup(node, d));
+    return closed;
+  }
+  return itemMarkup(node, d);
+}
+
+function itemMarkup(node: NavNode, d: Drawing): SafeHtml {
+  const here = node.noteId === d.current;
   const label = html`
     <a href="${loreHref(node.id)}" ${here && html`
       aria-current="page"
     `}>${node.title}</a>
   `;
-  if (node.children.length === 0) return html`<li>${label}</li>`;
+  const open = d.open.has(node.noteId);
+  if (node.children.length === 0 || (d.pruned && !open)) return html`<li>${label}</li>`;
   return html`
     <li>
-      <details${open.has(node.noteId) && html`
+      <details${open && html`
         open
       `}>
         <summary>${label}</summary>
-        <ul>${node.children.map((c) => treeItem(c, open, current))}</ul>
+        <ul>${node.children.map((c) => treeItem(c, d))}</ul>
         </details>
         </li>
   `;
 }
 
+/** How many notes the tree holds. */
+function sizeOf(tree: NavNode): number {
+  return paths(tree).size;
+}
+
 /**
- * The site's navigation: home, the tree of public notes (the branch of the current note open),
- * lore types, and the map and timeline pages when there are any.
+ * The site's navigation: home, the tree of public notes (the branch of the current note open;
+ * above {@linkcode NAV_WHOLE_TREE_MAX} notes, other branches without the notes below them), lore
+ * types, and the map and timeline pages when there are any.
  *
  * @example
  * ```ts
@@ -124,6 +144,7 @@ function itemMarkup(
  */
 export function siteNavigation(site: SiteFrame, current: string | undefined): SafeHtml {
   const open = (current !== undefined && paths(site.tree).get(current)) || new Set<string>();
+  const d: Drawing = { open, current, pruned: sizeOf(site.tree) > NAV_WHOLE_TREE_MAX };
   const extras = [
     ...site.loreTypes.map((t) => html`<li><a href="${typeHref(t)}">${loreTypePlural(t)}</a></li>`),
     site.maps.map((m) => html`<li><a href="${mapHref(m.id)}">Map: ${m.title}</a></li>`),
@@ -135,7 +156,7 @@ export function siteNavigation(site: SiteFrame, current: string | undefined): Sa
     current === site.tree.noteId && html`
       aria-current="page"
     `
-  }>${site.tree.title}</a></li>${site.tree.children.map((c) => treeItem(c, open, current))}</ul>
+  }>${site.tree.title}</a></li>${site.tree.children.map((c) => treeItem(c, d))}</ul>
 ${
     (site.loreTypes.length > 0 || site.maps.length > 0 || site.hasTimeline) &&
     html`

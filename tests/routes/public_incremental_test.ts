@@ -184,3 +184,25 @@ Deno.test("public share: a background reload serves the last good share until th
     assert.deepEqual(contentReads(h), [W.faction]);
   }, { env: { PUBLIC_CACHE_MS: "3000" }, now: () => clock.now });
 });
+
+Deno.test("public site: in a world of hundreds of notes pages stay small and every note is still reachable", () =>
+  withHarness(async (h) => {
+    const world = seedGeneratedWorld(h.core.store, { notes: 450 });
+    const pages = new Set(world.publicIds.filter((id) => !world.imageIds.includes(id)));
+    // a visitor following links from the home page, as a crawler would
+    const seen = new Set<string>();
+    const queue = ["/"];
+    let largest = 0;
+    while (queue.length) {
+      const html = await text(h, queue.shift()!);
+      largest = Math.max(largest, html.length);
+      for (const m of html.matchAll(/href="(\/public\/(?:lore|types)\/[^"#?]+)"/g)) {
+        if (!seen.has(m[1])) seen.add(m[1]), queue.push(m[1]);
+      }
+    }
+    const reached = [...seen].flatMap((p) =>
+      p.startsWith("/public/lore/") ? [decodeURIComponent(p.slice("/public/lore/".length))] : []
+    );
+    assert.deepEqual([...pages].filter((id) => !reached.includes(id)), []);
+    assert.ok(largest < 64 * 1024, `the largest page is ${largest} characters`);
+  }));
