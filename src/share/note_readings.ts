@@ -1,6 +1,7 @@
 /**
  * What the site reads out of each visible note's public content — where it links, its visible
- * text, its first paragraph, its search text — made once per note and kept across snapshots:
+ * text, its first paragraph, its search text, its player HTML — made once per note and kept
+ * across snapshots:
  * an entry is reused while the note's content (`blobId`) and own facts are unchanged and every
  * question its render asked of the share still gets the same answer (policy_record.ts). A change
  * to one note costs that note, and the notes whose links named it; the backlinks, lists, feeds
@@ -73,6 +74,22 @@ export async function noteReading(req: PublicRequest, note: CoreNote): Promise<N
       lead: firstParagraph(html),
     };
   });
+}
+
+/**
+ * A visible note's player HTML when it shows none of the note's own attachments (those are
+ * read from Core, outside what a reading records): kept like a reading, so a new snapshot
+ * renders again only the notes it touched.
+ */
+export async function publicHtml(req: PublicRequest, note: CoreNote, raw: string): Promise<string> {
+  const content = hasHtmlContent(note) ? contentKey(note) : null;
+  const key = content === null ? null : `${req.access.fingerprint()}\n${content}`;
+  return await kept(
+    req.deps.caches.html,
+    req,
+    key,
+    (policy) => renderPublicContent(note, raw, publicRewriter(policy, new Map())),
+  );
 }
 
 /** The words a visitor can read in a visible note, normalised for the public search. */

@@ -22,6 +22,7 @@ import {
   referencesAttachments,
   renderPublicContent,
 } from "./public_content.ts";
+import { publicHtml } from "./note_readings.ts";
 import { isPrivateField, publicFields } from "./public_fields.ts";
 import { idFor, type PublicRequest } from "./public_request.ts";
 import type { PublicSnapshot } from "./public_snapshot.ts";
@@ -146,11 +147,9 @@ export async function renderNote(req: PublicRequest, note: CoreNote): Promise<Pu
     noteId: note.noteId,
     title: note.title,
     loreType: labelValue(note, "loreType") ?? null,
-    contentHtml: await renderPublicContent(
-      note,
-      raw,
-      publicRewriter(req.policy(), attachments),
-    ),
+    contentHtml: attachments.size === 0
+      ? await publicHtml(req, note, raw)
+      : await renderPublicContent(note, raw, publicRewriter(req.policy(), attachments)),
     attributes: displayAttributes(snap, note),
     resolvedRelations: relationsOf(req, note),
     portraitImageNoteId: portrait !== undefined && access.canSee(portrait) &&

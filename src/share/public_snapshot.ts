@@ -81,6 +81,8 @@ export interface PublicCaches {
    */
   readings: KeptStore<NoteReading>;
   texts: KeptStore<string>;
+  /** Player HTML of notes (memory only: a page renders it again cheaply after a restart). */
+  html: KeptStore<string>;
   /**
    * What listings show of a note (visitor_view.ts), by the note's object: a snapshot reuses the
    * objects of unchanged notes, so an unchanged note is not summarised again.
@@ -171,6 +173,7 @@ export function createPublicCaches(
     }),
     readings,
     texts,
+    html: createKeptStore({ kind: "html", maxEntries: 20_000, disk: null, schema: z.string() }),
     summaries: new WeakMap(),
     disk,
     flush: async (opts) => {

@@ -30,8 +30,8 @@ export interface ShareDisk {
   ): Promise<void>;
 }
 
-/** The kinds of kept readings (note_readings.ts). */
-export type KeptKind = "readings" | "texts";
+/** The kinds of kept readings (note_readings.ts); `html` is kept in memory only. */
+export type KeptKind = "readings" | "texts" | "html";
 
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
