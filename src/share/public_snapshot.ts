@@ -92,7 +92,8 @@ export interface PublicCaches {
   disk: ShareDisk | null;
   /**
    * Writes what changed of the readings to `disk`; resolves when written. `many`: only where
-   * many changed (see `KeptStore.flush`).
+   * many changed (see `KeptStore.flush`). Without `many` (at shutdown) it also removes the kept
+   * blobs no note of the current share holds.
    */
   flush(opts?: { many?: boolean }): Promise<void>;
   /**
@@ -151,6 +152,14 @@ export function createPublicCaches(
   now?: () => number,
 ): PublicCaches {
   const ttlMs = config.PUBLIC_CACHE_MS;
+  // Reloading ahead keeps visitors from waiting, yet nothing served is older than ttlMs.
+  const refreshAfterMs = ttlMs / 2;
+  const snapshots = createTtlCache<PublicSnapshot | null>({
+    ttlMs,
+    refreshAfterMs,
+    maxEntries: 16,
+    now,
+  });
   const disk = config.DATA_DIR ? shareDisk(config.DATA_DIR) : null;
   // reused while every question still gets its answer, so time does not make them stale
   const readings = createKeptStore({
@@ -160,10 +169,8 @@ export function createPublicCaches(
     schema: noteReadingSchema,
   });
   const texts = createKeptStore({ kind: "texts", maxEntries: 40_000, disk, schema: z.string() });
-  // Reloading ahead keeps visitors from waiting, yet nothing served is older than ttlMs.
-  const refreshAfterMs = ttlMs / 2;
   return {
-    snapshots: createTtlCache({ ttlMs, refreshAfterMs, maxEntries: 16, now }),
+    snapshots,
     contents: createTtlCache({
       ttlMs: 3600_000,
       maxEntries: 20_000,
@@ -178,6 +185,12 @@ export function createPublicCaches(
     disk,
     flush: async (opts) => {
       await Promise.all([readings.flush(opts), texts.flush(opts)]);
+      if (opts?.many || !disk) return;
+      await disk.pruneBlobs((identity) => {
+        const snapshot = snapshots.get(identity);
+        if (!snapshot) return undefined;
+        return new Set([...snapshot.byId.values()].flatMap((n) => n.blobId ? [n.blobId] : []));
+      });
     },
     imageSizes: createTtlCache({ ttlMs: 3600_000, maxEntries: 5_000, now }),
     backlinks: createTtlCache({ ttlMs, maxEntries: 64, now }),

@@ -22,6 +22,11 @@ export interface ShareDisk {
   writeBlob(identity: string, blobId: string, text: string): Promise<void>;
   /** The kept entries of one kind (`readings`, `texts`) as read, unchecked; or none. */
   loadKept(identity: string, kind: KeptKind): Promise<[string, unknown][]>;
+  /**
+   * Removes the kept blobs no note holds any more: for each identity `keep` names the blobs of
+   * its current share (undefined: that identity's share is not known now; its blobs stay).
+   */
+  pruneBlobs(keep: (identity: string) => ReadonlySet<string> | undefined): Promise<void>;
   /** Replaces the kept entries of one kind. */
   saveKept<T>(
     identity: string,
@@ -90,6 +95,27 @@ export function shareDisk(dataDir: string): ShareDisk {
           : [];
       } catch {
         return [];
+      }
+    },
+    async pruneBlobs(keep) {
+      const root = join(dataDir, "public-share");
+      const identities: string[] = [];
+      try {
+        for await (const e of Deno.readDir(root)) if (e.isDirectory) identities.push(e.name);
+      } catch {
+        return; // nothing kept yet
+      }
+      for (const identity of identities) {
+        const kept = keep(identity);
+        if (kept === undefined) continue;
+        const dir = join(root, identity, "blobs");
+        try {
+          for await (const e of Deno.readDir(dir)) {
+            if (e.isFile && !kept.has(e.name)) await Deno.remove(join(dir, e.name)).catch(() => {});
+          }
+        } catch {
+          // no blobs for this identity
+        }
       }
     },
     async saveKept(identity, kind, entries) {

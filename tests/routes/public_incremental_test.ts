@@ -206,3 +206,52 @@ Deno.test("public site: in a world of hundreds of notes pages stay small and eve
     assert.deepEqual([...pages].filter((id) => !reached.includes(id)), []);
     assert.ok(largest < 64 * 1024, `the largest page is ${largest} characters`);
   }));
+
+Deno.test("public share: at shutdown DATA_DIR keeps only the contents the current share holds", () =>
+  withHarness(async (h) => {
+    const dataDir = await Deno.makeTempDir({ prefix: "lpp-share-" });
+    const config = loadConfig({
+      HOST: "127.0.0.1",
+      PORT: "0",
+      LOG_LEVEL: "error",
+      DATA_DIR: dataDir,
+      CORE_URL: h.core.url,
+      CORE_TOKEN: h.core.token,
+    });
+    const kept = async () => {
+      const out: string[] = [];
+      for await (const identity of Deno.readDir(join(dataDir, "public-share"))) {
+        for await (
+          const blob of Deno.readDir(join(dataDir, "public-share", identity.name, "blobs"))
+        ) {
+          out.push(blob.name);
+        }
+      }
+      return out;
+    };
+    const before = h.core.store.getNote(W.locHarbor)!.blobId;
+    try {
+      const server = await startServer({ config });
+      try {
+        await (await fetch(server.url + page(W.locHarbor))).text();
+        const put = await fetch(`${server.url}/api/lore/${W.locHarbor}/content`, {
+          method: "PUT",
+          headers: { "content-type": "text/plain" },
+          body: "<p>The harbor was rebuilt in stone.</p>",
+        });
+        assert.equal(put.status, 204);
+        assert.match(
+          await (await fetch(server.url + page(W.locHarbor))).text(),
+          /rebuilt in stone/,
+        );
+        assert.ok((await kept()).includes(before), "the old content was kept while running");
+      } finally {
+        await server.stop();
+      }
+      const blobs = await kept();
+      assert.ok(!blobs.includes(before), "the past version's content is gone");
+      assert.ok(blobs.includes(h.core.store.getNote(W.locHarbor)!.blobId), "the current one stays");
+    } finally {
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  }));
