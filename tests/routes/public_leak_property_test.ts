@@ -393,8 +393,12 @@ const publicNoteShape = (body: unknown) =>
     resolvedRelations: { name: string }[];
   };
 
-Deno.test("property: no public answer names a hidden note or shows GM-only text or fields", () =>
-  withHarness(async (h) => {
+/** Public caches keep a round's answers; each round starts past their age (a new world). */
+const CACHE_MS = 600_000;
+
+Deno.test("property: no public answer names a hidden note or shows GM-only text or fields", () => {
+  const clock = { now: 1_000_000 };
+  return withHarness(async (h) => {
     // The sample world's own share root steps aside; each round publishes its own tree.
     unshare(h, W.guide);
     const seed = propertySeed(20261123);
@@ -408,6 +412,7 @@ Deno.test("property: no public answer names a hidden note or shows GM-only text 
     let shownFields = 0;
     let shownRelations = 0;
     for (let round = 0; round < ROUNDS; round++) {
+      clock.now += 2 * CACHE_MS; // nothing kept from the last round's world answers this one
       const world = generate(rng, round);
       if (previousRoot) unshare(h, previousRoot);
       plant(h, world);
@@ -531,4 +536,5 @@ Deno.test("property: no public answer names a hidden note or shows GM-only text 
     // the site's cross-note pages were drawn, not just refused
     assert.ok(drawnMaps > 0, "no map page was drawn");
     assert.ok(datedEntries > 0, "no timeline entry was shown");
-  }, { env: { PUBLIC_CACHE_MS: "0" } }));
+  }, { env: { PUBLIC_CACHE_MS: String(CACHE_MS) }, now: () => clock.now });
+});
