@@ -179,7 +179,9 @@ function generate(rng: Rng, round: number): World {
     const type = i > 0 && rng() < 0.2 ? "image" : "text";
     // places and dated events most often: the map and timeline pages draw them
     const kind = rng() < 0.6 ? pick(rng, ["location", "event"] as const) : pick(rng, KINDS);
-    const ownPrivate = kind === "location" && rng() < 0.3;
+    // the share root's own list is the whole share's (the model keeps region private to its
+    // owner), so only other notes list it for themselves
+    const ownPrivate = kind === "location" && rng() < 0.3 && i > 0;
     notes.push({
       id: `p${round}n${i}${token(rng, 6)}`,
       title: `Ttl${token(rng)} ${token(rng, 5)}${type === "image" ? ".png" : ""}`,
