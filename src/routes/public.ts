@@ -129,7 +129,8 @@ export const publicSearch = defineRoute({
   tag: "public",
   query: z.object({ q: z.string().trim().min(1).max(200) }),
   description: "`q=#lore` lists all published lore (score 1, by title). Otherwise every word " +
-    "must appear in the title or the visible text of a public note (case and accents ignored; " +
+    "must appear in the title or the visible text of a public note other than an image (images " +
+    "are shown by the notes that use them; case and accents ignored; " +
     "at most 16 words count): per word, a title word starting with it scores 3, the title " +
     "containing it 2, the text 1. The text searched is what the public note shows, so a hidden " +
     "note's title is no search oracle. Notes behind `#shareCredentials` are found only with " +

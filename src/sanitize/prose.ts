@@ -59,3 +59,21 @@ export function shorten(text: string, max: number): string {
   const space = cut.lastIndexOf(" ");
   return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:]+$/, "")}…`;
 }
+
+/**
+ * The name players see for an image note, whose title is most often its file name:
+ * `coast-chart.png` → `Coast chart`; a title that is no file name stays as it is.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(imageTitle("mira-portrait.png"), "Mira portrait");
+ * assert.equal(imageTitle("The Coast Chart"), "The Coast Chart");
+ * ```
+ */
+export function imageTitle(title: string): string {
+  const t = title.trim() || "Image";
+  if (!/\.[A-Za-z0-9]{2,5}$/.test(t)) return t;
+  const words = t.replace(/\.[A-Za-z0-9]{2,5}$/, "").replace(/[-_.]+/g, " ").trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : "Image";
+}

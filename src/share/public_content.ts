@@ -10,6 +10,7 @@ import { type ElementView, type HtmlRewriter, sanitizePlayerHtml } from "../sani
 import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import { type NoteRef, noteRef } from "../sanitize/note_refs.ts";
 import { htmlToText } from "../sanitize/plain_text.ts";
+import { imageTitle } from "../sanitize/prose.ts";
 import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
 import type { PublicLinkPolicy } from "./link_policy.ts";
 import type { PublicCaches } from "./public_snapshot.ts";
@@ -411,7 +412,7 @@ export async function renderPublicContent(
   if (hasHtmlContent(note)) return sanitizePlayerHtml(raw, rewriter);
   if (note.type === "image") {
     return `<p><img src="${escapeHtml(publicImagePath(note.noteId, note.title))}" alt="${
-      escapeHtml(note.title)
+      escapeHtml(imageTitle(note.title))
     }"></p>`;
   }
   if (note.type === "code") return `<pre><code>${escapeHtml(raw)}</code></pre>`;

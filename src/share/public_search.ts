@@ -38,7 +38,8 @@ export async function searchNotes(
   const scored = query.toLowerCase() === LORE_QUERY
     ? visible.filter((n) => hasLabel(n, "lore")).map((n) => ({ n, score: 1 }))
     : await textMatches(
-      visible,
+      // images are shown by the notes that use them: a file name is no search hit
+      visible.filter((n) => n.type !== "image"),
       query,
       (n) => searchText(req, n),
       deps.concurrency,

@@ -12,6 +12,7 @@ import { naturalCompare } from "../lore/order.ts";
 import { parseGeolocation } from "../lore/geolocation.ts";
 import { atomFeed, FEED_SIZE, type FeedEntry, sitemapXml } from "./feeds.ts";
 import { displayTitle } from "./format.ts";
+import { imageTitle } from "../sanitize/prose.ts";
 import { homePage } from "./home_page.ts";
 import { contentImageIds } from "./images.ts";
 import type { PageParts } from "./layout.ts";
@@ -75,7 +76,16 @@ export async function buildNote(
     notePlace(view, noteId),
     view.note(noteId),
   ]);
-  const note = result.note;
+  // images are shown by the notes that use them (the map, the portrait): not listed as related,
+  // and an image's own page is named for players, not by its file name
+  const summary = view.summary(noteId);
+  const note = {
+    ...result.note,
+    title: summary.isImage ? imageTitle(result.note.title) : result.note.title,
+    resolvedRelations: result.note.resolvedRelations.filter((r) =>
+      !view.summary(r.targetNoteId).isImage
+    ),
+  };
   const ids = [
     ...new Set([
       ...(note.portraitImageNoteId ? [note.portraitImageNoteId] : []),
@@ -87,7 +97,6 @@ export async function buildNote(
     const size = await view.imageSize(id, noteId);
     if (size) sizes.set(id, size);
   }));
-  const summary = view.summary(noteId);
   const hasMap = await publicMap(view, noteId) !== null;
   const parts = notePage(note, result.noIndex, {
     site,

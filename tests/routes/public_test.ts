@@ -241,11 +241,11 @@ Deno.test("lore: a published note by id and by alias, player view with public li
       faction.body.contentHtml.includes(`src="/api/public/images/${W.attSigil}/lantern-sigil.png"`),
     );
     assert.equal((await get(h, lore(W.guide))).body.title, "Player's Guide");
-    // An image note's page shows the image.
+    // An image note's page shows the image, described for players rather than by its file name.
     const chart = await get(h, lore(W.imgChart));
     assert.equal(
       chart.body.contentHtml,
-      `<p><img src="/api/public/images/${W.imgChart}/coast-chart.png" alt="coast-chart.png"></p>`,
+      `<p><img src="/api/public/images/${W.imgChart}/coast-chart.png" alt="Coast chart"></p>`,
     );
   }));
 
