@@ -184,6 +184,16 @@ export function seedShowcase(store: CoreStore): void {
   for (const [noteId, fields] of STATBLOCKS) {
     for (const [name, value] of Object.entries(fields)) label(store, noteId, name, value);
   }
+  // a long note in parts: its page gets a table of contents
+  store.setNoteContent(
+    W.charIselde,
+    `${store.getContent(W.charIselde)}
+<h2>Early years</h2><p>Iselde grew up on the salt flats, counting ships for the harbour office.</p>
+<h2>The lighthouse</h2><p>She took the lamp when the old keeper's eyes failed.</p>
+<h3>Her routine</h3><p>Oil at dusk, wick at midnight, the log at dawn.</p>
+<h2>What the tides tell her</h2><p>She reads omens in the foam and the gulls' quarrels.</p>`,
+    { scanLinks: true },
+  );
   store.setNoteContent(
     W.guideWelcome,
     `${store.getContent(W.guideWelcome)}

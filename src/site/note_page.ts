@@ -7,6 +7,7 @@
  */
 import type { PixelSize } from "../share/image_sizes.ts";
 import type { PublicLoreNote, PublicRelation } from "../share/public_types.ts";
+import { withContents } from "./contents.ts";
 import {
   displayTitle,
   externalHref,
@@ -118,7 +119,9 @@ export function notePage(note: PublicLoreNote, noIndex: boolean, ctx?: NoteConte
       )
     }</li>`
   );
-  const content = ctx ? sizedContentImages(note.contentHtml, ctx.sizes) : note.contentHtml;
+  const contents = withContents(
+    ctx ? sizedContentImages(note.contentHtml, ctx.sizes) : note.contentHtml,
+  );
   const main = html`${
     ctx && breadcrumbs(ctx.place.breadcrumbs, title)
   }<article aria-labelledby="note-title">
@@ -143,8 +146,19 @@ ${details.length > 0 && html`<dl class="details">${details}</dl>`}
 </aside>`
   }
 ${ctx?.hasMap && html`<p><a class="map-link" href="${mapHref(ctx.id)}">Open the map</a></p>`}
+${
+    contents.entries.length > 0 &&
+    html`
+      <nav class="toc" aria-labelledby="toc-title">
+        <h2 id="toc-title">On this page</h2>
+        <ol>${contents.entries.map((e) =>
+          html`<li class="l${String(e.level)}"><a href="#${e.id}">${e.text}</a></li>`
+        )}</ol>
+      </nav>
+    `
+  }
 <div class="content">
-${trusted(content)}
+${trusted(contents.html)}
 </div>
 ${
     relations.length > 0 &&

@@ -89,6 +89,13 @@ h1 { line-height: 1.2; margin: .5rem 0; overflow-wrap: anywhere; }
 .details dd { margin: 0; overflow-wrap: anywhere; }
 .links { padding-left: 1.2rem; }
 .links li { margin: .25rem 0; }
+.toc { border-left: 3px solid var(--line); padding: .25rem 0 .25rem 1rem; margin: 1rem 0; }
+.toc h2 { font-size: 1rem; margin: 0 0 .25rem; }
+.toc ol { list-style: none; margin: 0; padding: 0; }
+.toc li { margin: .2rem 0; }
+.toc li a { display: inline-block; min-height: 24px; }
+.toc .l3 { padding-left: 1rem; }
+.toc .l4 { padding-left: 2rem; }
 .excerpt { margin: .15rem 0 .5rem; }
 mark { background: #fde68a; color: #1f2328; }
 .groups { display: grid; grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr)); gap: 1rem; }
