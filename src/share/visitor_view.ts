@@ -6,6 +6,7 @@
  * @module
  */
 import { coreUtcToIso, hasLabel, labelValue, relationTarget } from "../lore/note_view.ts";
+import { userRelations } from "../lore/user_relations.ts";
 import { SANITIZER_VERSION } from "../sanitize/html.ts";
 import type { CoreNote } from "../upstream/core.ts";
 import { mapLimit } from "../util/concurrency.ts";
@@ -56,6 +57,11 @@ export interface VisitorView {
   linksFrom(noteId: string): Promise<readonly string[]>;
   /** Visible notes whose public content links to the note, in breadth-first order. */
   backlinksTo(noteId: string): Promise<readonly string[]>;
+  /**
+   * Relations other visible notes hold to the note (their page shows them as "Related"), unless
+   * their GM keeps that relation private: the other end of each, in breadth-first order.
+   */
+  relatedFrom(noteId: string): readonly { name: string; sourceId: string }[];
   /**
    * A value made from this visitor's view of the snapshot, made once per snapshot and visitor
    * class under `name` (which names anything else it depends on): the site's frame.
@@ -121,6 +127,23 @@ export function visitorView(req: PublicRequest): VisitorView {
     lead: async (noteId) => (await links.reading(noteId)).lead,
     linksFrom: links.from,
     backlinksTo: links.to,
+    relatedFrom: (noteId) => {
+      seen(noteId);
+      const index = snap.derived(`relatedFrom\n${access.fingerprint()}`, () => {
+        const out = new Map<string, { name: string; sourceId: string }[]>();
+        for (const sourceId of visibleIds()) {
+          const source = snap.byId.get(sourceId)!;
+          for (const r of userRelations(source)) {
+            if (r.value === sourceId || !canSee(r.value) || isPrivate(snap, source, r.name)) {
+              continue;
+            }
+            out.set(r.value, [...(out.get(r.value) ?? []), { name: r.name, sourceId }]);
+          }
+        }
+        return out;
+      });
+      return index.get(noteId) ?? [];
+    },
     search: async (q) => (await searchNotes(req, q.trim())).result,
     shared: (name, make) => snap.derived(`shared\n${access.fingerprint()}\n${name}`, make),
     imageSize: imageSizes(req, seen),

@@ -214,6 +214,7 @@ export function linkSection(id: string, heading: string, links: readonly NavLink
  *   previous: null,
  *   next: { id: "reef", title: "The Reef" },
  *   backlinks: [{ id: "mira", title: "Mira" }],
+ *   relatedFrom: [],
  * };
  * const out = surroundings(place).html;
  * assert.match(out, /Mentioned in/);

@@ -21,7 +21,7 @@ import { html, type SafeHtml, trusted } from "./html.ts";
 import { sizedContentImages } from "./images.ts";
 import type { PageParts } from "./layout.ts";
 import { breadcrumbs, mapHref, surroundings, typeHref } from "./navigation.ts";
-import { firstParagraph, type NotePlace, type SiteFrame } from "./site_model.ts";
+import { firstParagraph, type NavLink, type NotePlace, type SiteFrame } from "./site_model.ts";
 
 const PORTRAIT_RELATION = "portraitImage";
 
@@ -45,6 +45,18 @@ function groupedRelations(relations: readonly PublicRelation[]): [string, Public
   for (const r of relations) {
     const kind = humanizeName(r.name);
     groups.set(kind, [...(groups.get(kind) ?? []), r]);
+  }
+  return [...groups.entries()];
+}
+
+/** Incoming relations by kind, kinds in first-seen order. */
+function incomingGroups(
+  related: readonly { name: string; from: NavLink }[],
+): [string, NavLink[]][] {
+  const groups = new Map<string, NavLink[]>();
+  for (const r of related) {
+    const kind = humanizeName(r.name);
+    groups.set(kind, [...(groups.get(kind) ?? []), r.from]);
   }
   return [...groups.entries()];
 }
@@ -119,6 +131,12 @@ export function notePage(note: PublicLoreNote, noIndex: boolean, ctx?: NoteConte
       )
     }</li>`
   );
+  // relations other notes hold to this one, read from their end: "Ally, from: Iselde Crane"
+  const relatedFrom = incomingGroups(ctx?.place.relatedFrom ?? []).map(([kind, sources]) =>
+    html`<li>${kind}, from: ${
+      sources.map((s, i) => html`${i > 0 && ", "}<a href="${loreHref(s.id)}">${s.title}</a>`)
+    }</li>`
+  );
   const contents = withContents(
     ctx ? sizedContentImages(note.contentHtml, ctx.sizes) : note.contentHtml,
   );
@@ -161,11 +179,11 @@ ${
 ${trusted(contents.html)}
 </div>
 ${
-    relations.length > 0 &&
+    (relations.length > 0 || relatedFrom.length > 0) &&
     html`
       <section aria-labelledby="relations-title">
         <h2 id="relations-title">Related</h2>
-        <ul class="links">${relations}</ul>
+        <ul class="links">${relations}${relatedFrom}</ul>
       </section>
     `
   }

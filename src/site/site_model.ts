@@ -51,6 +51,8 @@ export interface NotePlace {
   next: NavLink | null;
   /** Visible notes whose public content links here. */
   backlinks: NavLink[];
+  /** Relations other visible notes hold to this one ("Ally", from whom). */
+  relatedFrom: { name: string; from: NavLink }[];
 }
 
 /** Notes that get a page in the navigation (images are shown by the notes that use them). */
@@ -134,5 +136,9 @@ export async function notePlace(view: VisitorView, noteId: string): Promise<Note
     if (at >= 0 && at < siblings.length - 1) next = linkTo(view, siblings[at + 1]);
   }
   const backlinks = (await view.backlinksTo(noteId)).map((id) => linkTo(view, id));
-  return { breadcrumbs, children, previous, next, backlinks };
+  const relatedFrom = view.relatedFrom(noteId).map((r) => ({
+    name: r.name,
+    from: linkTo(view, r.sourceId),
+  }));
+  return { breadcrumbs, children, previous, next, backlinks, relatedFrom };
 }
