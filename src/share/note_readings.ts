@@ -1,9 +1,9 @@
 /**
  * What the site reads out of each visible note's public content — where it links, its visible
  * text, its first paragraph, its search text, its player HTML — made once per note and kept
- * across snapshots:
- * an entry is reused while the note's content (`blobId`) and own facts are unchanged and every
- * question its render asked of the share still gets the same answer (policy_record.ts). A change
+ * across snapshots: an entry is reused while the note's content (`blobId`) and own facts are
+ * unchanged and every question its render asked of the share still gets the same answer
+ * (policy_record.ts). A change
  * to one note costs that note, and the notes whose links named it; the backlinks, lists, feeds
  * and search of a large world are rebuilt from kept readings.
  *
@@ -33,8 +33,8 @@ export type { NoteReading } from "./public_types.ts";
 const NOTHING: NoteReading = { refs: [], text: "", lead: "" };
 
 /**
- * A value kept under `key` while `policy` still answers as it did when the value was made;
- * else made again by `make` (with a recording policy) and kept. Without a `key` (content that
+ * A value kept under `key` while the request's share answers every question as it did when the
+ * value was made; else made again by `make` (with a recording policy) and kept. Without a `key` (content that
  * is not content-addressed) it is made every time.
  */
 async function kept<T>(
