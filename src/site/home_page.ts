@@ -6,11 +6,15 @@
  */
 import type { PublicLoreGroup } from "../share/public_api.ts";
 import type { PublicLoreNote } from "../share/public_types.ts";
-import { displayTitle, loreHref, loreTypeLabel } from "./format.ts";
+import { displayTitle, loreHref, loreTypeLabel, loreTypePlural } from "./format.ts";
 import { html, trusted } from "./html.ts";
 import type { PageParts } from "./layout.ts";
 import { typeHref } from "./navigation.ts";
 import type { SiteFrame } from "./site_model.ts";
+
+/** A group's heading, plural as in the navigation ("Characters"); notes of no type are "Other". */
+const groupName = (loreType: string) =>
+  loreTypeLabel(loreType) === "Other" ? "Other" : loreTypePlural(loreType);
 
 /**
  * Renders the home page; with the world's frame, the page is the world's front page (its title
@@ -46,8 +50,8 @@ export function homePage(
     html`
       <section class="group" aria-labelledby="group-${i}">
         <h3 id="group-${i}">${site && site.loreTypes.includes(g.loreType)
-          ? html`<a href="${typeHref(g.loreType)}">${loreTypeLabel(g.loreType)}</a>`
-          : loreTypeLabel(g.loreType)}</h3>
+          ? html`<a href="${typeHref(g.loreType)}">${groupName(g.loreType)}</a>`
+          : groupName(g.loreType)}</h3>
         <ul class="links">${g.notes.map((n) =>
           html`<li><a href="${loreHref(n.id)}">${displayTitle(n.title)}</a></li>`
         )}</ul>

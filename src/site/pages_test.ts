@@ -106,7 +106,7 @@ Deno.test("homePage: root content, groups by lore type with links, empty groups 
   ));
   assert.match(out, /<h1>Player&#39;s Guide<\/h1>/);
   assert.ok(out.includes("<p>Welcome.</p>"));
-  assert.match(out, /<h3 id="group-0">Character<\/h3>/);
+  assert.match(out, /<h3 id="group-0">Characters<\/h3>/); // plural, as in the navigation
   assert.match(out, /<a href="\/public\/lore\/wCharMira001">Mira &amp; co<\/a>/);
   assert.ok(!out.includes("Location"));
   assert.match(out, /<h3 id="group-1">Other<\/h3>/);

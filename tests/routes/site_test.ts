@@ -80,11 +80,11 @@ Deno.test("GET /: the share root's content and published lore grouped by type", 
     assert.match(page.body, /Welcome to the Shattered Coast/);
     assert.match(
       page.body,
-      /<h3 id="group-\d+"><a href="\/public\/types\/character">Character<\/a><\/h3>/,
+      /<h3 id="group-\d+"><a href="\/public\/types\/character">Characters<\/a><\/h3>/,
     );
     assert.match(
       page.body,
-      /<h3 id="group-\d+"><a href="\/public\/types\/location">Location<\/a><\/h3>/,
+      /<h3 id="group-\d+"><a href="\/public\/types\/location">Locations<\/a><\/h3>/,
     );
     const hrefs = links(page.body);
     for (const id of [W.charMira, W.faction]) {
