@@ -132,7 +132,8 @@ export const publicSearch = defineRoute({
     "must appear in the title or the visible text of a public note other than an image (images " +
     "are shown by the notes that use them; case and accents ignored; " +
     "at most 16 words count): per word, a title word starting with it scores 3, the title " +
-    "containing it 2, the text 1. The text searched is what the public note shows, so a hidden " +
+    "containing it 2, the text 1. When no note holds every word, a word of five letters or " +
+    "more also matches a visible word one edit away (a typo), at half the score. The text searched is what the public note shows, so a hidden " +
     "note's title is no search oracle. Notes behind `#shareCredentials` are found only with " +
     "their password. Complete, no cap; nothing shared (or several share roots) is " +
     `\`{ results: [] }\`. ${JSON_CACHING} Always \`X-Robots-Tag: noindex\`.`,

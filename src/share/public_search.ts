@@ -58,7 +58,10 @@ export async function searchNotes(
 
 /**
  * Notes whose title or visible text holds every word of the query. Per word: in the title 2
- * (3 when a title word starts with it), in the text 1.
+ * (3 when a title word starts with it), in the text 1. When no note holds them all, a word of
+ * five letters or more also matches a visible word one edit away (a letter added, dropped,
+ * changed, or two swapped: "lantren" finds "lantern"), at half the score: typos find what the
+ * visitor may read, and nothing else, since only visible words are candidates.
  */
 async function textMatches(
   notes: CoreNote[],
@@ -72,17 +75,65 @@ async function textMatches(
   if (words.length === 0) return [];
   const texts = await mapLimit(notes, concurrency, textOf);
   flush();
+  const titles = notes.map((n) => normalizeForSearch(n.title));
+  const exact = scored(notes, titles, texts, words.map((w) => ({ forms: [w], weight: 1 })));
+  if (exact.length > 0) return exact;
+  const vocabulary = new Set([...titles, ...texts].flatMap((t) => t.split(/[^\p{L}\p{N}]+/u)));
+  const fuzzy = words.map((w) => {
+    const near = w.length >= MIN_FUZZY_LENGTH
+      ? [...vocabulary].filter((v) => v !== w && oneEditApart(w, v))
+      : [];
+    return near.length ? { forms: [w, ...near], weight: 0.5 } : { forms: [w], weight: 1 };
+  });
+  return fuzzy.some((f) => f.weight < 1) ? scored(notes, titles, texts, fuzzy) : [];
+}
+
+/** Shortest query word that may match a word one edit away. */
+const MIN_FUZZY_LENGTH = 5;
+
+/** Scores of the notes that hold one form of every word, weighted per word. */
+function scored(
+  notes: CoreNote[],
+  titles: string[],
+  texts: string[],
+  words: { forms: string[]; weight: number }[],
+): { n: CoreNote; score: number }[] {
   return notes.flatMap((n, i) => {
-    const title = normalizeForSearch(n.title);
+    const title = titles[i];
     const titleWords = title.split(" ");
     let score = 0;
-    for (const w of words) {
-      const inTitle = title.includes(w);
-      const inText = texts[i].includes(w);
-      if (!inTitle && !inText) return [];
-      if (inTitle) score += titleWords.some((t) => t.startsWith(w)) ? 3 : 2;
-      if (inText) score += 1;
+    for (const { forms, weight } of words) {
+      const inTitle = forms.find((f) => title.includes(f));
+      const inText = forms.some((f) => texts[i].includes(f));
+      if (inTitle === undefined && !inText) return [];
+      if (inTitle !== undefined) {
+        score += weight * (titleWords.some((t) => t.startsWith(inTitle)) ? 3 : 2);
+      }
+      if (inText) score += weight;
     }
     return [{ n, score }];
   });
+}
+
+/**
+ * Whether `b` is `a` with one letter added, dropped or changed, or two neighbours swapped.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(oneEditApart("lantren", "lantern"), true); // swapped
+ * assert.equal(oneEditApart("harbr", "harbor"), true); // dropped
+ * assert.equal(oneEditApart("harbor", "arbour"), false); // two edits
+ * ```
+ */
+export function oneEditApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1 || a === b) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true; // one changed
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2); // swapped
+  }
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  return short.slice(i) === long.slice(i + 1); // one added or dropped
 }
