@@ -52,7 +52,7 @@ main { min-width: 0; }
 .brand { font-weight: 700; font-size: 1.15rem; text-decoration: none; overflow-wrap: anywhere; }
 .search { display: flex; gap: .5rem; flex: 1 1 16rem; max-width: 24rem; }
 .search input { flex: 1; min-width: 0; padding: .45rem .6rem; font: inherit;
-  border: 1px solid var(--line); border-radius: .4rem; background: var(--card); color: inherit; }
+  border: 1px solid var(--muted); border-radius: .4rem; background: var(--card); color: inherit; }
 .search button { padding: .45rem .9rem; font: inherit; border: 0; border-radius: .4rem;
   background: var(--accent); color: var(--bg); cursor: pointer; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
