@@ -21,14 +21,15 @@ export interface Excerpt {
 const EXCERPT_RADIUS = 90;
 
 /**
- * The passage of `text` around the first word of `query` it contains (case ignored), cut at
- * word boundaries; the text's start when no word occurs (the title matched), null for no text.
+ * The passage of `text` around the first word of `query` it contains (case ignored), the whole
+ * word it falls in marked, cut at word boundaries; the text's start when no word occurs (the
+ * title matched), null for no text.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * assert.deepEqual(
- *   excerpt("Most ships put in at Saltmarrow Harbor.", "harbor"),
+ *   excerpt("Most ships put in at Saltmarrow Harbor.", "harb"),
  *   { before: "Most ships put in at Saltmarrow ", match: "Harbor", after: "." },
  * );
  * ```
@@ -38,28 +39,38 @@ export function excerpt(text: string, query: string): Excerpt | null {
   const lower = text.toLowerCase();
   const words = query.toLowerCase().split(/\s+/).filter((w) => w.length > 0);
   let at = -1;
-  let length = 0;
+  let end = -1;
   for (const w of words) {
     const i = lower.indexOf(w);
-    if (i >= 0 && (at < 0 || i < at)) [at, length] = [i, w.length];
+    if (i >= 0 && (at < 0 || i < at)) [at, end] = [i, i + w.length];
   }
   if (at < 0) return { before: "", match: "", after: clip(text, 2 * EXCERPT_RADIUS, "end") };
+  // the whole word the hit falls in
+  while (at > 0 && WORD_CHAR.test(text[at - 1])) at--;
+  while (end < text.length && WORD_CHAR.test(text[end])) end++;
   return {
     before: clip(text.slice(0, at), EXCERPT_RADIUS, "start"),
-    match: text.slice(at, at + length),
-    after: clip(text.slice(at + length), EXCERPT_RADIUS, "end"),
+    match: text.slice(at, end),
+    after: clip(text.slice(end), EXCERPT_RADIUS, "end"),
   };
 }
 
-/** Keeps `max` characters at one end, cut at a word boundary, marking the cut with "…". */
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/**
+ * Keeps `max` characters at one end, cut at a word boundary (inside a word only when the kept
+ * part holds no space at all), marking the cut with "…".
+ */
 function clip(text: string, max: number, keep: "start" | "end"): string {
   if (text.length <= max) return text;
   if (keep === "end") {
     const cut = text.slice(0, max);
-    return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), max / 2))}…`;
+    const space = cut.lastIndexOf(" ");
+    return `${space > 0 ? cut.slice(0, space) : cut}…`;
   }
   const cut = text.slice(text.length - max);
-  return `…${cut.slice(Math.min(cut.indexOf(" ") + 1, max / 2))}`;
+  const space = cut.indexOf(" ");
+  return `…${space >= 0 ? cut.slice(space + 1) : cut}`;
 }
 
 /**
