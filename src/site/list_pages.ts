@@ -75,8 +75,15 @@ export function timelinePage(
   entries: readonly TimelineEntry[],
   site?: SiteFrame,
   noIndex = false,
+  chronicles: readonly { id: string; title: string }[] = [],
 ): PageParts {
   const main = html`<h1>Timeline</h1>
+${
+    chronicles.length > 0 &&
+    html`<p class="meta">The world's own timelines: ${
+      chronicles.map((c, i) => html`${i > 0 && ", "}<a href="${loreHref(c.id)}">${c.title}</a>`)
+    }</p>`
+  }
 ${
     entries.length > 0
       ? html`<ol class="timeline">${

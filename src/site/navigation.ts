@@ -146,7 +146,9 @@ export function siteNavigation(site: SiteFrame, current: string | undefined): Sa
   const open = (current !== undefined && paths(site.tree).get(current)) || new Set<string>();
   const d: Drawing = { open, current, pruned: sizeOf(site.tree) > NAV_WHOLE_TREE_MAX };
   const extras = [
-    ...site.loreTypes.map((t) => html`<li><a href="${typeHref(t)}">${loreTypePlural(t)}</a></li>`),
+    // one "Timeline" for players: the timeline page names the world's timeline notes
+    ...site.loreTypes.filter((t) => !(t === "timeline" && site.hasTimeline))
+      .map((t) => html`<li><a href="${typeHref(t)}">${loreTypePlural(t)}</a></li>`),
     site.maps.map((m) => html`<li><a href="${mapHref(m.id)}">Map: ${m.title}</a></li>`),
     site.hasTimeline && html`<li><a href="${TIMELINE_PATH}">Timeline</a></li>`,
   ];

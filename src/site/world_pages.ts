@@ -167,8 +167,11 @@ export async function buildTimeline(view: VisitorView, origin: string): Promise<
       ? [{ id: view.idFor(id), title: displayTitle(n.title), date, loreType: n.loreType }]
       : [];
   }).sort((a, b) => naturalCompare(a.date, b.date) || naturalCompare(a.title, b.title));
+  // the world's own timeline notes (its chronicles, calendars): one "Timeline" for players
+  const chronicles = pageIds(view).filter((id) => view.summary(id).loreType === "timeline")
+    .map((id) => ({ id: view.idFor(id), title: displayTitle(view.summary(id).title) }));
   const site = await siteFrame(view, origin);
-  return { parts: timelinePage(entries, site, await shareNoIndex(view)) };
+  return { parts: timelinePage(entries, site, await shareNoIndex(view), chronicles) };
 }
 
 /**

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/service_config.ts";
+import { credentialIdentity } from "../../src/credentials/identity.ts";
 import { startServer } from "../../src/server.ts";
 import { type Harness, withHarness } from "../helpers/harness.ts";
 import { W } from "../../sims/world.ts";
@@ -161,7 +162,11 @@ Deno.test("public share: a background reload serves the last good share until th
     h.core.clearRequests();
     clock.now += 1_600; // past half of PUBLIC_CACHE_MS: the next visit reloads in the background
     assert.deepEqual(mentionedIn(await text(h, page(W.locHarbor))), was);
-    await eventually("the reload reads the share", () => subtrees() === 1);
+    // the reload is in once the share is no longer due for one (the clock stands still)
+    const identity = await credentialIdentity({ baseUrl: h.core.url, token: h.core.token });
+    const snapshots = h.server.app.state.publicShare.snapshots;
+    await eventually("the reload is in", () => snapshots.settled(identity) !== undefined);
+    assert.equal(subtrees(), 1);
     assert.deepEqual(contentReads(h), []);
 
     // changed in Core directly: the Guild now links the harbor
