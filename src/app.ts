@@ -112,7 +112,7 @@ export function createApp(deps: AppDeps): App {
     publicCoreSource,
   });
   const run = runner({ credentials, contexts, aiCalls: state.aiCalls });
-  const errorAnswer = errorAnswerer(log);
+  const errorAnswer = errorAnswerer(log, () => state.publicShare.worldName);
   const finish = finisher({ config, log, state, cors, checkResponse: deps.checkResponse });
 
   async function handle(req: Request, info: RequestInfo = {}): Promise<Response> {

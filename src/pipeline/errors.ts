@@ -30,6 +30,7 @@ import { type RequestRecord, routeName } from "./record.ts";
  */
 export function errorAnswerer(
   log: Logger,
+  worldName: () => string | undefined = () => undefined,
 ): (e: unknown, record: RequestRecord) => Promise<Response> {
   return async (e, record) => {
     if (e instanceof ClientAbortError) return new Response(null, { status: 499 });
@@ -41,13 +42,15 @@ export function errorAnswerer(
       });
     }
     await record.creds?.onError(e).catch(() => {});
-    return record.pageErrors ? pageError(e, record.requestId) : errorResponse(e, record.requestId);
+    return record.pageErrors
+      ? pageError(e, record.requestId, worldName())
+      : errorResponse(e, record.requestId);
   };
 }
 
 /** The site's HTML error page for an unmatched path, keeping a 405's `Allow`. */
-function pageError(e: unknown, requestId: string): Response {
-  const res = errorPageResponse(e, requestId);
+function pageError(e: unknown, requestId: string, world: string | undefined): Response {
+  const res = errorPageResponse(e, requestId, world);
   const allow = e instanceof ApiError && e.headers && new Headers(e.headers).get("allow");
   if (allow) res.headers.set("allow", allow);
   return res;

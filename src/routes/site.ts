@@ -73,7 +73,7 @@ async function htmlPage(ctx: PublicCtx, render: () => Promise<Response>): Promis
         error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
       });
     }
-    return errorPageResponse(e, ctx.requestId);
+    return errorPageResponse(e, ctx.requestId, ctx.state.publicShare.worldName);
   }
 }
 

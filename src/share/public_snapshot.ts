@@ -91,6 +91,11 @@ export interface PublicCaches {
   /** Where contents and readings survive a restart (`DATA_DIR`), if anywhere. */
   disk: ShareDisk | null;
   /**
+   * The published world's name (its share root's title) as last read; undefined while nothing is
+   * published. Error pages, which have no frame, are titled with it.
+   */
+  worldName: string | undefined;
+  /**
    * Writes what changed of the readings to `disk`; resolves when written. `many`: only where
    * many changed (see `KeptStore.flush`). Without `many` (at shutdown) it also removes the kept
    * blobs no note of the current share holds.
@@ -182,6 +187,7 @@ export function createPublicCaches(
     texts,
     html: createKeptStore({ kind: "html", maxEntries: 20_000, disk: null, schema: z.string() }),
     summaries: new WeakMap(),
+    worldName: undefined,
     disk,
     flush: async (opts) => {
       await Promise.all([readings.flush(opts), texts.flush(opts)]);
@@ -227,14 +233,16 @@ export async function refreshPublicShare(
     caches.snapshots.deleteWhere((key) => key !== identity);
     const previous = caches.snapshots.get(identity);
     if (previous !== undefined) {
-      await caches.snapshots.reload(
+      const snapshot = await caches.snapshots.reload(
         identity,
         () => loadPublicSnapshot(core, identity, previous, prepare),
       );
+      caches.worldName = worldNameOf(snapshot);
       refreshed = true;
     }
   } catch {
     caches.snapshots.clear();
+    caches.worldName = undefined;
   }
   // (who links where is kept by snapshot version: the new one's is made by `prepare`)
   caches.rendered.clear();
@@ -313,7 +321,12 @@ export async function publicSource(
     identity,
     () => loadPublicSnapshot(core, identity, caches.snapshots.get(identity), prepare),
   );
+  caches.worldName = worldNameOf(snapshot);
   return { snapshot, core, identity };
+}
+
+function worldNameOf(snapshot: PublicSnapshot | null | undefined): string | undefined {
+  return snapshot ? snapshot.byId.get(snapshot.rootId)?.title.trim() || undefined : undefined;
 }
 
 /**

@@ -59,7 +59,7 @@ const PASSED_HEADERS = ["www-authenticate", "retry-after"] as const;
  * assert.match(await res.text(), /Reference: <code>req-1<\/code>/);
  * ```
  */
-export function errorPageResponse(error: unknown, requestId: string): Response {
+export function errorPageResponse(error: unknown, requestId: string, world?: string): Response {
   const status = error instanceof ApiError && error.status >= 400 && error.status <= 599
     ? error.status
     : 500;
@@ -80,6 +80,6 @@ ${detail && html`<p class="meta">${detail}</p>`}
       if (value) headers.set(name, value);
     }
   }
-  const document = layout({ title: wording.title, main, noIndex: true }).html;
+  const document = layout({ title: wording.title, main, noIndex: true, world }).html;
   return new Response(document, { status, headers });
 }

@@ -48,6 +48,8 @@ export interface PageParts {
   query?: string;
   /** The world the page belongs to; error pages have none. */
   site?: SiteFrame;
+  /** The world's name where there is no frame (error pages), when it is known. */
+  world?: string;
   /** The noteId the page shows (marked in the navigation). */
   current?: string;
   meta?: PageMeta;
@@ -99,7 +101,7 @@ ${description && html`<meta name="twitter:description" content="${description}">
  */
 export function layout(page: PageParts): SafeHtml {
   const site = page.site;
-  const world = site?.title ?? SITE_NAME;
+  const world = site?.title ?? page.world ?? SITE_NAME;
   const fullTitle = page.title === null ? world : `${page.title} · ${world}`;
   const document = html`
     <!doctype html>
