@@ -73,7 +73,28 @@ export function shorten(text: string, max: number): string {
  */
 export function imageTitle(title: string): string {
   const t = title.trim() || "Image";
-  if (!/\.[A-Za-z0-9]{2,5}$/.test(t)) return t;
-  const words = t.replace(/\.[A-Za-z0-9]{2,5}$/, "").replace(/[-_.]+/g, " ").trim();
-  return words ? words[0].toUpperCase() + words.slice(1) : "Image";
+  if (!FILE_EXTENSION.test(t)) return t;
+  const words = altFromFileName(t);
+  return words[0].toUpperCase() + words.slice(1);
+}
+
+const FILE_EXTENSION = /\.[A-Za-z0-9]{2,5}$/;
+
+/**
+ * A file name as alt text: `coast-chart.png` → `coast chart`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(altFromFileName("coast-chart.png"), "coast chart");
+ * ```
+ */
+export function altFromFileName(file: string): string {
+  let name = file;
+  try {
+    name = decodeURIComponent(file);
+  } catch {
+    // kept as written
+  }
+  return name.replace(FILE_EXTENSION, "").replace(/[-_.]+/g, " ").trim() || "Image";
 }

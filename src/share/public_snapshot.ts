@@ -19,7 +19,7 @@ import type { PixelSize } from "./image_sizes.ts";
 import { answerBytes, type RenderedAnswer } from "./rendered_answer.ts";
 import { z } from "zod";
 import { createKeptStore, type KeptStore } from "./kept_store.ts";
-import { type NoteReading, noteReadingSchema } from "./public_types.ts";
+import { type KeptSummary, type NoteReading, noteReadingSchema } from "./public_types.ts";
 import { type ShareDisk, shareDisk } from "./share_disk.ts";
 
 /** A published share tree, ready for visitors. */
@@ -87,7 +87,7 @@ export interface PublicCaches {
    * What listings show of a note (visitor_view.ts), by the note's object: a snapshot reuses the
    * objects of unchanged notes, so an unchanged note is not summarised again.
    */
-  summaries: WeakMap<CoreNote, unknown>;
+  summaries: WeakMap<CoreNote, KeptSummary>;
   /** Where contents and readings survive a restart (`DATA_DIR`), if anywhere. */
   disk: ShareDisk | null;
   /**

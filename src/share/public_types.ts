@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from "zod";
+import type { CoreNote } from "../upstream/core.ts";
 
 /**
  * A display attribute of a public note: a label its template promotes, under the promoted alias.
@@ -84,3 +85,26 @@ export const noteReadingSchema = z.object({
 
 /** What the site reads out of a note's public content for one visitor class. */
 export type NoteReading = z.output<typeof noteReadingSchema>;
+
+/** What site pages may show of a visible note whoever the visitor is (visitor_view.ts). */
+export interface NoteFacts {
+  noteId: string;
+  title: string;
+  loreType: string | null;
+  /** `#shareDescription` of the note, trimmed, or null. */
+  description: string | null;
+  isImage: boolean;
+  /** Lore notes (`#lore`) are the ones listed by type. */
+  isLore: boolean;
+  /** ISO 8601. */
+  dateModified: string | null;
+  /** `#shareDisallowRobotIndexing` on the note or the share root. */
+  noIndex: boolean;
+}
+
+/** A note's facts with its promoted labels by name, kept by note object while its root stands. */
+export interface KeptSummary {
+  /** The share root's object the facts were made with (its lists decide what is private). */
+  root: CoreNote | undefined;
+  facts: NoteFacts & { labels: ReadonlyMap<string, string> };
+}

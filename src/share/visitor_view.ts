@@ -22,7 +22,7 @@ import {
 } from "./public_notes.ts";
 import { idFor, type PublicRequest } from "./public_request.ts";
 import { searchNotes } from "./public_search.ts";
-import type { PublicSearchResult } from "./public_types.ts";
+import type { NoteFacts, PublicSearchResult } from "./public_types.ts";
 import { publicNotFound } from "./visitor_access.ts";
 
 /**
@@ -77,19 +77,7 @@ export interface VisitorView {
 }
 
 /** What site pages may show of a visible note without rendering it. */
-export interface VisibleNote {
-  noteId: string;
-  title: string;
-  loreType: string | null;
-  /** `#shareDescription` of the note, trimmed, or null. */
-  description: string | null;
-  isImage: boolean;
-  /** Lore notes (`#lore`) are the ones listed by type. */
-  isLore: boolean;
-  /** ISO 8601. */
-  dateModified: string | null;
-  /** `#shareDisallowRobotIndexing` on the note or the share root. */
-  noIndex: boolean;
+export interface VisibleNote extends NoteFacts {
   /** Promoted attribute by its label name (e.g. `inWorldDate`), as the public note shows it. */
   label(name: string): string | null;
   /** A public-relation target of the note (e.g. `mapImage`) this visitor may see, or null. */
@@ -151,7 +139,6 @@ export function visitorView(req: PublicRequest): VisitorView {
 }
 
 /** What a summary shows whoever the visitor: it depends on the note and the share root alone. */
-type SummaryFacts = Omit<VisibleNote, "label" | "relation"> & { labels: Map<string, string> };
 
 /**
  * A visible note's summary for listing pages. Its visitor-independent part is kept by the
@@ -161,10 +148,7 @@ type SummaryFacts = Omit<VisibleNote, "label" | "relation"> & { labels: Map<stri
 function summaryOf(req: PublicRequest, note: CoreNote): VisibleNote {
   const { snap, access } = req;
   const root = snap.byId.get(snap.rootId);
-  const summaries = req.deps.caches.summaries as WeakMap<
-    CoreNote,
-    { root: CoreNote | undefined; facts: SummaryFacts }
-  >;
+  const summaries = req.deps.caches.summaries;
   let kept = summaries.get(note);
   if (kept === undefined || kept.root !== root) {
     kept = {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { altFromFileName } from "../sanitize/prose.ts";
 import type { PixelSize } from "../share/image_sizes.ts";
 import { escapeHtml } from "../lore/preview.ts";
 
@@ -33,25 +34,6 @@ export function contentImageIds(contentHtml: string): string[] {
     if (src) ids.add(decodeURIComponent(src[1]));
   }
   return [...ids];
-}
-
-/**
- * A file name as alt text: `coast-chart.png` → `coast chart`.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(altFromFileName("coast-chart.png"), "coast chart");
- * ```
- */
-export function altFromFileName(file: string): string {
-  let name = file;
-  try {
-    name = decodeURIComponent(file);
-  } catch {
-    // kept as written
-  }
-  return name.replace(/\.[A-Za-z0-9]{2,5}$/, "").replace(/[-_.]+/g, " ").trim() || "Image";
 }
 
 /**

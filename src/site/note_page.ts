@@ -6,7 +6,7 @@
  * @module
  */
 import type { PixelSize } from "../share/image_sizes.ts";
-import type { PublicLoreNote, PublicRelation } from "../share/public_types.ts";
+import type { PublicLoreNote } from "../share/public_types.ts";
 import { withContents } from "./contents.ts";
 import {
   displayTitle,
@@ -21,7 +21,7 @@ import { html, type SafeHtml, trusted } from "./html.ts";
 import { sizedContentImages } from "./images.ts";
 import type { PageParts } from "./layout.ts";
 import { breadcrumbs, mapHref, surroundings, typeHref } from "./navigation.ts";
-import { firstParagraph, type NavLink, type NotePlace, type SiteFrame } from "./site_model.ts";
+import { firstParagraph, type NotePlace, type SiteFrame } from "./site_model.ts";
 
 const PORTRAIT_RELATION = "portraitImage";
 
@@ -39,24 +39,12 @@ export interface NoteContext {
   hasMap: boolean;
 }
 
-/** Relations by kind ("Ally", "Enemy"), kinds in first-seen order. */
-function groupedRelations(relations: readonly PublicRelation[]): [string, PublicRelation[]][] {
-  const groups = new Map<string, PublicRelation[]>();
-  for (const r of relations) {
-    const kind = humanizeName(r.name);
-    groups.set(kind, [...(groups.get(kind) ?? []), r]);
-  }
-  return [...groups.entries()];
-}
-
-/** Incoming relations by kind, kinds in first-seen order. */
-function incomingGroups(
-  related: readonly { name: string; from: NavLink }[],
-): [string, NavLink[]][] {
-  const groups = new Map<string, NavLink[]>();
-  for (const r of related) {
-    const kind = humanizeName(r.name);
-    groups.set(kind, [...(groups.get(kind) ?? []), r.from]);
+/** Items grouped by the kind of relation `nameOf` gives ("Ally", "Enemy"), in first-seen order. */
+function byKind<T>(items: readonly T[], nameOf: (item: T) => string): [string, T[]][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const kind = humanizeName(nameOf(item));
+    groups.set(kind, [...(groups.get(kind) ?? []), item]);
   }
   return [...groups.entries()];
 }
@@ -114,10 +102,11 @@ export function notePage(note: PublicLoreNote, noIndex: boolean, ctx?: NoteConte
     `
   );
   // the portrait relation is already the picture in the infobox
-  const relations = groupedRelations(
+  const relations = byKind(
     note.resolvedRelations.filter((r) =>
       !(r.name === PORTRAIT_RELATION && r.targetNoteId === note.portraitImageNoteId)
     ),
+    (r) => r.name,
   ).map(([kind, targets]) =>
     html`<li>${kind}: ${
       targets.map((r, i) =>
@@ -132,9 +121,11 @@ export function notePage(note: PublicLoreNote, noIndex: boolean, ctx?: NoteConte
     }</li>`
   );
   // relations other notes hold to this one, read from their end: "Ally, from: Iselde Crane"
-  const relatedFrom = incomingGroups(ctx?.place.relatedFrom ?? []).map(([kind, sources]) =>
+  const relatedFrom = byKind(ctx?.place.relatedFrom ?? [], (r) => r.name).map(([kind, sources]) =>
     html`<li>${kind}, from: ${
-      sources.map((s, i) => html`${i > 0 && ", "}<a href="${loreHref(s.id)}">${s.title}</a>`)
+      sources.map(({ from }, i) =>
+        html`${i > 0 && ", "}<a href="${loreHref(from.id)}">${from.title}</a>`
+      )
     }</li>`
   );
   const contents = withContents(
