@@ -1,8 +1,8 @@
 /**
  * The sample world dressed for people: real-size pictures (a portrait, a coast map with pins, a
  * landscape), a character's attributes, a quest in each status the front end shows, statblocks
- * with their stats, the chart, the chronicle and a second character shared, and a description
- * of the world. `deno task dev` and the screenshots show it; tests keep the
+ * with their stats, the chart, the chronicle (in two eras, its events dated as the world writes
+ * them and placed) and a second character shared, and a description of the world. `deno task dev` and the screenshots show it; tests keep the
  * plain sample world, whose tiny images and exact contents they assert.
  *
  * @example
@@ -86,6 +86,60 @@ export const LANDSCAPE_ID = "wImgLandsc01";
 /** Id of the quest the showcase adds, so the quest board has one in each column. */
 export const FAILED_QUEST_ID = "wQuestBell01";
 
+/** Ids of the eras the showcase divides the chronicle into (timeline notes under it). */
+export const ERA_IDS = { bells: "wEraBells001", lanterns: "wEraLantrn01" } as const;
+
+/** Id of the event the showcase adds to the first era. */
+export const BELL_TOWER_ID = "wEvtBellTw01";
+
+/**
+ * The chronicle in eras: each era a timeline note under it, its events moved in, each event
+ * with its date as the harbour writes it (`#shareDateLabel`) and where it happened.
+ */
+function seedEras(store: CoreStore) {
+  label(store, W.timeline, "calendarSystem", "Saltmarrow Reckoning");
+  const eras: [string, string, string, string[]][] = [
+    [ERA_IDS.bells, "The Age of Bells", "When every harbour rang its own bell.", [
+      W.eventFlood,
+    ]],
+    [ERA_IDS.lanterns, "The Lantern Years", "The Guild's lamps keep the coast.", [W.eventPact]],
+  ];
+  for (const [noteId, title, about, events] of eras) {
+    store.createNote({
+      noteId,
+      parentNoteId: W.timeline,
+      title,
+      type: "text",
+      content: `<p>${about}</p>`,
+    });
+    markLore(store, noteId, "timeline");
+    for (const event of events) {
+      const moved = store.branchesOf(event).find((b) => b.parentNoteId === W.timeline)!;
+      store.createBranch({ noteId: event, parentNoteId: noteId });
+      store.deleteBranch(moved.branchId);
+    }
+  }
+  store.createNote({
+    noteId: BELL_TOWER_ID,
+    parentNoteId: ERA_IDS.bells,
+    title: "The Bell Tower Falls",
+    type: "text",
+    content: "<p>The old bell tower slid into the sea off the reef, bell and all.</p>",
+  });
+  markLore(store, BELL_TOWER_ID, "event");
+  const dates: [string, string, string, string][] = [
+    [BELL_TOWER_ID, "1186-11-02", "2nd of Gullmonth, 1186 SR", W.locReef],
+    [W.eventFlood, "", "14th of Brinemonth, 1187 SR", W.locHarbor],
+    [W.eventPact, "", "2nd of Lampmonth, 1190 SR", W.locHarbor],
+  ];
+  for (const [noteId, date, written, place] of dates) {
+    if (date) label(store, noteId, "inWorldDate", date);
+    label(store, noteId, "shareDateLabel", written);
+    relation(store, noteId, "relLocatedIn", place);
+  }
+  relation(store, W.eventFlood, "relLocatedIn", W.locLighthouse);
+}
+
 /** A statblock's fields as the statblock template names them. */
 const STATBLOCKS: [string, Record<string, string>][] = [
   [W.statEel, {
@@ -156,6 +210,7 @@ export function seedShowcase(store: CoreStore): void {
   }
   label(store, W.charIselde, "role", "Lighthouse keeper");
   label(store, W.locHarbor, "population", "1200");
+  seedEras(store);
   // pins in the map's pixels (the plain world's values fit its small chart)
   for (const a of store.ownAttributes(W.locHarbor)) {
     if (a.name === "geolocation") store.deleteAttribute(a.attributeId);

@@ -14,6 +14,7 @@
  */
 import { deflateSync } from "node:zlib";
 import type { CoreStore } from "./core_store.ts";
+import { pngChunk } from "../src/media/png_encode.ts";
 
 /** The 21 lore types Core ships templates for (`_template_<type>`). */
 export const LORE_TYPES = [
@@ -181,7 +182,8 @@ const CRC_TABLE = (() => {
 })();
 
 /**
- * CRC-32 (IEEE) as PNG chunks use it.
+ * CRC-32 (IEEE) as PNG chunks use it, written out here so that tests check the service's PNG
+ * encoder against a second implementation.
  *
  * @example
  * ```ts
@@ -193,16 +195,6 @@ export function crc32(bytes: Uint8Array): number {
   let c = 0xffffffff;
   for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
-}
-
-function pngChunk(type: string, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, data.length);
-  out.set(new TextEncoder().encode(type), 4);
-  out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
-  return out;
 }
 
 /**

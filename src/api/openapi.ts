@@ -101,6 +101,11 @@ export function openApiDocument(routes: readonly Route[]): {
         required: true,
         content: { "application/json": { schema: toSchema(r.body.schema) } },
       };
+    } else if (r.body?.kind === "form") {
+      op.requestBody = {
+        required: true,
+        content: { "application/x-www-form-urlencoded": { schema: toSchema(r.body.schema) } },
+      };
     } else if (r.body?.kind === "text") {
       op.requestBody = {
         required: true,

@@ -141,7 +141,7 @@ function impliedResponses(route: Route): Implied[] {
       "`MAX_BODIES_IN_FLIGHT` bodies are being received already (`Retry-After`)",
     );
   }
-  if (route.body?.kind === "json" || route.body?.kind === "text") {
+  if (route.body && route.body.kind !== "stream") {
     refuse(415, "UNSUPPORTED_MEDIA_TYPE", "the body's `Content-Type` is not accepted");
   }
   if (route.access === "private" && route.backend !== "None") {
@@ -178,7 +178,8 @@ function impliedResponses(route: Route): Implied[] {
 /**
  * Every answer `route` can give, by status: its own, then the pipeline's. A status both name is
  * described by the route's text followed by the pipeline's cases it does not already mention
- * (by their error code); several pipeline cases of one status are listed one after another. A
+ * (by their error code), and may be the error shape besides a media type the route gives it (a
+ * page); several pipeline cases of one status are listed one after another. A
  * route with an `errorMediaType` answers its errors as pages without a code: a status it lists
  * keeps its own text, any other is described by the pipeline's cases, and the pipeline's
  * refusals before the handler are left out (they would be JSON).
@@ -231,10 +232,15 @@ export function routeResponses(
       continue;
     }
     const line = `\`${code}\`: ${text}${details ? ` (${details})` : ""}`;
-    if (!doc) docs.set(status, { description: line, schema: errorBodySchema });
-    else if (!doc.description.includes(own.has(status) ? code : line)) {
+    if (!doc) {
+      docs.set(status, { description: line, schema: errorBodySchema });
+      continue;
+    }
+    if (!doc.description.includes(own.has(status) ? code : line)) {
       doc.description += `; ${line}`;
     }
+    // the route's own answer at this status is a page: the pipeline's is still the JSON error
+    doc.schema ??= errorBodySchema;
   }
   return new Map([...docs].sort(([a], [b]) => a - b));
 }

@@ -20,6 +20,11 @@ export type BodySpec =
   /** `maxBytes` replaces `MAX_JSON_BYTES` for this route (e.g. map exports of a few MB). */
   | { kind: "json"; schema: z.ZodType; maxBytes?: number }
   /**
+   * An HTML form (`application/x-www-form-urlencoded`, within `MAX_JSON_BYTES`): its fields, each
+   * named once, as an object of strings validated by `schema`.
+   */
+  | { kind: "form"; schema: z.ZodType }
+  /**
    * UTF-8 text, limited to `MAX_CONTENT_BYTES`; handed over as a string. `mediaTypes`: the
    * accepted `Content-Type`s, the API's own form first (default `text/plain` alone; see
    * {@linkcode textBodyTypes}).
@@ -32,7 +37,9 @@ export type BodySpec =
  * What a route may use, and so which context its handler gets ({@linkcode CtxFor}):
  *
  * - `public`: no caller credentials at all — the pipeline never reads cookies, never mints a
- *   zero-login session and never sets a cookie; only server-side sources (`publicCore`);
+ *   zero-login session and never sets a cookie; only server-side sources (`publicCore`). The
+ *   public site keeps one cookie of its own, the unlock cookie of password-protected branches
+ *   (share/unlock_cookie.ts), which its handlers read and set;
  * - `session`: starts or ends the browser session (login, register, logout): reads and writes
  *   the session cookies, but never mints a zero-login session;
  * - `private`: the caller's Core and Parser credentials (cookie, zero-login or environment).
@@ -143,7 +150,7 @@ export interface RouteOf<
 export type Route = RouteOf<"public"> | RouteOf<"session"> | RouteOf<"private">;
 
 /** The value of `ctx.body` for a body spec. */
-export type BodyValue<B> = B extends { kind: "json"; schema: infer S extends z.ZodType }
+export type BodyValue<B> = B extends { kind: "json" | "form"; schema: infer S extends z.ZodType }
   ? z.output<S>
   : B extends { kind: "text" } ? string
   : undefined;

@@ -19,7 +19,10 @@
  * in front rewrites the `Host`. Requests carrying neither header (curl, servers, browsers
  * without fetch metadata) pass: they bring no other site's page along. An `Origin` the operator allowed
  * (`CORS_ORIGINS`, see cors.ts) counts as ours whatever `Sec-Fetch-Site` says; a request from
- * such a page without `Origin` (an `<img>`, a link) does not.
+ * such a page without `Origin` (an `<img>`, a link) does not. An opaque `Origin: null` counts as
+ * none when `Sec-Fetch-Site` is `same-origin`: a page under `Referrer-Policy: no-referrer` (the
+ * public site's) sends it with its own form posts, and fetch metadata, which no page can set,
+ * says where they came from (a sandboxed frame's requests are `cross-site`).
  *
  * @module
  */
@@ -67,8 +70,10 @@ export function checkCrossSite(
 ): void {
   if (publicRoute && SAFE.has(req.method)) return;
   const site = req.headers.get("sec-fetch-site");
-  const origin = req.headers.get("origin");
+  let origin = req.headers.get("origin");
   if (policy.allowed?.(origin)) return;
+  if (origin === "null" && site === "same-origin") origin = null;
+
   if (
     (site && site !== "same-origin" && site !== "none") ||
     (origin && origin !== policy.publicOrigin &&

@@ -43,6 +43,15 @@ Deno.test("cross-site: a foreign or opaque Origin is refused; our own passes", (
   check(req("POST", {})); // curl / server-to-server: no other site's page involved
 });
 
+Deno.test("cross-site: our own page's form post under no-referrer (Origin: null) passes", () => {
+  check(req("POST", { origin: "null", "sec-fetch-site": "same-origin" }), "public");
+  // an opaque origin anywhere else (a sandboxed frame, a data: URL) is still refused
+  for (const site of ["cross-site", "same-site"]) {
+    const r = req("POST", { origin: "null", "sec-fetch-site": site });
+    assert.throws(() => check(r, "public"), refused);
+  }
+});
+
 Deno.test("cross-site: forwarded host and proto count only behind a trusted proxy", () => {
   const r = req("POST", {
     origin: "https://lore.example",

@@ -1,6 +1,6 @@
 /**
  * The second phase: a route's input, read and validated against its declaration — path
- * params, query, and a JSON or text body within its limits (a streamed body is only checked for
+ * params, query, and a JSON, form or text body within its limits (a streamed body is only checked for
  * its declared length; its handler reads it). Every failure is a 400, 413 or 415 before the
  * handler runs.
  *
@@ -93,6 +93,11 @@ export function inputReader(deps: InputDeps): (
         throw invalidRequest("The request body is not valid JSON");
       }
       body = validate(route.body.schema, raw, "body");
+    } else if (route.body?.kind === "form") {
+      requireMediaType(req, ["application/x-www-form-urlencoded"]);
+      requireUtf8(req);
+      const text = await readLimitedText(req, config.MAX_JSON_BYTES, reading());
+      body = validate(route.body.schema, formFields(text), "body");
     } else if (route.body?.kind === "text") {
       requireMediaType(req, textBodyTypes(route.body));
       requireUtf8(req);
@@ -102,6 +107,34 @@ export function inputReader(deps: InputDeps): (
     }
     return { params, query, body };
   };
+}
+
+/**
+ * The fields of an HTML form's body, each named once (a field sent twice is refused, not
+ * guessed at), percent-decoded as UTF-8.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(formFields("user=player&password=l%C3%A4mp+light"), {
+ *   user: "player",
+ *   password: "lämp light",
+ * });
+ * assert.throws(() => formFields("a=1&a=2"), { status: 400, code: "INVALID_REQUEST" });
+ * ```
+ */
+export function formFields(text: string): Record<string, string> {
+  const fields = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (fields.has(name)) {
+      throw invalidRequest(`The form field ${JSON.stringify(name)} is sent more than once`, [
+        { path: `body.${name}`, message: "sent more than once" },
+      ]);
+    }
+    fields.set(name, value);
+  }
+  // own data properties only (a field named `__proto__` is just a field)
+  return Object.fromEntries(fields);
 }
 
 /** The request's validated path params and query; no body. */

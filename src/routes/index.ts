@@ -31,7 +31,9 @@ import { ragRoutes } from "./rag.ts";
 import { searchRoutes } from "./search.ts";
 import { shareRoutes } from "./share.ts";
 import { siteRoutes } from "./site.ts";
+import { siteCardRoutes } from "./site_card.ts";
 import { siteEdgeRoutes } from "./site_edges.ts";
+import { siteUnlockRoutes } from "./site_unlock.ts";
 import { systemRoutes } from "./system.ts";
 import { treeRoutes } from "./tree.ts";
 import { usageRoutes } from "./usage.ts";
@@ -59,7 +61,9 @@ export const allRoutes: readonly Route[] = [
   ...shareRoutes,
   ...publicRoutes,
   ...siteRoutes,
+  ...siteCardRoutes,
   ...siteEdgeRoutes,
+  ...siteUnlockRoutes,
   ...configRoutes,
   ...systemRoutes,
   ...authRoutes,

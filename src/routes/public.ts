@@ -10,11 +10,14 @@ import { idSchema } from "../lore/ids.ts";
 import { RASTER_MIMES } from "../media/image_info.ts";
 import { defineRoute, type Route } from "../api/router.ts";
 import { shareFor } from "../pipeline/context.ts";
+import { REDACTION_HTML } from "../sanitize/redaction.ts";
 import {
   type AnswerRenderer,
+  basicCredentials,
   keptPublicAnswer,
   type PublicNoteResult,
   type PublicSearchOutcome,
+  siteCredentials,
 } from "../share/public_api.ts";
 import { answerFor, type RenderedAnswer, renderedAnswer } from "../share/rendered_answer.ts";
 import { publicLoreNoteSchema, publicSearchResultSchema } from "../share/public_types.ts";
@@ -82,7 +85,8 @@ export const publicLore = defineRoute({
     "and attachment URLs) becomes `/public/lore/<alias or id>` when the note is public; " +
     "external http(s) and mailto links stay, other relative links and links to the backends' " +
     "hosts lose their href; a link to a note the visitor may not see loses its target, and its " +
-    "text too when that text may name the target (always when the target is outside the share). " +
+    "text too when that text may name the target (always when the target is outside the share), " +
+    `leaving in its place one fixed mark, the same whatever it named: \`${REDACTION_HTML}\`. ` +
     "An included note that is not public goes whole; images are kept only of public image notes " +
     "and the note's own image attachments (as `/api/public/images/…`). `attributes` are the " +
     "note's own non-empty labels its template promotes and the public attribute policy allows, " +
@@ -105,16 +109,17 @@ export const publicLore = defineRoute({
     ...COMMON_RESPONSES,
   },
   handler: async (ctx) => {
-    const authorization = ctx.req.headers.get("authorization");
+    // the API reads HTTP Basic only: the site's unlock cookie opens pages, not this answer
+    const credentials = basicCredentials(ctx.req.headers.get("authorization"));
     const kept = keptPublicAnswer(
       ctx.state.publicShare,
       NOTE_JSON.view,
       ctx.params.id,
-      authorization,
+      credentials,
     );
     return answerFor(
       ctx.req,
-      kept ?? await shareFor(ctx).noteAnswer(ctx.params.id, authorization, NOTE_JSON),
+      kept ?? await shareFor(ctx).noteAnswer(ctx.params.id, credentials, NOTE_JSON),
     );
   },
 });
@@ -147,10 +152,10 @@ export const publicSearch = defineRoute({
     ...COMMON_RESPONSES,
   },
   handler: async (ctx) => {
-    const authorization = ctx.req.headers.get("authorization");
+    const credentials = basicCredentials(ctx.req.headers.get("authorization"));
     return answerFor(
       ctx.req,
-      await shareFor(ctx).searchAnswer(ctx.query.q, authorization, SEARCH_JSON),
+      await shareFor(ctx).searchAnswer(ctx.query.q, credentials, SEARCH_JSON),
     );
   },
 });
@@ -166,7 +171,8 @@ export const publicImage = defineRoute({
   tag: "public",
   params: z.object({ id: idSchema, filename: z.string().min(1).max(255) }),
   description: "`id` is a public image note, or an image attachment of a public note; the file " +
-    "name is ignored. Core's declared type must be PNG, JPEG, GIF, WebP or AVIF and the bytes " +
+    "name is ignored. Behind `#shareCredentials`, HTTP Basic or the site's unlock cookie (`POST " +
+    "/public/unlock`) opens it, since the site's pages show it. Core's declared type must be PNG, JPEG, GIF, WebP or AVIF and the bytes " +
     "must prove it, or the answer is 404. The bytes are streamed as they arrive, with " +
     "`Content-Security-Policy: default-src 'none'; sandbox` and `nosniff`.",
   responses: {
@@ -182,10 +188,11 @@ export const publicImage = defineRoute({
       "allowed raster image",
     ...COMMON_RESPONSES,
   },
-  handler: (ctx) =>
+  handler: async (ctx) =>
     shareFor(ctx).image(
       ctx.params.id,
-      ctx.req.headers.get("authorization"),
+      // the site's pages show these images: its unlock cookie opens them as it opens the page
+      await siteCredentials(ctx.req, ctx.sealKey),
       ctx.signal,
       ctx.req.headers.get("if-none-match"),
     ),

@@ -16,9 +16,11 @@ import { renderedPage } from "../site/respond.ts";
 import {
   type AnswerRenderer,
   keptPublicAnswer,
+  siteCredentials,
   type SitePage,
   type VisitorView,
 } from "../share/public_api.ts";
+import { isSiteReturnPath, unlockPageResponse } from "../site/unlock_page.ts";
 import { answerFor, renderedAnswer } from "../share/rendered_answer.ts";
 import {
   buildFeed,
@@ -33,14 +35,17 @@ import {
   type BuiltPage,
 } from "../site/world_pages.ts";
 import { SITE_CSS, SITE_CSS_VERSION } from "../site/stylesheet.ts";
+import { THEME_JS, THEME_JS_VERSION } from "../site/theme_script.ts";
+import { isMapZoom, MAP_ZOOMS } from "../site/map_page.ts";
 import { ClientAbortError } from "../upstream/fetch.ts";
 import { shareFor } from "../pipeline/context.ts";
 
 /** The answers both pages share; every error is an HTML page keeping its status. */
 const PAGE_RESPONSES = {
   304: { description: "`If-None-Match` matched the page's ETag (no body)" },
-  401: "The share is behind `#shareCredentials`: `WWW-Authenticate: Basic`, so the browser asks " +
-    "for the password",
+  401: "The page is behind `#shareCredentials`: the password page, a form posting to " +
+    "`POST /public/unlock` (no `WWW-Authenticate`, so the browser shows no password dialog; an " +
+    "`Authorization: Basic` header is still accepted)",
   404: "Missing, draft, GM-only, protected or not shared (the same page for all)",
   502: "Core failed",
   503: "Core is not configured, not reachable or refuses the service's token",
@@ -51,17 +56,23 @@ const PAGE_RESPONSES = {
 const PAGE_NOTES = "Rendered on the server from the same module as the public share API, so a " +
   "page shows exactly what `/api/public/*` would. Pages run no script at all (a strict " +
   "Content-Security-Policy) and load only the site's stylesheet and public images. They are " +
-  "`no-cache` with an ETag of the page itself (`private` with an `Authorization` header, " +
-  "always `Vary: Authorization`), so unpublishing shows at once and an edit of a note the " +
+  "`no-cache` with an ETag of the page itself (`private` with credentials: an `Authorization` " +
+  "header or the unlock cookie; always `Vary: Authorization`), so unpublishing shows at once " +
+  "and an edit of a note the " +
   "visitor cannot see changes nothing; `noindex` (meta tag and `X-Robots-Tag`) follows the " +
-  "public API and is always on search results and error pages. " +
-  "Errors are HTML pages (`no-store`) that keep the status; a 401 keeps `WWW-Authenticate`.";
+  "public API and is always on search results and error pages. Every page's link preview " +
+  "(`og:image`, Twitter card) shows a picture with its real size: the page's own (a map " +
+  "page's map), else the world's card. " +
+  "Errors are HTML pages (`no-store`) that keep the status.";
 
 /**
  * Runs a page handler; every failure becomes an HTML error page with its status (a client that
  * went away is left to the app).
  */
-async function htmlPage(ctx: PublicCtx, render: () => Promise<Response>): Promise<Response> {
+export async function htmlPage(
+  ctx: PublicCtx,
+  render: () => Promise<Response>,
+): Promise<Response> {
   try {
     return await render();
   } catch (e) {
@@ -110,7 +121,11 @@ export function siteOrigin(ctx: PublicCtx): string {
   return ctx.config.PUBLIC_ORIGIN ?? requestOrigin(ctx.req, ctx.url, ctx.config.TRUST_PROXY);
 }
 
-/** Answers a site page: the share checks access, builds it once per snapshot and visitor. */
+/**
+ * Answers a site page: the share checks access, builds it once per snapshot and visitor. The
+ * visitor's credentials are an `Authorization` header or the unlock cookie; a page they do not
+ * open is the password page. `anonymous` documents (sitemap, feed) read neither.
+ */
 async function sitePage<T>(
   ctx: PublicCtx,
   page: SitePage,
@@ -119,16 +134,30 @@ async function sitePage<T>(
   opts: { anonymous?: boolean } = {},
 ): Promise<Response> {
   const origin = siteOrigin(ctx);
-  const authorization = opts.anonymous ? null : ctx.req.headers.get("authorization");
+  const credentials = opts.anonymous ? null : await siteCredentials(ctx.req, ctx.sealKey);
   const asked = { ...page, subject: `${page.subject}\n${origin}` };
-  const answer = keptPublicAnswer(ctx.state.publicShare, renderer.view, asked, authorization) ??
-    await shareFor(ctx).siteAnswer(
-      authorization,
-      asked,
-      renderer,
-      (view, noteId) => build(view, noteId, origin),
-    );
-  return answerFor(ctx.req, answer);
+  try {
+    const answer = keptPublicAnswer(ctx.state.publicShare, renderer.view, asked, credentials) ??
+      await shareFor(ctx).siteAnswer(
+        credentials,
+        asked,
+        renderer,
+        (view, noteId) => build(view, noteId, origin),
+      );
+    return answerFor(ctx.req, answer);
+  } catch (e) {
+    if (opts.anonymous || !(e instanceof ApiError) || e.status !== 401) throw e;
+    return passwordPage(ctx);
+  }
+}
+
+/** The password page of the page the visitor asked for, which the form returns to. */
+function passwordPage(ctx: PublicCtx): Response {
+  const asked = ctx.url.pathname + ctx.url.search;
+  return unlockPageResponse({
+    returnTo: isSiteReturnPath(asked) ? asked : "/public",
+    world: ctx.state.publicShare.worldName,
+  });
 }
 
 const homeQuery = z.object({
@@ -184,11 +213,17 @@ export const notePageRoute = defineRoute({
   params: z.object({ id: z.string().describe("noteId or #shareAlias") }),
   description: "The public note (`GET /api/public/lore/{id}`) as a page: breadcrumbs from the " +
     "share root, title, an infobox (portrait thumbnail linking to the full image, the display " +
-    'attributes), content with every image sized (`width`/`height`, `loading="lazy"`, `alt`), ' +
-    "relations grouped by kind, a theme song link (absolute http(s) only), the last change, the " +
+    "attributes), content with every image sized (`width`/`height`: its own size, or the " +
+    'writer\'s in its proportions but never larger; `loading="lazy"`, `alt`) and without the ' +
+    "portrait when the infobox shows it (each image once, at the one URL every page uses), " +
+    "relations grouped by kind, a theme song link (absolute http(s) only), the last change and " +
+    "the reading time (about 220 words a minute, from 150 visible words on), the " +
     "note's visible children, the visible notes whose public content links to it, and the " +
     "previous/next sibling. Open Graph and Twitter card metadata name the note, its " +
-    "`#shareDescription` or first paragraph and its portrait, with absolute URLs on " +
+    "`#shareDescription` or first paragraph, and a picture with its size: the portrait, else " +
+    "the note's map, else the first image note its content shows, else the world's card (the " +
+    "share root's `~shareCard` image note, or `GET /public/card/{file}`); `summary_large_image` " +
+    "only for a picture at least 600 px wide. Absolute URLs are on " +
     "`PUBLIC_ORIGIN`, else on the origin the visitor used (forwarded host and protocol with " +
     `\`TRUST_PROXY\`). ${PAGE_NOTES}`,
   errorMediaType: "text/html",
@@ -237,8 +272,10 @@ export const timelineRoute = defineRoute({
   backend: "Core",
   access: "public",
   tag: "site",
-  description: "Visible notes with a promoted `#inWorldDate`, ordered by it as written " +
-    "(numbers compared as numbers). " + PAGE_NOTES,
+  description: "Visible notes with a promoted `#inWorldDate`, in its order (leading year as a " +
+    "number, then as written), grouped by era (the timeline notes above them) when there are " +
+    "two or more, else by year; each with its `#shareDateLabel` (else the date), one-line " +
+    "description and the visible locations it is related to, under breadcrumbs. " + PAGE_NOTES,
   errorMediaType: "text/html",
   responses: {
     200: { description: "The timeline page", mediaType: "text/html" },
@@ -253,6 +290,13 @@ export const timelineRoute = defineRoute({
     ),
 });
 
+const mapQuery = z.object({
+  zoom: z.string().optional().describe(
+    "`2` or `4`: the map at twice or four times the column's width, `full`: at the image's own " +
+      "size, each scrolling inside its frame; absent: the map fits the column",
+  ),
+});
+
 /** `GET /public/maps/:id` — a published note's map with its pins. */
 export const mapPageRoute = defineRoute({
   method: "GET",
@@ -262,20 +306,34 @@ export const mapPageRoute = defineRoute({
   access: "public",
   tag: "site",
   params: z.object({ id: z.string().describe("noteId or #shareAlias of the map note") }),
-  description: "The note's `~mapImage` (a visible image note) drawn as inline SVG at its own " +
-    'size, with a pin linking each visible child that has a promoted `#geolocation="x, y"` ' +
-    "(pixels of the image), and the pins again as a list; no script. 404 when the note has no " +
-    "visible map image. " + PAGE_NOTES,
+  query: mapQuery,
+  description: "The note's `~mapImage` (a visible image note) with a pin linking each visible " +
+    'child that has a promoted `#geolocation="x, y"` (pixels of the image), drawn as inline SVG ' +
+    "over the image: pins and labels keep their screen size (a 28 px tap target, 14 px labels " +
+    "kept on the map) at any image size, width and zoom. Links to the other zooms, the pins " +
+    "again as a list; no script. A zoomed page is `noindex`, its canonical URL the map page's. " +
+    "404 when the note has no visible map image. " + PAGE_NOTES,
   errorMediaType: "text/html",
   responses: {
     200: { description: "The map page", mediaType: "text/html" },
+    400: "`zoom` is not `2`, `4` or `full` (the page says so)",
     ...PAGE_RESPONSES,
   },
   handler: (ctx) =>
-    htmlPage(
-      ctx,
-      () => sitePage(ctx, { subject: "map", noteIdOrAlias: ctx.params.id }, PAGE, buildMap),
-    ),
+    htmlPage(ctx, () => {
+      const asked = ctx.query.zoom;
+      // checked here, not by the schema, so a bad value gets the site's HTML page
+      if (asked !== undefined && !isMapZoom(asked)) {
+        throw invalidRequest(`A map's zoom is one of ${MAP_ZOOMS.join(", ")}.`);
+      }
+      const zoom = asked ?? "1";
+      return sitePage(
+        ctx,
+        { subject: `map:${zoom}`, noteIdOrAlias: ctx.params.id },
+        PAGE,
+        (view, noteId, origin) => buildMap(view, noteId, origin, zoom),
+      );
+    }),
 });
 
 /** What the sitemap and the feed share: anonymous, absolute URLs, gone when robots are refused. */
@@ -283,6 +341,10 @@ const MACHINE_NOTES = "Built from what an anonymous visitor sees (credentials ar
   "with absolute URLs on `PUBLIC_ORIGIN`, else on the origin the visitor used (forwarded host " +
   "and protocol with `TRUST_PROXY`); 404 when the share root carries `#shareDisallowRobotIndexing`, and notes " +
   "that carry it are left out. `no-cache` with an ETag of the document itself.";
+
+/** The sitemap's and feed's 401: no password opens a document built for anonymous visitors. */
+const MACHINE_401 = "The share root is behind `#shareCredentials` (an HTML error page; the " +
+  "document is built for anonymous visitors, so no password opens it)";
 
 /** `GET /sitemap.xml` — every public page, for search engines. */
 export const sitemapRoute = defineRoute({
@@ -298,6 +360,7 @@ export const sitemapRoute = defineRoute({
   responses: {
     200: { description: "The sitemap (sitemaps.org 0.9)", mediaType: "application/xml" },
     ...PAGE_RESPONSES,
+    401: MACHINE_401,
   },
   handler: (ctx) =>
     htmlPage(
@@ -322,6 +385,7 @@ export const feedRoute = defineRoute({
   responses: {
     200: { description: "The Atom feed", mediaType: "application/atom+xml" },
     ...PAGE_RESPONSES,
+    401: MACHINE_401,
   },
   handler: (ctx) =>
     htmlPage(
@@ -333,31 +397,72 @@ export const feedRoute = defineRoute({
     ),
 });
 
-const CSS_ETAG = `"css-${SITE_CSS_VERSION}"`;
+/** What a compiled-in asset route declares beyond the shared parts. */
+interface CompiledAsset {
+  path: string;
+  summary: string;
+  description: string;
+  /** What the 200 is, e.g. "The stylesheet". */
+  what: string;
+  mediaType: string;
+  body: string;
+  /** A digest of `body`, for its ETag. */
+  version: string;
+}
 
-/** `GET /public/site.css` — the site's stylesheet (a module string; no file is read). */
-export const stylesheet = defineRoute({
-  method: "GET",
+/**
+ * A route serving a module string (no file is read): pages link it with a digest of its
+ * content, so it is cached a day, with an ETag.
+ */
+function compiledAssetRoute(a: CompiledAsset): Route {
+  const etag = `"${a.mediaType.split("/")[1]}-${a.version}"`;
+  return defineRoute({
+    method: "GET",
+    path: a.path,
+    summary: a.summary,
+    backend: "None",
+    access: "public",
+    tag: "site",
+    description: `Compiled into the service (no file is read)${a.description} Pages link it ` +
+      "with a digest of its content, so it can be cached a day.",
+    responses: {
+      200: {
+        description: `${a.what}: \`Cache-Control: public, max-age=86400\`, ETag`,
+        mediaType: a.mediaType,
+      },
+      304: { description: "`If-None-Match` matched (no body)" },
+    },
+    handler: (ctx) =>
+      assetResponse(ctx.req, a.body, {
+        contentType: `${a.mediaType}; charset=utf-8`,
+        cacheControl: "public, max-age=86400",
+        etag,
+      }),
+  });
+}
+
+/** `GET /public/site.css` — the site's stylesheet. */
+export const stylesheet = compiledAssetRoute({
   path: "/public/site.css",
   summary: "Public site stylesheet",
-  backend: "None",
-  access: "public",
-  tag: "site",
-  description: "Compiled into the service (no file is read); pages link it with a digest of " +
-    "its content, so it can be cached a day.",
-  responses: {
-    200: {
-      description: "The stylesheet: `Cache-Control: public, max-age=86400`, ETag",
-      mediaType: "text/css",
-    },
-    304: { description: "`If-None-Match` matched (no body)" },
-  },
-  handler: (ctx) =>
-    assetResponse(ctx.req, SITE_CSS, {
-      contentType: "text/css; charset=utf-8",
-      cacheControl: "public, max-age=86400",
-      etag: CSS_ETAG,
-    }),
+  description: ".",
+  what: "The stylesheet",
+  mediaType: "text/css",
+  body: SITE_CSS,
+  version: SITE_CSS_VERSION,
+});
+
+/** `GET /public/theme.js` — the site's one script, the theme switch. */
+export const themeScript = compiledAssetRoute({
+  path: "/public/theme.js",
+  summary: "Public site theme script",
+  description: ": the header's button that switches the site between the system's colour " +
+    "scheme, light and dark, remembered in the browser's `localStorage`. Progressive " +
+    "enhancement: without it the system's scheme applies.",
+  what: "The script",
+  mediaType: "text/javascript",
+  body: THEME_JS,
+  version: THEME_JS_VERSION,
 });
 
 /** This group's routes. */
@@ -370,4 +475,5 @@ export const siteRoutes: Route[] = [
   sitemapRoute,
   feedRoute,
   stylesheet,
+  themeScript,
 ];

@@ -20,6 +20,7 @@ import {
   type SanitizeOptions,
   type SanitizeTransformer,
 } from "./html_engine.ts";
+import { isRedactionClass, REDACTION_ATTRIBUTES } from "./redaction.ts";
 import {
   editorRewriter,
   type HtmlRewriter,
@@ -190,6 +191,12 @@ function transformFor(rewriter: HtmlRewriter, player: boolean): SanitizeTransfor
       case "abbr":
         setIf(out, "title", attr(attribs, "title"), true);
         break;
+      case "span":
+        // the redaction mark's attributes are fixed, never the input's (redaction.ts)
+        if (isRedactionClass(cleanClass(attr(attribs, "class")))) {
+          Object.assign(out, REDACTION_ATTRIBUTES);
+        }
+        break;
     }
     setIf(out, "class", cleanClass(attr(attribs, "class")), true);
     const rawNoteId = attr(attribs, "data-note-id");
@@ -217,6 +224,7 @@ const BASE_OPTIONS: Readonly<SanitizeOptions> = Object.freeze({
     td: ["colspan", "rowspan"],
     th: ["colspan", "rowspan", "scope"],
     abbr: ["title"],
+    span: Object.keys(REDACTION_ATTRIBUTES),
   },
   allowedClasses: { "*": [CLASS_TOKEN] },
   allowedStyles: {

@@ -187,7 +187,10 @@ export interface Removal {
 
 /**
  * Removes, in place, every element for which `doomed` is true together with everything inside
- * it (a removed element's descendants are not visited).
+ * it (a removed element's descendants are not visited). When `doomed` answers with HTML instead,
+ * that fragment stands in the removed element's place, as a word of its own: a letter or digit
+ * right beside it gets a space between. The stand-in is not in the source, so it has no source
+ * location (nothing can take it for text written inside a removed element).
  *
  * @example
  * ```ts
@@ -200,27 +203,75 @@ export interface Removal {
  *   [" (cult)"],
  * );
  * assert.equal(serializeTree(tree), "<p>Town</p>");
+ * const linked = parseLikeBrowser("<p>Trust<a> Mara</a>, not<a>Jon</a>.</p>");
+ * removeElements(linked, (el) => el.tagName === "a" && "<i>—</i>");
+ * assert.equal(serializeTree(linked), "<p>Trust <i>—</i>, not <i>—</i>.</p>");
  * ```
  */
-export function removeElements(tree: BrowserTree, doomed: (el: ElementView) => boolean): Removal {
+export function removeElements(
+  tree: BrowserTree,
+  doomed: (el: ElementView) => boolean | string,
+): Removal {
   const removal: Removal = { texts: [], ranges: [] };
   const walk = (parent: Tree["parentNode"]) => {
     const content = (parent as Partial<Tree["template"]>).content;
     if (content) walk(content);
-    parent.childNodes = parent.childNodes.filter((child) => {
-      if (!isElement(child)) return true;
-      if (doomed(viewOf(child))) {
-        removal.texts.push(...textChunks(child));
-        const at = child.sourceCodeLocation;
-        if (at) removal.ranges.push([at.startOffset, at.endOffset]);
-        return false;
+    const placed = new Set<Tree["childNode"]>();
+    parent.childNodes = parent.childNodes.flatMap((child) => {
+      if (!isElement(child)) return [child];
+      const verdict = doomed(viewOf(child));
+      if (verdict === false) {
+        walk(child);
+        return [child];
       }
-      walk(child);
-      return true;
+      removal.texts.push(...textChunks(child));
+      const at = child.sourceCodeLocation;
+      if (at) removal.ranges.push([at.startOffset, at.endOffset]);
+      if (verdict === true) return [];
+      const nodes = standIn(verdict, parent);
+      nodes.forEach((node) => placed.add(node));
+      return nodes;
     });
+    if (placed.size > 0) spaceStandIns(parent.childNodes, placed);
   };
   walk(tree);
   return removal;
+}
+
+function standIn(fragment: string, parent: Tree["parentNode"]): Tree["childNode"][] {
+  const nodes = parseLikeBrowser(fragment).childNodes;
+  const unplace = (node: Tree["childNode"]) => {
+    delete (node as { sourceCodeLocation?: unknown }).sourceCodeLocation;
+    if ("childNodes" in node) (node.childNodes as Tree["childNode"][]).forEach(unplace);
+  };
+  for (const node of nodes) {
+    unplace(node);
+    node.parentNode = parent;
+  }
+  return nodes;
+}
+
+const WORD_END = /[\p{L}\p{N}]$/u;
+const WORD_START = /^[\p{L}\p{N}]/u;
+
+/** A space between each stand-in and a letter or digit of a sibling text right beside it. */
+function spaceStandIns(
+  children: Tree["childNode"][],
+  standIns: ReadonlySet<Tree["childNode"]>,
+): void {
+  children.forEach((node, i) => {
+    if (!standIns.has(node)) return;
+    const before = children[i - 1];
+    const after = children[i + 1];
+    if (before?.nodeName === "#text" && !standIns.has(before)) {
+      const text = before as Tree["textNode"];
+      if (WORD_END.test(text.value)) text.value += " ";
+    }
+    if (after?.nodeName === "#text" && !standIns.has(after)) {
+      const text = after as Tree["textNode"];
+      if (WORD_START.test(text.value)) text.value = ` ${text.value}`;
+    }
+  });
 }
 
 /**

@@ -3,7 +3,8 @@
  * (`<script>` included); the one entry point for sanitizing HTML.
  *
  * This module composes the steps. The input is first parsed the way a browser parses it
- * (browser_tree.ts): gm-only sections (gm_only.ts) and whatever a rewriter removes go there.
+ * (browser_tree.ts): gm-only sections (gm_only.ts) and whatever a rewriter removes go there (a
+ * link whose text went leaves the redaction mark of redaction.ts).
  * sanitize-html (htmlparser2) then applies the policy (allow_list.ts): which tags and attributes
  * survive, how image and link URLs are rewritten (url_rules.ts), and, for players, which
  * `gm-only` subtrees disappear. The player view fails closed: when the gm-only checks cannot
@@ -26,6 +27,7 @@ import {
   textWrittenWithin,
 } from "./browser_tree.ts";
 import { everyGmOnlyTagParsed, hasGmOnlyToken, passesReaderCheck } from "./gm_only.ts";
+import { REDACTION_HTML } from "./redaction.ts";
 import { editorRewriter, type HtmlRewriter } from "./url_rules.ts";
 
 export type { ElementView } from "./browser_tree.ts";
@@ -41,7 +43,7 @@ export {
  * Changes whenever the sanitizers' output for the same input changes; part of every ETag of
  * sanitized HTML, so a browser or cache never keeps an answer an older version produced.
  */
-export const SANITIZER_VERSION = "image-paths-1";
+export const SANITIZER_VERSION = "redaction-1";
 
 function sanitize(html: string, rewriter: HtmlRewriter, player: boolean): string {
   // Membership (which text lies inside a gm-only element, inside a link) is decided on the tree
@@ -52,7 +54,11 @@ function sanitize(html: string, rewriter: HtmlRewriter, player: boolean): string
   if (player && !everyGmOnlyTagParsed(input, tree)) return ""; // fail closed
   const removes = rewriter.removes?.bind(rewriter);
   const removed = player || removes
-    ? removeElements(tree, (el) => (player && hasGmOnlyToken(el.classes)) || !!removes?.(el))
+    ? removeElements(tree, (el) => {
+      if (player && hasGmOnlyToken(el.classes)) return true;
+      const verdict = removes?.(el) ?? false;
+      return verdict === "redact" ? REDACTION_HTML : verdict;
+    })
     : { texts: [], ranges: [] };
   // Text the parser moved out of a removed element was written inside it: fail closed.
   if (textWrittenWithin(tree, removed.ranges)) return "";

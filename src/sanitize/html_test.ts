@@ -9,6 +9,7 @@ import {
   sanitizePlayerHtml,
 } from "./html.ts";
 import { loadHtmlEngine } from "./html_engine.ts";
+import { REDACTION_HTML } from "./redaction.ts";
 
 await loadHtmlEngine();
 
@@ -624,6 +625,30 @@ Deno.test("a rewriter's output is checked again, so a buggy one cannot inject", 
       bad,
     ),
     '<img src="/ok.png"><a>1</a><a>2</a><a href="/ok">3</a>',
+  );
+});
+
+Deno.test("a rewriter's redacted link leaves the one canonical mark; its text goes", () => {
+  const redacting: HtmlRewriter = {
+    image: () => null,
+    link: () => null,
+    removes: (el) => el.tagName === "a" && el.attr("href") === "#hidden" && "redact",
+  };
+  const out = sanitizePlayerHtml(
+    '<p>Beware <a href="#hidden" title="The Cult">The <b>Drowned</b> Cult</a>, and<a href="#hidden"> ' +
+      'Mara</a>sails <a href="#other">home</a>.</p><div class="gm-only"><a href="#hidden">x</a></div>',
+    redacting,
+  );
+  assert.equal(out, `<p>Beware ${REDACTION_HTML}, and ${REDACTION_HTML} sails <a>home</a>.</p>`);
+  assert.equal(sanitizePlayerHtml(out), out, "idempotent");
+  // a span of that class, written by anyone, gets the mark's fixed attributes and no others
+  check(
+    '<span title="The Cult" class="redacted" role="button" aria-label="x" onclick="f()">—</span>',
+    REDACTION_HTML,
+  );
+  check(
+    '<span class="redacted big" role="img" aria-label="x">—</span>',
+    '<span class="redacted big">—</span>',
   );
 });
 

@@ -45,10 +45,11 @@ export interface HtmlRewriter {
   dataNoteId?(noteId: string): string | null;
   /**
    * Consulted for every element of the browser's parse of the input, before anything else:
-   * true removes the element with everything inside it. The public view uses it for links and
-   * included notes whose text came from a note the visitor may not see.
+   * true removes the element with everything inside it; `"redact"` removes it too and leaves the
+   * redaction mark (redaction.ts) in its place. The public view uses it for links and included
+   * notes whose text came from a note the visitor may not see.
    */
-  removes?(element: ElementView): boolean;
+  removes?(element: ElementView): boolean | "redact";
 }
 
 /** A valid noteId (also the only `data-note-id` value the allow-list keeps). */

@@ -186,3 +186,22 @@ export function isHttps(
   return requestOrigin(req, url, settings.TRUST_PROXY, settings.PUBLIC_ORIGIN)
     .startsWith("https:");
 }
+
+/**
+ * Whether the cookies of an answer to `req` are `Secure`: always with `COOKIE_SECURE=always`,
+ * else when the browser came over HTTPS ({@linkcode isHttps}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const req = new Request("http://lore.lan:8080/");
+ * assert.equal(secureCookies(req, { COOKIE_SECURE: "auto", TRUST_PROXY: false }), false);
+ * assert.equal(secureCookies(req, { COOKIE_SECURE: "always", TRUST_PROXY: false }), true);
+ * ```
+ */
+export function secureCookies(
+  req: Request,
+  settings: { COOKIE_SECURE: "auto" | "always"; TRUST_PROXY: boolean; PUBLIC_ORIGIN?: string },
+): boolean {
+  return settings.COOKIE_SECURE === "always" || isHttps(req, settings);
+}

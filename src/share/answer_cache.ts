@@ -10,6 +10,7 @@ import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import type { PublicRequest } from "./public_request.ts";
 import { keepAnswer, keptAnswer, type PublicCaches } from "./public_snapshot.ts";
 import type { RenderedAnswer } from "./rendered_answer.ts";
+import type { VisitorCredentials } from "./visitor_access.ts";
 
 /**
  * Renders a route's answer from what the share gives it. `view` names the rendering (e.g.
@@ -49,10 +50,10 @@ export function keptPublicAnswer(
   caches: PublicCaches,
   view: string,
   request: string | SitePage,
-  authorization: string | null,
+  credentials: VisitorCredentials | null,
 ): RenderedAnswer | undefined {
   const requested = typeof request === "string" ? noteRequest(request) : siteRequest(request);
-  return keptAnswer(caches, keptRequest(view, requested), authorization);
+  return keptAnswer(caches, keptRequest(view, requested), credentials === null);
 }
 
 /** The key of a request in {@linkcode PublicCaches.kept}. */
@@ -74,6 +75,8 @@ export function siteRequest(page: SitePage): string {
  * A rendered answer from the cache, rendered once per key. The key holds everything an answer
  * depends on: the snapshot's version, the sanitizer, which guarded notes the visitor sees,
  * whether the request carried credentials (its caching headers), the view and the subject.
+ * Only an anonymous visit's answer is found again by the request alone: one seen with
+ * credentials (a password, the unlock cookie) is never handed to another visitor that way.
  * Entries expire with the snapshot's TTL, since a note's attachments are outside its version.
  * A new snapshot (a draft edited) renders again; the ETag comes from the bytes, so an answer
  * that reads the same keeps it and a revalidation is still a 304. `requested` (from

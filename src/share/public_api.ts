@@ -1,8 +1,9 @@
 /**
  * The public share: the one module both `/api/public/*` and the public site read, so both show
  * exactly the same thing. Everything passes the share filter: hidden and missing
- * notes are the same 404, notes behind `#shareCredentials` need HTTP Basic, and nothing in an
- * answer names or shows a note the visitor may not see.
+ * notes are the same 404, notes behind `#shareCredentials` need their password (HTTP Basic, or
+ * the site's unlock cookie), and nothing in an answer names or shows a note the visitor may not
+ * see.
  *
  * Each method opens one {@linkcode PublicRequest} (snapshot, Core, this visitor's access) and
  * hands it to the module that makes the answer: `visitor_access.ts` (who may see what),
@@ -40,7 +41,8 @@ import {
   refreshPublicShare,
 } from "./public_snapshot.ts";
 import type { RenderedAnswer } from "./rendered_answer.ts";
-import { guarded, publicNotFound } from "./visitor_access.ts";
+import { type CredentialGuard, guardsOpenedBy, type ShareView } from "./tree_filter.ts";
+import { guarded, publicNotFound, type VisitorCredentials } from "./visitor_access.ts";
 import { type VisitorView, visitorView } from "./visitor_view.ts";
 
 export { type AnswerRenderer, keptPublicAnswer, type SitePage } from "./answer_cache.ts";
@@ -52,34 +54,40 @@ export {
 } from "./public_notes.ts";
 export type { PublicShareDeps } from "./public_request.ts";
 export { LORE_QUERY, type PublicSearchOutcome } from "./public_search.ts";
-export { publicNotFound, SHARE_AUTH_CHALLENGE } from "./visitor_access.ts";
+export {
+  basicCredentials,
+  publicNotFound,
+  SHARE_AUTH_CHALLENGE,
+  siteCredentials,
+  type VisitorCredentials,
+} from "./visitor_access.ts";
 export type { VisibleNote, VisitorView } from "./visitor_view.ts";
 
 /** The public share API; see {@linkcode publicShare}. */
 export interface PublicShare {
   /** 404 (same for missing/hidden), 401 (+ WWW-Authenticate) when credentials are needed. */
-  note(idOrAlias: string, authorization: string | null): Promise<PublicNoteResult>;
-  search(q: string, authorization: string | null): Promise<PublicSearchOutcome>;
+  note(idOrAlias: string, credentials: VisitorCredentials | null): Promise<PublicNoteResult>;
+  search(q: string, credentials: VisitorCredentials | null): Promise<PublicSearchOutcome>;
   /** The share root's own note plus every public lore note grouped by loreType (for `/`). */
-  home(authorization: string | null): Promise<PublicHomeResult>;
+  home(credentials: VisitorCredentials | null): Promise<PublicHomeResult>;
   /**
    * {@linkcode PublicShare.note} rendered by `renderer`, kept per snapshot version and visitor
    * class: the 404 and 401 checks run on every call, the render once.
    */
   noteAnswer(
     idOrAlias: string,
-    authorization: string | null,
+    credentials: VisitorCredentials | null,
     renderer: AnswerRenderer<PublicNoteResult>,
   ): Promise<RenderedAnswer>;
   /** {@linkcode PublicShare.search} rendered by `renderer`, kept like `noteAnswer`. */
   searchAnswer(
     q: string,
-    authorization: string | null,
+    credentials: VisitorCredentials | null,
     renderer: AnswerRenderer<PublicSearchOutcome & { query: string }>,
   ): Promise<RenderedAnswer>;
   /** {@linkcode PublicShare.home} rendered by `renderer`, kept like `noteAnswer`. */
   homeAnswer(
-    authorization: string | null,
+    credentials: VisitorCredentials | null,
     renderer: AnswerRenderer<PublicHomeResult>,
   ): Promise<RenderedAnswer>;
   /**
@@ -88,11 +96,17 @@ export interface PublicShare {
    * checks on every call; `make` gets its noteId.
    */
   siteAnswer<T>(
-    authorization: string | null,
+    credentials: VisitorCredentials | null,
     page: SitePage,
     renderer: AnswerRenderer<T>,
     make: (view: VisitorView, noteId: string) => Promise<T>,
   ): Promise<RenderedAnswer>;
+  /**
+   * The password-protected branches `userPass` ("user:pass") opens, anywhere in the published
+   * share (HTTP Basic opens them alike): none for a wrong one, or while nothing is published.
+   * Every value of every branch is compared, in constant time.
+   */
+  unlock(userPass: string): Promise<readonly CredentialGuard[]>;
   /**
    * Reads the share again after a write through this service (`refreshPublicShare`), the new
    * snapshot warmed before it replaces the old one; when no visitor has read the share yet,
@@ -105,7 +119,7 @@ export interface PublicShare {
    */
   image(
     id: string,
-    authorization: string | null,
+    credentials: VisitorCredentials | null,
     signal: AbortSignal,
     ifNoneMatch?: string | null,
   ): Promise<Response>;
@@ -129,77 +143,100 @@ export function publicShare(
   let source: Promise<PublicSource> | undefined;
   const load = () => source ??= publicSource(deps.publicCore, deps.caches, prepare);
   /** The visitor's request; undefined while nothing is published. */
-  const request = async (authorization: string | null) =>
-    publicRequest(deps, await load(), authorization);
+  const request = async (credentials: VisitorCredentials | null) =>
+    publicRequest(deps, await load(), credentials);
   /** The visitor's request on the published share; 404 while nothing is published. */
-  const published = async (authorization: string | null): Promise<PublicRequest> => {
-    const req = await request(authorization);
+  const published = async (credentials: VisitorCredentials | null): Promise<PublicRequest> => {
+    const req = await request(credentials);
     if (!req) throw publicNotFound();
     return req;
   };
   /** The request and the note it names (the root when none), after the 404 and 401 checks. */
-  const opened = async (authorization: string | null, idOrAlias?: string) => {
-    const req = await published(authorization);
+  const opened = async (credentials: VisitorCredentials | null, idOrAlias?: string) => {
+    const req = await published(credentials);
     return { req, note: idOrAlias === undefined ? openRoot(req) : openNote(req, idOrAlias) };
   };
 
   return {
-    note: (idOrAlias, authorization) =>
+    note: (idOrAlias, credentials) =>
       guarded(async () => {
-        const { req, note } = await opened(authorization, idOrAlias);
+        const { req, note } = await opened(credentials, idOrAlias);
         return await noteResult(req, note);
       }),
 
-    noteAnswer: (idOrAlias, authorization, renderer) =>
+    noteAnswer: (idOrAlias, credentials, renderer) =>
       guarded(async () => {
-        const { req, note } = await opened(authorization, idOrAlias);
+        const { req, note } = await opened(credentials, idOrAlias);
         const make = () => noteResult(req, note);
         const subject = `note:${note.noteId}`;
         return await rememberedAnswer(req, subject, renderer, make, noteRequest(idOrAlias));
       }),
 
-    home: (authorization) =>
+    home: (credentials) =>
       guarded(async () => {
-        const { req, note } = await opened(authorization);
+        const { req, note } = await opened(credentials);
         return await homeResult(req, note);
       }),
 
-    homeAnswer: (authorization, renderer) =>
+    homeAnswer: (credentials, renderer) =>
       guarded(async () => {
-        const { req, note } = await opened(authorization);
+        const { req, note } = await opened(credentials);
         return await rememberedAnswer(req, "home", renderer, () => homeResult(req, note));
       }),
 
     // Search alone answers while nothing is published (no results rather than a 404).
-    search: (q, authorization) =>
-      guarded(async () => searchNotes(await request(authorization), q.trim())),
+    search: (q, credentials) =>
+      guarded(async () => searchNotes(await request(credentials), q.trim())),
 
-    searchAnswer: (q, authorization, renderer) =>
+    searchAnswer: (q, credentials, renderer) =>
       guarded(async () => {
-        const req = await request(authorization);
+        const req = await request(credentials);
         const query = q.trim();
         const make = async () => ({ ...await searchNotes(req, query), query });
         // nothing published: no snapshot version to keep the answer under
-        if (!req) return renderer.render(await make(), authorization !== null);
+        if (!req) return renderer.render(await make(), credentials !== null);
         return await rememberedAnswer(req, `search:${query}`, renderer, make);
       }),
 
-    siteAnswer: (authorization, page, renderer, make) =>
+    siteAnswer: (credentials, page, renderer, make) =>
       guarded(async () => {
-        const { req, note } = await opened(authorization, page.noteIdOrAlias);
+        const { req, note } = await opened(credentials, page.noteIdOrAlias);
         const subject = `site:${page.subject}:${note.noteId}`;
         const build = () => make(visitorView(req), note.noteId);
         return await rememberedAnswer(req, subject, renderer, build, siteRequest(page));
+      }),
+
+    unlock: (userPass) =>
+      guarded(async () => {
+        const snap = (await load()).snapshot;
+        if (!snap) return [];
+        return guardsOpenedBy(snap.derived("guards", () => shareGuards(snap.view)), userPass);
       }),
 
     refresh: async () => {
       await refreshPublicShare(deps.caches, deps.publicCore, prepare);
     },
 
-    image: (id, authorization, signal, ifNoneMatch) =>
+    image: (id, credentials, signal, ifNoneMatch) =>
       guarded(async () => {
         signal.throwIfAborted();
-        return await publicImage(await published(authorization), id, ifNoneMatch ?? null);
+        return await publicImage(await published(credentials), id, ifNoneMatch ?? null);
       }),
   };
+}
+
+/**
+ * Every guard on the way to a public note, once per owning note (with every value any note's
+ * walk found for it).
+ */
+function shareGuards(view: ShareView): CredentialGuard[] {
+  const values = new Map<string, Set<string>>();
+  for (const id of view.publicIds()) {
+    for (const guard of view.credentialGuards(id)) {
+      let set = values.get(guard.owner);
+      if (!set) values.set(guard.owner, set = new Set());
+      for (const v of guard.values) set.add(v);
+    }
+  }
+  return [...values].map(([owner, set]) => ({ owner, values: [...set] }));
 }

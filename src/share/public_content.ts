@@ -143,7 +143,7 @@ const textOnly = (policy: PublicLinkPolicy): HtmlRewriter => ({
   image: () => null,
   link: () => null,
   dataNoteId: () => null,
-  removes: (el) => removedForPublic(policy, el),
+  removes: (el) => publicRemoval(policy, el),
 });
 
 async function visibleText(html: string, rewriter: HtmlRewriter): Promise<string> {
@@ -196,7 +196,8 @@ export function publicImagePath(id: string, title: string): string {
  *   private backends; other relative ones go;
  * - `data-note-id`: always dropped (it could name a hidden note);
  * - text that may have come from a note the public may not see goes: see
- *   {@linkcode removedForPublic}.
+ *   {@linkcode removedForPublic}; a link that goes leaves the redaction mark
+ *   (`src/sanitize/redaction.ts`) in its place.
  *
  * @example
  * ```ts
@@ -247,8 +248,17 @@ export function publicRewriter(
       return id !== undefined && policy.isPublic(id) ? policy.pagePath(id) : null;
     },
     dataNoteId: () => null,
-    removes: (el) => removedForPublic(policy, el),
+    removes: (el) => publicRemoval(policy, el),
   };
+}
+
+/**
+ * How an element {@linkcode removedForPublic} takes goes: a link leaves the redaction mark in its
+ * sentence ("She trusts — more than she should."), the same whatever it named; an included note
+ * goes without a trace.
+ */
+function publicRemoval(policy: PublicLinkPolicy, el: ElementView): boolean | "redact" {
+  return removedForPublic(policy, el) && (el.tagName === "a" ? "redact" : true);
 }
 
 /**

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { REDACTION_HTML } from "../sanitize/redaction.ts";
 import type { CoreAttachment, CoreNote } from "../upstream/core.ts";
 import {
   linkTarget,
@@ -155,7 +156,9 @@ Deno.test("renderPublicContent: player sanitizing with the rewriter; code escape
         '<section class="include-note" data-note-id="pub">&nbsp;</section>',
       rewriter,
     ),
-    '<p>See ,  and <a href="/public/lore/pub">pub</a>.</p><section class="include-note">&nbsp;</section>',
+    // a link that went leaves the same mark whatever it named; an included note goes whole
+    `<p>See ${REDACTION_HTML}, ${REDACTION_HTML} and <a href="/public/lore/pub">pub</a>.</p>` +
+      '<section class="include-note">&nbsp;</section>',
   );
   assert.equal(
     await renderPublicContent(note("c", "code"), "a < b && '\"'", rewriter),
@@ -179,34 +182,70 @@ Deno.test("publicImagePath and normalizeForSearch", () => {
   assert.equal(normalizeForSearch("ﬁsh"), "fish");
 });
 
+Deno.test("a link that goes leaves one mark in its sentence, the same whatever it named", async () => {
+  const html = (body: string) => renderPublicContent(note("pub"), `<p>${body}</p>`, rewriter);
+  const mark = REDACTION_HTML;
+  // the sentence reads on: no double space, no space before punctuation
+  assert.equal(
+    await html(
+      'She trusts <a href="#root/hidden">The Drowned &amp; Bell</a> more than she should.',
+    ),
+    `<p>She trusts ${mark} more than she should.</p>`,
+  );
+  assert.equal(
+    await html('Beware <a href="./outside123">the old lighthouse</a>.'),
+    `<p>Beware ${mark}.</p>`,
+  );
+  // spaces the link held become the mark's own, whatever the link held
+  assert.equal(
+    await html(
+      'Trust<a href="#root/hidden"> Drowned </a>more, not<a href="./secret-ledger">x</a>.',
+    ),
+    `<p>Trust ${mark} more, not ${mark}.</p>`,
+  );
+  // whatever it named, however long, the same bytes
+  const named = await Promise.all([
+    '<a class="reference-link" href="#root/hidden">The Drowned &amp; Bell</a>',
+    '<a href="./secret-ledger">a ledger of every secret the cult ever kept, in full</a>',
+    '<a href="http://core.internal:8080/share/outside123">x</a>',
+  ].map((link) => html(`Ask ${link} first.`)));
+  assert.deepEqual(named, named.map(() => `<p>Ask ${mark} first.</p>`));
+});
+
 Deno.test("removedForPublic: text that may have come from a hidden note goes with its element", async () => {
   const html = (body: string) => renderPublicContent(note("pub"), `<p>${body}</p>`, rewriter);
   const cases: [string, string][] = [
     // Core writes a reference link's text as the target's title
-    ['<a class="reference-link" href="#root/a/hidden">anything</a>.', "<p>.</p>"],
+    ['<a class="reference-link" href="#root/a/hidden">anything</a>.', `<p>${REDACTION_HTML}.</p>`],
     // a typed text that is (part of) the hidden title, alias or id
-    ['<a href="#root/hidden">the drowned & bell</a>!', "<p>!</p>"],
-    ['<a href="#root/hidden">Drowned</a>!', "<p>!</p>"],
-    ['<a href="#root/aliasedHidden">see SECRET-LEDGER here</a>!', "<p>!</p>"],
-    ['<a href="#root/hidden">HIDDEN</a>!', "<p>!</p>"],
+    ['<a href="#root/hidden">the drowned & bell</a>!', `<p>${REDACTION_HTML}!</p>`],
+    ['<a href="#root/hidden">Drowned</a>!', `<p>${REDACTION_HTML}!</p>`],
+    ['<a href="#root/aliasedHidden">see SECRET-LEDGER here</a>!', `<p>${REDACTION_HTML}!</p>`],
+    ['<a href="#root/hidden">HIDDEN</a>!', `<p>${REDACTION_HTML}!</p>`],
     // a target outside the share: its title is unknown, so fail closed
-    ['<a href="#root/outside123">the old lighthouse</a>!', "<p>!</p>"],
-    ['<a href="http://core.example/share/outside123">rumours</a>!', "<p>!</p>"],
-    ['<a href="./outside123">rumours</a>!', "<p>!</p>"],
-    ['<a href="outside123">rumours</a>!', "<p>!</p>"],
-    ['<a href="/etapi/notes/outside123/content">rumours</a>!', "<p>!</p>"],
-    ['<a href="api/attachments/att9/download">Map.pdf</a>!', "<p>!</p>"],
-    ['<a href="#root">home</a>!', "<p>!</p>"],
+    ['<a href="#root/outside123">the old lighthouse</a>!', `<p>${REDACTION_HTML}!</p>`],
+    ['<a href="http://core.example/share/outside123">rumours</a>!', `<p>${REDACTION_HTML}!</p>`],
+    ['<a href="./outside123">rumours</a>!', `<p>${REDACTION_HTML}!</p>`],
+    ['<a href="outside123">rumours</a>!', `<p>${REDACTION_HTML}!</p>`],
+    ['<a href="/etapi/notes/outside123/content">rumours</a>!', `<p>${REDACTION_HTML}!</p>`],
+    ['<a href="api/attachments/att9/download">Map.pdf</a>!', `<p>${REDACTION_HTML}!</p>`],
+    ['<a href="#root">home</a>!', `<p>${REDACTION_HTML}!</p>`],
     // Core's share URLs and API forms naming a hidden note: its title, inside or around it
-    ['<a href="http://core.internal:8080/share/hidden">The Drowned & Bell</a>!', "<p>!</p>"],
-    ['<a href="../share/secret-ledger">Ledger</a>!', "<p>!</p>"],
-    ['<a href="/share/hidden">all about the drowned &amp; bell, again</a>!', "<p>!</p>"],
-    ['<a href="/share/api/notes/hidden/download">Bell</a>!', "<p>!</p>"],
-    ['<a href="api/images/hidden/x.png">the drowned bell</a>!', "<p>!</p>"],
-    ['<a href="/SHARE/h%69dden?x#y">drowned</a>!', "<p>!</p>"],
+    [
+      '<a href="http://core.internal:8080/share/hidden">The Drowned & Bell</a>!',
+      `<p>${REDACTION_HTML}!</p>`,
+    ],
+    ['<a href="../share/secret-ledger">Ledger</a>!', `<p>${REDACTION_HTML}!</p>`],
+    [
+      '<a href="/share/hidden">all about the drowned &amp; bell, again</a>!',
+      `<p>${REDACTION_HTML}!</p>`,
+    ],
+    ['<a href="/share/api/notes/hidden/download">Bell</a>!', `<p>${REDACTION_HTML}!</p>`],
+    ['<a href="api/images/hidden/x.png">the drowned bell</a>!', `<p>${REDACTION_HTML}!</p>`],
+    ['<a href="/SHARE/h%69dden?x#y">drowned</a>!', `<p>${REDACTION_HTML}!</p>`],
     // Core's share-page forms: relative id or alias
-    ['<a href="./secret-ledger">a ledger</a>!', "<p>!</p>"],
-    ['<a class="reference-link" href="hidden">x</a>!', "<p>!</p>"],
+    ['<a href="./secret-ledger">a ledger</a>!', `<p>${REDACTION_HTML}!</p>`],
+    ['<a class="reference-link" href="hidden">x</a>!', `<p>${REDACTION_HTML}!</p>`],
     // text the writer typed, unrelated to the hidden note, stays without its link
     ['<a href="#root/hidden">rumours</a>!', "<p><a>rumours</a>!</p>"],
     ['<a href="#root/hidden" title="The Drowned Bell">rumours</a>!', "<p><a>rumours</a>!</p>"],
@@ -222,7 +261,7 @@ Deno.test("removedForPublic: text that may have come from a hidden note goes wit
     ],
     [
       '<a href="http://core.example/share/the-alias-of-nothing">pub</a>, <a href="./pub">pub</a>',
-      '<p>, <a href="/public/lore/pub">pub</a></p>',
+      `<p>${REDACTION_HTML}, <a href="/public/lore/pub">pub</a></p>`,
     ],
     ['<a href="#section-2">below</a>', "<p><a>below</a></p>"],
     [

@@ -1,7 +1,7 @@
 /**
  * One visitor's request on the published share, as every public answer reads it: the snapshot,
  * the Core that read it, and what this visitor may see, built once per request so that no answer
- * re-derives access from the `Authorization` header on its own. Also the one way into a note (the
+ * re-derives access from the visitor's credentials on its own. Also the one way into a note (the
  * 404 and 401 checks) and the public id a note's URL uses.
  *
  * @module
@@ -17,7 +17,13 @@ import type {
   PublicSnapshot,
   PublicSource,
 } from "./public_snapshot.ts";
-import { type Access, accessFor, credentialsNeeded, publicNotFound } from "./visitor_access.ts";
+import {
+  type Access,
+  accessFor,
+  credentialsNeeded,
+  publicNotFound,
+  type VisitorCredentials,
+} from "./visitor_access.ts";
 
 /**
  * What the public share needs for one request; a public route's context has all of it but the
@@ -51,7 +57,7 @@ export interface PublicRequest {
   /** Whose credentials `core` uses; partitions every public cache. */
   identity: string;
   access: Access;
-  /** The request carried credentials (its answers' caching headers differ). */
+  /** The request carried credentials, Basic or the unlock cookie (its answers are `private`). */
   authorized: boolean;
   /** Where public content may link for this visitor; made on first use, by a render. */
   policy(): PublicLinkPolicy;
@@ -60,17 +66,17 @@ export interface PublicRequest {
 }
 
 /**
- * The request of the visitor who sent `authorization` (null: none) on what `src` loaded;
+ * The request of the visitor who gave `credentials` (null: none) on what `src` loaded;
  * undefined while nothing is published.
  */
 export function publicRequest(
   deps: PublicShareDeps,
   src: PublicSource,
-  authorization: string | null,
+  credentials: VisitorCredentials | null,
 ): PublicRequest | undefined {
   const { snapshot: snap, core, identity } = src;
   if (!snap) return undefined;
-  const access = accessFor(snap, authorization);
+  const access = accessFor(snap, credentials);
   let policy: PublicLinkPolicy | undefined;
   let answers: Answerer | undefined;
   const req: PublicRequest = {
@@ -79,7 +85,7 @@ export function publicRequest(
     core,
     identity,
     access,
-    authorized: authorization !== null,
+    authorized: credentials !== null,
     // Only a render needs it: an answer from the cache never parses a URL.
     policy: () =>
       policy ??= {

@@ -93,6 +93,8 @@ export interface NoteFacts {
   loreType: string | null;
   /** `#shareDescription` of the note, trimmed, or null. */
   description: string | null;
+  /** `#shareDateLabel` of the note (its in-world date as players read it), trimmed, or null. */
+  dateLabel: string | null;
   isImage: boolean;
   /** Lore notes (`#lore`) are the ones listed by type. */
   isLore: boolean;

@@ -42,6 +42,16 @@ export interface ShareFlags {
   shareAlias: string | null;
 }
 
+/**
+ * One `#shareCredentials` guard on the way to a note: the note that owns the labels (the branch,
+ * or a template outside the share) and the "user:pass" values it accepts.
+ */
+export interface CredentialGuard {
+  /** The noteId owning the labels; never shown to a visitor. */
+  owner: string;
+  values: readonly string[];
+}
+
 /** Read-only answers about one snapshot; see {@link buildShareView}. */
 export interface ShareView {
   readonly rootId: string;
@@ -58,6 +68,8 @@ export interface ShareView {
    * For a note that is not public the answer is one empty group, which nothing can satisfy.
    */
   credentialGroups(noteId: string): readonly (readonly string[])[];
+  /** The same groups with the note owning each ({@linkcode CredentialGuard}), in that order. */
+  credentialGuards(noteId: string): readonly CredentialGuard[];
   /** The alias that resolves to this note; only for public notes that won their alias. */
   aliasOf(noteId: string): string | undefined;
   /** Public notes in BFS order from the root, children in `childNoteIds` order. */
@@ -70,9 +82,12 @@ const HIDING_LABELS = ["draft", "gmOnly"] as const;
 const ALIAS = "shareAlias";
 const CREDENTIALS = "shareCredentials";
 
-/** A credential group no value can satisfy: the answer for notes that are not public. */
-const LOCKED: readonly (readonly string[])[] = Object.freeze([Object.freeze([] as string[])]);
-const OPEN: readonly (readonly string[])[] = Object.freeze([] as string[][]);
+/** A guard no value can satisfy: the answer for notes that are not public. */
+const LOCKED: readonly CredentialGuard[] = Object.freeze([
+  Object.freeze({ owner: "", values: Object.freeze([] as string[]) }),
+]);
+const OPEN: readonly CredentialGuard[] = Object.freeze([] as CredentialGuard[]);
+const LOCKED_GROUPS: readonly (readonly string[])[] = Object.freeze(LOCKED.map((g) => g.values));
 
 function isLabel(a: unknown, name: string): a is ShareAttribute {
   // ETAPI data is untrusted JSON: check shape instead of relying on the static type.
@@ -220,35 +235,13 @@ export function buildShareView(snapshot: ShareSnapshot): ShareView {
     if (current === undefined || id < current) aliasToId.set(alias, id);
   }
 
-  const credentialCache = new Map<string, readonly (readonly string[])[]>();
-  const computeGroups = (noteId: string): readonly (readonly string[])[] => {
-    // Every in-tree note with a walk to noteId (all of them are public when noteId is).
-    const seen = new Set<string>([noteId]);
-    const todo = [noteId];
-    while (todo.length > 0) {
-      for (const p of parents.get(todo.pop()!) ?? []) {
-        if (!seen.has(p)) {
-          seen.add(p);
-          todo.push(p);
-        }
-      }
-    }
-    const walkNotes = [...seen].sort((a, b) => bfsIndex.get(a)! - bfsIndex.get(b)!);
-    // One group per owner. Reading effective lists (not just own labels) also catches credentials
-    // that came from a template outside the walk, on the note or on any of its ancestors.
-    const groups = new Map<string, string[]>();
-    for (const id of walkNotes) {
-      for (const a of attributesOf(byId.get(id)!) ?? []) {
-        if (!isLabel(a, CREDENTIALS)) continue;
-        const owner = String(a.noteId);
-        let group = groups.get(owner);
-        if (!group) groups.set(owner, group = []);
-        // A non-string value still locks the note: its group just has nothing to match.
-        if (typeof a.value === "string" && !group.includes(a.value)) group.push(a.value);
-      }
-    }
-    if (groups.size === 0) return OPEN;
-    return Object.freeze([...groups.values()].map((g) => Object.freeze(g)));
+  const guardCache = new Map<string, readonly CredentialGuard[]>();
+  const groupCache = new Map<string, readonly (readonly string[])[]>();
+  const credentialGuards = (noteId: string): readonly CredentialGuard[] => {
+    if (!publicSet.has(noteId)) return LOCKED;
+    let guards = guardCache.get(noteId);
+    if (!guards) guardCache.set(noteId, guards = guardsOf(noteId, { byId, parents, bfsIndex }));
+    return guards;
   };
 
   return Object.freeze({
@@ -257,11 +250,15 @@ export function buildShareView(snapshot: ShareSnapshot): ShareView {
     resolve: (idOrAlias: string) =>
       aliasToId.get(idOrAlias) ?? (publicSet.has(idOrAlias) ? idOrAlias : undefined),
     credentialGroups(noteId: string) {
-      if (!publicSet.has(noteId)) return LOCKED;
-      let groups = credentialCache.get(noteId);
-      if (!groups) credentialCache.set(noteId, groups = computeGroups(noteId));
+      if (!publicSet.has(noteId)) return LOCKED_GROUPS;
+      let groups = groupCache.get(noteId);
+      if (!groups) {
+        groups = Object.freeze(credentialGuards(noteId).map((g) => g.values));
+        groupCache.set(noteId, groups);
+      }
       return groups;
     },
+    credentialGuards,
     aliasOf(noteId: string) {
       if (!publicSet.has(noteId)) return undefined;
       const alias = ownShareAlias(byId.get(noteId)!);
@@ -279,6 +276,52 @@ export function buildShareView(snapshot: ShareSnapshot): ShareView {
       };
     },
   });
+}
+
+/** What {@linkcode guardsOf} reads of the share's tree. */
+interface WalkedTree {
+  byId: ReadonlyMap<string, ShareNote>;
+  /** In-tree parents of each note. */
+  parents: ReadonlyMap<string, readonly string[]>;
+  /** Each note's place in the breadth-first order from the root. */
+  bfsIndex: ReadonlyMap<string, number>;
+}
+
+/**
+ * The credential guards of a public note: one group per note owning `#shareCredentials` on any
+ * walk from the root to it.
+ */
+function guardsOf(noteId: string, tree: WalkedTree): readonly CredentialGuard[] {
+  const { byId, parents, bfsIndex } = tree;
+  // Every in-tree note with a walk to noteId (all of them are public when noteId is).
+  const seen = new Set<string>([noteId]);
+  const todo = [noteId];
+  while (todo.length > 0) {
+    for (const p of parents.get(todo.pop()!) ?? []) {
+      if (!seen.has(p)) {
+        seen.add(p);
+        todo.push(p);
+      }
+    }
+  }
+  const walkNotes = [...seen].sort((a, b) => bfsIndex.get(a)! - bfsIndex.get(b)!);
+  // One group per owner. Reading effective lists (not just own labels) also catches credentials
+  // that came from a template outside the walk, on the note or on any of its ancestors.
+  const groups = new Map<string, string[]>();
+  for (const id of walkNotes) {
+    for (const a of attributesOf(byId.get(id)!) ?? []) {
+      if (!isLabel(a, CREDENTIALS)) continue;
+      const owner = String(a.noteId);
+      let group = groups.get(owner);
+      if (!group) groups.set(owner, group = []);
+      // A non-string value still locks the note: its group just has nothing to match.
+      if (typeof a.value === "string" && !group.includes(a.value)) group.push(a.value);
+    }
+  }
+  if (groups.size === 0) return OPEN;
+  return Object.freeze(
+    [...groups].map(([owner, values]) => Object.freeze({ owner, values: Object.freeze(values) })),
+  );
 }
 
 const utf8 = new TextEncoder();
@@ -300,8 +343,18 @@ function constantTimeEqual(a: string, b: string): boolean {
 
 const BASIC = /^basic[ \t]+([A-Za-z0-9+/]+={0,2})$/i;
 
-/** Decodes the `user:pass` of a Basic header; null for anything malformed. */
-function decodeBasic(authorization: string | null): string | null {
+/**
+ * The `user:pass` of an `Authorization: Basic …` header; null for anything malformed.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(decodeBasic(`Basic ${btoa("gm:secret")}`), "gm:secret");
+ * assert.equal(decodeBasic(`Basic ${btoa("no colon")}`), null);
+ * assert.equal(decodeBasic("Bearer token"), null);
+ * ```
+ */
+export function decodeBasic(authorization: string | null): string | null {
   if (typeof authorization !== "string") return null;
   const match = BASIC.exec(authorization.trim());
   if (!match || match[1].length % 4 !== 0) return null;
@@ -321,10 +374,17 @@ function decodeBasic(authorization: string | null): string | null {
   return decoded.includes(":") ? decoded : null;
 }
 
+/** Whether `given` is one of the guard's values; every value is compared, without early exit. */
+function opens(guard: CredentialGuard, given: string): boolean {
+  let matched = false;
+  for (const value of guard.values) matched = constantTimeEqual(given, value) || matched;
+  return matched;
+}
+
 /**
- * Constant-time check of an `Authorization: Basic …` header against a note's credential groups:
- * true for an open public note, false for a note that is not public, otherwise the decoded
- * `user:pass` must equal one value of every group. All values are compared, without early exit.
+ * Whether a visitor may see a note: false for a note that is not public, otherwise every guard
+ * on its way must be opened, by `given` (a `user:pass`, compared in constant time with every
+ * value) or by `unlocked` (the guards the visitor unlocked before, e.g. with the site's form).
  *
  * @example
  * ```ts
@@ -347,7 +407,76 @@ function decodeBasic(authorization: string | null): string | null {
  *     attributes: [credentials],
  *   }],
  * });
- * assert.equal(basicAuthAllows(view, "vault", null), false); // answer 401 with WWW-Authenticate
+ * assert.equal(guardsAllow(view, "vault", "gm:wrong"), false);
+ * assert.equal(guardsAllow(view, "vault", null, (guard) => guard.owner === "vault"), true);
+ * ```
+ */
+export function guardsAllow(
+  view: ShareView,
+  noteId: string,
+  given: string | null,
+  unlocked: (guard: CredentialGuard) => boolean = () => false,
+): boolean {
+  if (!view.isPublic(noteId)) return false;
+  let allowed = true;
+  for (const guard of view.credentialGuards(noteId)) {
+    const opened = (given !== null && opens(guard, given)) || unlocked(guard);
+    allowed = allowed && opened;
+  }
+  return allowed;
+}
+
+/**
+ * The guards `given` (a `user:pass`) opens among `guards`, compared in constant time with every
+ * value of every guard.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const guards = [
+ *   { owner: "vault", values: ["gm:secret", "player:lantern"] },
+ *   { owner: "crypt", values: ["gm:bones"] },
+ * ];
+ * assert.deepEqual(guardsOpenedBy(guards, "player:lantern").map((g) => g.owner), ["vault"]);
+ * assert.deepEqual(guardsOpenedBy(guards, "player:wrong"), []);
+ * ```
+ */
+export function guardsOpenedBy(
+  guards: Iterable<CredentialGuard>,
+  given: string,
+): CredentialGuard[] {
+  const opened: CredentialGuard[] = [];
+  for (const guard of guards) if (opens(guard, given)) opened.push(guard);
+  return opened;
+}
+
+/**
+ * Constant-time check of an `Authorization: Basic …` header against a note's credential groups:
+ * true for an open public note, false for a note that is not public, otherwise the decoded
+ * `user:pass` must equal one value of every group ({@linkcode guardsAllow}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const credentials = {
+ *   noteId: "vault",
+ *   type: "label",
+ *   name: "shareCredentials",
+ *   value: "gm:secret",
+ *   isInheritable: false,
+ * } as const;
+ * const view = buildShareView({
+ *   rootId: "vault",
+ *   notes: [{
+ *     noteId: "vault",
+ *     title: "Vault",
+ *     isProtected: false,
+ *     parentNoteIds: [],
+ *     childNoteIds: [],
+ *     attributes: [credentials],
+ *   }],
+ * });
+ * assert.equal(basicAuthAllows(view, "vault", null), false); // answer 401
  * assert.equal(basicAuthAllows(view, "vault", `Basic ${btoa("gm:secret")}`), true);
  * ```
  */
@@ -356,16 +485,5 @@ export function basicAuthAllows(
   noteId: string,
   authorization: string | null,
 ): boolean {
-  if (!view.isPublic(noteId)) return false;
-  const groups = view.credentialGroups(noteId);
-  if (groups.length === 0) return true;
-  const given = decodeBasic(authorization);
-  if (given === null) return false;
-  let allowed = true;
-  for (const group of groups) {
-    let matched = false;
-    for (const value of group) matched = constantTimeEqual(given, value) || matched;
-    allowed = allowed && matched;
-  }
-  return allowed;
+  return guardsAllow(view, noteId, decodeBasic(authorization));
 }

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import {
   basicAuthAllows,
   buildShareView,
+  guardsAllow,
+  guardsOpenedBy,
   type ShareAttribute,
   type ShareNote,
   type ShareSnapshot,
@@ -388,6 +390,33 @@ Deno.test("credentials: nested credentials need a match in every group", () => {
   assert.equal(basicAuthAllows(view, "inner", basic("both:key")), true);
   assert.equal(basicAuthAllows(view, "leaf", basic("both:key")), true);
   assert.equal(basicAuthAllows(view, "leaf", null), false);
+});
+
+Deno.test("credentials: guards name their owner; remembered unlocks open them one by one", () => {
+  const view = buildShareView(snap("r", {
+    r: { children: ["outer"] },
+    outer: { labels: [["shareCredentials", "gm:dragon", true]], children: ["inner"] },
+    inner: {
+      labels: [["shareCredentials", "player:wolf"]],
+      attrs: [attr("outer", "shareCredentials", "gm:dragon", true)],
+    },
+  }));
+  assert.deepEqual(view.credentialGuards("inner"), [
+    { owner: "outer", values: ["gm:dragon"] },
+    { owner: "inner", values: ["player:wolf"] },
+  ]);
+  assert.deepEqual(view.credentialGuards("r"), []);
+  assert.deepEqual(view.credentialGuards("missing"), [{ owner: "", values: [] }]);
+  const unlockedOuter = (g: { owner: string }) => g.owner === "outer";
+  assert.equal(guardsAllow(view, "outer", null, unlockedOuter), true);
+  // one password given with the form, the other remembered: both guards are opened
+  assert.equal(guardsAllow(view, "inner", null, unlockedOuter), false);
+  assert.equal(guardsAllow(view, "inner", "player:wolf", unlockedOuter), true);
+  assert.equal(guardsAllow(view, "inner", "player:wolf"), false);
+  assert.equal(guardsAllow(view, "missing", null, () => true), false, "never a hidden note");
+  const all = [...view.credentialGuards("inner")];
+  assert.deepEqual(guardsOpenedBy(all, "gm:dragon").map((g) => g.owner), ["outer"]);
+  assert.deepEqual(guardsOpenedBy(all, "gm:dragon "), []);
 });
 
 Deno.test("credentials: every path counts (clone under an open and a guarded parent)", () => {

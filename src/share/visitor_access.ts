@@ -6,8 +6,10 @@
  * @module
  */
 import { ApiError } from "../http/errors.ts";
+import type { SealKey } from "../session/seal.ts";
 import { digest, type PublicSnapshot } from "./public_snapshot.ts";
-import { basicAuthAllows } from "./tree_filter.ts";
+import { type CredentialGuard, decodeBasic, guardsAllow } from "./tree_filter.ts";
+import { hasUnlockCookie, opensGuard, readUnlocked, type Unlocked } from "./unlock_cookie.ts";
 
 /** HTTP Basic challenge for notes behind `#shareCredentials`. */
 export const SHARE_AUTH_CHALLENGE = 'Basic realm="Shared lore", charset="UTF-8"';
@@ -26,7 +28,10 @@ export function publicNotFound(): ApiError {
   return new ApiError(404, "NOT_FOUND", "Not found");
 }
 
-/** The 401 of a note behind `#shareCredentials`: the browser asks the visitor for a password. */
+/**
+ * The 401 of a note behind `#shareCredentials`, with the HTTP Basic challenge (the public API's
+ * answer; the site answers it with its password form instead).
+ */
 export function credentialsNeeded(): ApiError {
   return new ApiError(
     401,
@@ -72,16 +77,75 @@ export interface Access {
   fingerprint(): string;
 }
 
+/**
+ * What a visitor gave for notes behind `#shareCredentials`: an `Authorization` header (HTTP
+ * Basic), the branches the site's password form unlocked (its sealed cookie, unlock_cookie.ts),
+ * or both. A request that gave neither has none (null): an anonymous visitor.
+ */
+export interface VisitorCredentials {
+  /** The `Authorization` header as sent, or null. */
+  authorization: string | null;
+  /** The branches of a valid unlock cookie. */
+  unlocked?: Unlocked;
+}
+
+/**
+ * The credentials of a request that can only carry HTTP Basic (the public API): null without an
+ * `Authorization` header.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(basicCredentials(null), null);
+ * assert.deepEqual(basicCredentials("Basic eDp5"), { authorization: "Basic eDp5" });
+ * ```
+ */
+export function basicCredentials(authorization: string | null): VisitorCredentials | null {
+  return authorization === null ? null : { authorization };
+}
+
+/**
+ * The credentials of a request to the public site: its `Authorization` header and its unlock
+ * cookie. The seal key is asked for only when there is such a cookie; one that does not unseal
+ * is ignored, as if the request had none.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { deriveSealKey } from "../session/seal.ts";
+ * const key = () => deriveSealKey("an example session secret of 32+ bytes");
+ * const tampered = new Request("http://x/", { headers: { cookie: "share_unlock=v1.AAAA" } });
+ * assert.equal(await siteCredentials(tampered, key), null);
+ * ```
+ */
+export async function siteCredentials(
+  req: Request,
+  key: () => Promise<SealKey>,
+): Promise<VisitorCredentials | null> {
+  const authorization = req.headers.get("authorization");
+  const unlocked = hasUnlockCookie(req) ? await readUnlocked(req, await key()) : null;
+  if (unlocked === null) return basicCredentials(authorization);
+  return { authorization, unlocked };
+}
+
 const ANONYMOUS_PRINT = digest();
 
-/** The access of the visitor whose request carried `authorization` (null: none). */
-export function accessFor(snap: PublicSnapshot, authorization: string | null): Access {
+/** The access of the visitor who gave `credentials` (null: none). */
+export function accessFor(snap: PublicSnapshot, credentials: VisitorCredentials | null): Access {
   const decided = new Map<string, boolean>();
+  const given = decodeBasic(credentials?.authorization ?? null);
+  const unlocked = credentials?.unlocked;
+  // a branch guards many notes: its digests are worked out once per request
+  const openedBy = new Map<string, boolean>();
+  const opened = unlocked && ((guard: CredentialGuard) => {
+    const key = JSON.stringify([guard.owner, guard.values]);
+    let ok = openedBy.get(key);
+    if (ok === undefined) openedBy.set(key, ok = opensGuard(unlocked, guard));
+    return ok;
+  });
   const canSee = (noteId: string) => {
     let ok = decided.get(noteId);
-    if (ok === undefined) {
-      decided.set(noteId, ok = basicAuthAllows(snap.view, noteId, authorization));
-    }
+    if (ok === undefined) decided.set(noteId, ok = guardsAllow(snap.view, noteId, given, opened));
     return ok;
   };
   let print: string | undefined;
@@ -90,7 +154,7 @@ export function accessFor(snap: PublicSnapshot, authorization: string | null): A
     fingerprint() {
       if (!snap.hasCredentials) return "";
       // Without credentials no guarded note is visible: the digest of none, without the scan.
-      if (authorization === null) return ANONYMOUS_PRINT;
+      if (credentials === null) return ANONYMOUS_PRINT;
       print ??= digest(
         ...snap.view.publicIds().filter((id) =>
           snap.view.credentialGroups(id).length > 0 && canSee(id)

@@ -36,6 +36,8 @@ export interface VisitorView {
   /** Notes this visitor may see, breadth-first from the root (children in Core's order). */
   visibleIds(): readonly string[];
   canSee(noteId: string): boolean;
+  /** Whether a note the visitor sees is behind `#shareCredentials` (whose password they gave). */
+  isGuarded(noteId: string): boolean;
   /** The `#shareAlias` of a visible note, else its id (what its public URL uses). */
   idFor(noteId: string): string;
   /** A visible note's title, lore type, `#shareDescription`, image-ness and date. */
@@ -82,6 +84,12 @@ export interface VisibleNote extends NoteFacts {
   label(name: string): string | null;
   /** A public-relation target of the note (e.g. `mapImage`) this visitor may see, or null. */
   relation(name: string): string | null;
+  /**
+   * The target of one of the note's share-control relations (the share root's `~shareCard`),
+   * which visitors never see as a relation but the site acts on: null unless this visitor may
+   * see the target.
+   */
+  controlRelation(name: string): string | null;
 }
 
 /** The view of the visitor making `req`; what it reads is memoised for the request. */
@@ -101,6 +109,7 @@ export function visitorView(req: PublicRequest): VisitorView {
     rootId: snap.rootId,
     visibleIds,
     canSee,
+    isGuarded: (noteId) => canSee(noteId) && snap.view.credentialGroups(noteId).length > 0,
     idFor: (id) => idFor(snap, id),
     summary: (noteId) => summaryOf(req, seen(noteId)),
     childrenOf: (noteId) =>
@@ -158,6 +167,7 @@ function summaryOf(req: PublicRequest, note: CoreNote): VisibleNote {
         title: note.title,
         loreType: labelValue(note, "loreType")?.trim() || null,
         description: labelValue(note, "shareDescription")?.trim() || null,
+        dateLabel: labelValue(note, "shareDateLabel")?.trim() || null,
         isImage: note.type === "image",
         isLore: hasLabel(note, "lore"),
         dateModified: coreUtcToIso(note.utcDateModified),
@@ -168,15 +178,13 @@ function summaryOf(req: PublicRequest, note: CoreNote): VisibleNote {
     summaries.set(note, kept);
   }
   const { labels, ...facts } = kept.facts;
+  const visible = (target: string | undefined) =>
+    target !== undefined && snap.view.isPublic(target) && access.canSee(target) ? target : null;
   return {
     ...facts,
     label: (name) => labels.get(name) ?? null,
-    relation: (name) => {
-      const target = isPrivate(snap, note, name) ? undefined : relationTarget(note, name);
-      return target !== undefined && snap.view.isPublic(target) && access.canSee(target)
-        ? target
-        : null;
-    },
+    relation: (name) => isPrivate(snap, note, name) ? null : visible(relationTarget(note, name)),
+    controlRelation: (name) => visible(relationTarget(note, name)),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
- * Error pages of the public site: HTML, not the API's JSON, with the status kept. A 401 keeps
- * `WWW-Authenticate` so the browser asks for the share's password. The wording is the site's
- * own; nothing from a backend is shown.
+ * Error pages of the public site: HTML, not the API's JSON, with the status kept. A 401 carries
+ * no `WWW-Authenticate`: the site never makes the browser ask for a password (its pages show
+ * their own password form, unlock_page.ts). The wording is the site's own; nothing from a
+ * backend is shown.
  *
  * @module
  */
@@ -20,7 +21,7 @@ const WORDING: Readonly<Record<number, Wording>> = {
   400: { title: "Bad request", text: "That request could not be understood." },
   401: {
     title: "Password required",
-    text: "This part of the lore is password-protected. Reload the page to enter the password.",
+    text: "This part of the lore is password-protected.",
   },
   404: { title: "Not found", text: "This page does not exist or is not public." },
   405: { title: "Not available", text: "This page can only be read, not sent to." },
@@ -42,10 +43,10 @@ const FALLBACK: Wording = {
 };
 
 /** Headers of the error that the browser needs to act on; no other upstream header is kept. */
-const PASSED_HEADERS = ["www-authenticate", "retry-after"] as const;
+const PASSED_HEADERS = ["retry-after"] as const;
 
 /**
- * An HTML error page for any failure; `ApiError`s keep their status (and the headers above),
+ * An HTML error page for any failure; `ApiError`s keep their status (and `Retry-After`),
  * anything else is a 500. Our own validation messages (400 `INVALID_REQUEST`) are shown, since
  * they tell the visitor what to fix.
  *

@@ -67,6 +67,7 @@ ${urls.join("\n")}
  *   loreTypes: [],
  *   maps: [],
  *   hasTimeline: false,
+ *   card: { path: "/public/card/k.png", alt: "The Coast", width: 1200, height: 630 },
  *   origin: "https://lore.example.org",
  * };
  * const feed = atomFeed(site, [

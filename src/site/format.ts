@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { publicImagePath } from "../share/public_content.ts";
 
 /**
  * A camelCase / snake_case / kebab-case attribute name as words; the `rel` prefix of relation
@@ -132,14 +133,18 @@ export function loreHref(idOrAlias: string): string {
 }
 
 /**
- * The public image route for an image note; the file name only labels the download.
+ * The one public URL of an image note (or image attachment), from its id and title: the URL the
+ * public content uses for it too, so a browser fetches an image once whichever page shows it.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.equal(imageHref("wImgPortrt01", "portrait"), "/api/public/images/wImgPortrt01/portrait");
+ * assert.equal(
+ *   imageHref("wImgPortrt01", "mira-portrait.png"),
+ *   "/api/public/images/wImgPortrt01/mira-portrait.png",
+ * );
  * ```
  */
-export function imageHref(noteId: string, filename: string): string {
-  return `/api/public/images/${encodeURIComponent(noteId)}/${encodeURIComponent(filename)}`;
+export function imageHref(noteId: string, title: string): string {
+  return publicImagePath(noteId, title);
 }

@@ -45,7 +45,9 @@ Deno.test("externalHref: only absolute http(s) URLs", () => {
 Deno.test("loreHref / imageHref: path segments are encoded", () => {
   assert.equal(loreHref("harbor-town"), "/public/lore/harbor-town");
   assert.equal(loreHref("a/../b?c"), "/public/lore/a%2F..%2Fb%3Fc");
-  assert.equal(imageHref("wImg1", "a b.png"), "/api/public/images/wImg1/a%20b.png");
+  // the content's own URL for the image: its title made URL-safe
+  assert.equal(imageHref("wImg1", "a b.png"), "/api/public/images/wImg1/a-b.png");
+  assert.equal(imageHref("a/b", "é"), "/api/public/images/a%2Fb/image");
 });
 
 Deno.test("displayTitle: trimmed; blank titles read Untitled", () => {

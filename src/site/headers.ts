@@ -1,18 +1,22 @@
 /**
- * Response headers of the public site: a strict Content-Security-Policy (no script at all, styles
- * and images from our origin only), no sniffing, no referrer, no framing, and the robots opt-out
- * for shares that ask for it.
+ * Response headers of the public site: a strict Content-Security-Policy (scripts, styles and
+ * images from our origin only, nothing inline), no sniffing, no referrer, no framing, and the
+ * robots opt-out for shares that ask for it.
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import { etagMatches } from "../lore/preview.ts";
 
 /**
- * The site's CSP. There is no `script-src`, so `default-src 'none'` forbids every script, inline
- * or not: a sanitizer miss in lore content still cannot run code.
+ * The site's CSP. Scripts only from our origin (the theme script): nothing inline, no `eval`, so
+ * a sanitizer miss in lore content still cannot run code. Our origin serves nothing a writer
+ * controls with a script's content type, and every answer carries `nosniff`, so a `<script src>`
+ * slipped into content finds no script to load either.
  */
 export const SITE_CSP = [
   "default-src 'none'",
+  "script-src 'self'",
   "style-src 'self'",
   "img-src 'self'",
   "form-action 'self'",
@@ -64,8 +68,8 @@ export function siteHeaders(opts: SiteHeaderOptions): Headers {
 }
 
 /**
- * A compiled-in asset of the site (stylesheet, favicon) with the site's headers, or a 304 when
- * the request's `If-None-Match` names its ETag.
+ * An asset of the site's own (stylesheet, favicon, the generated preview card) with the site's
+ * headers, or a 304 when the request's `If-None-Match` names its ETag.
  *
  * @example
  * ```ts
@@ -78,8 +82,8 @@ export function siteHeaders(opts: SiteHeaderOptions): Headers {
  */
 export function assetResponse(
   req: Request,
-  body: string,
-  opts: { contentType: string; cacheControl: string; etag: string },
+  body: string | Uint8Array<ArrayBuffer>,
+  opts: { contentType: string; cacheControl: string; etag: string; varyAuthorization?: boolean },
 ): Response {
   const headers = siteHeaders(opts);
   if (etagMatches(req.headers.get("if-none-match"), opts.etag)) {
@@ -87,4 +91,19 @@ export function assetResponse(
     return new Response(null, { status: 304, headers });
   }
   return new Response(body, { headers });
+}
+
+/**
+ * A short digest of a compiled-in asset: its ETag and the `?v=` that pages link it with, so it
+ * can be cached long and a new version is a new URL.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.match(assetVersion("p{}"), /^[\w-]{16}$/);
+ * assert.notEqual(assetVersion("p{}"), assetVersion("a{}"));
+ * ```
+ */
+export function assetVersion(body: string): string {
+  return createHash("sha256").update(body).digest("base64url").slice(0, 16);
 }

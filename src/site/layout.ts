@@ -1,15 +1,19 @@
 /**
  * The document every public page shares: language, viewport, title, description, the preview
  * metadata (Open Graph, Twitter card, canonical URL), the one stylesheet, the robots opt-out, a
- * skip link, a header with the world's name and the search form, the page's `<main>`, the
- * world's navigation and a footer.
+ * skip link, a header with the world's name, a Contents link (on a phone, the navigation waits
+ * behind it) and the search form, the page's `<main>`, the world's navigation and a footer.
+ * The one script, theme_script.ts, loads in `<head>` and adds its button to the header.
  *
  * @module
  */
 import { html, type SafeHtml, trusted } from "./html.ts";
-import { siteNavigation } from "./navigation.ts";
+import { NAV_ID, siteNavigation } from "./navigation.ts";
 import type { SiteFrame } from "./site_model.ts";
+import { type PreviewImage, twitterCard } from "./preview_image.ts";
 import { SITE_CSS_VERSION } from "./stylesheet.ts";
+import { THEME_JS_VERSION } from "./theme_script.ts";
+import { lockControl } from "./lock_control.ts";
 
 /** The name in the header and titles of pages that belong to no world (error pages). */
 export const SITE_NAME = "Shared lore";
@@ -17,21 +21,13 @@ export const SITE_NAME = "Shared lore";
 /** Longest search the form sends (browsers enforce `maxlength`). */
 export const SEARCH_MAX_LENGTH = 200;
 
-/** An image a preview card may show. */
-export interface PreviewImage {
-  /** Site-relative URL of a public image. */
-  path: string;
-  alt: string;
-  width?: number;
-  height?: number;
-}
-
 /** What a page says about itself to link previews and search engines. */
 export interface PageMeta {
   /** The page's own site-relative URL (the canonical URL is the origin plus this). */
   path: string;
   /** Falls back to the world's description. */
   description?: string;
+  /** Falls back to the world's card. */
   image?: PreviewImage | null;
   /** `article` for a note, `website` otherwise. */
   type?: "website" | "article";
@@ -60,25 +56,26 @@ function metadata(page: PageParts, site: SiteFrame, fullTitle: string): SafeHtml
   if (!meta) return html``;
   const url = site.origin + meta.path;
   const description = meta.description || site.description;
-  const image = meta.image;
+  const image = meta.image ?? site.card;
   return html`${description && html`<meta name="description" content="${description}">\n`}
 <link rel="canonical" href="${url}">
 <meta property="og:site_name" content="${site.title}">
 <meta property="og:type" content="${meta.type ?? "website"}">
 <meta property="og:title" content="${page.title ?? site.title}">
 <meta property="og:url" content="${url}">
-${description && html`<meta property="og:description" content="${description}">\n`}${
-    image && html`<meta property="og:image" content="${site.origin + image.path}">
-<meta property="og:image:alt" content="${image.alt}">
 ${
-      image.width && html`<meta property="og:image:width" content="${image.width}">\n`
-    }${image.height && html`<meta property="og:image:height" content="${image.height}">\n`}`
-  }<meta name="twitter:card" content="${image ? "summary_large_image" : "summary"}">
+    description && html`<meta property="og:description" content="${description}">\n`
+  }<meta property="og:image" content="${site.origin + image.path}">
+<meta property="og:image:alt" content="${image.alt}">
+${image.width && html`<meta property="og:image:width" content="${image.width}">\n`}${
+    image.height && html`<meta property="og:image:height" content="${image.height}">\n`
+  }<meta name="twitter:card" content="${twitterCard(image)}">
 <meta name="twitter:title" content="${fullTitle}">
-${description && html`<meta name="twitter:description" content="${description}">\n`}${
-    image && html`<meta name="twitter:image" content="${site.origin + image.path}">
-<meta name="twitter:image:alt" content="${image.alt}">\n`
-  }${
+${
+    description && html`<meta name="twitter:description" content="${description}">\n`
+  }<meta name="twitter:image" content="${site.origin + image.path}">
+<meta name="twitter:image:alt" content="${image.alt}">
+${
     !page.noIndex &&
     html`
       <link rel="alternate" type="application/atom+xml" href="/public/feed.atom"
@@ -117,11 +114,13 @@ export function layout(page: PageParts): SafeHtml {
         fullTitle,
       )}<link rel="stylesheet" href="/public/site.css?v=${SITE_CSS_VERSION}">
     <link rel="icon" href="/favicon.svg" type="image/svg+xml">
+    <script src="/public/theme.js?v=${THEME_JS_VERSION}"></script>
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>
         <header class="site-header">
           <a class="brand" href="/">${world}</a>
+          ${site && html`<a class="menu-link" href="#${NAV_ID}">Contents</a>`}
           <form class="search" role="search" action="/" method="get">
             <label class="visually-hidden" for="site-search">Search the lore</label>
             <input id="site-search" type="search" name="q" value="${page.query ??
@@ -140,6 +139,7 @@ export function layout(page: PageParts): SafeHtml {
           <p>${site
             ? html`${site.title} — read-only, published lore.`
             : "Read-only, published lore."}</p>
+          ${site?.unlocked && lockControl()}
         </footer>
       </body>
     </html>

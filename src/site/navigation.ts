@@ -1,7 +1,8 @@
 /**
  * Navigation markup of the public site: the world's tree (collapsible with `<details>`, no
  * script), the links to lore types, maps and timeline, breadcrumbs, child lists and
- * previous/next links.
+ * previous/next links. On a phone the navigation shows when the header's Contents link targets
+ * it (`#site-nav`, see the stylesheet).
  *
  * @module
  */
@@ -97,17 +98,20 @@ function itemMarkup(node: NavNode, d: Drawing): SafeHtml {
   `;
   const open = d.open.has(node.noteId);
   if (node.children.length === 0 || (d.pruned && !open)) return html`<li>${label}</li>`;
+  // The link beside the disclosure, not inside its <summary>: one control to visit the note, one
+  // to open its branch (a link in a summary is two controls in one, and two Tab stops).
   return html`
-    <li>
-      <details${open && html`
-        open
-      `}>
-        <summary>${label}</summary>
+    <li class="branch">
+      ${label}<details${open && " open"}>
+        <summary><span class="visually-hidden">Notes in ${node.title}</span></summary>
         <ul>${node.children.map((c) => treeItem(c, d))}</ul>
-        </details>
-        </li>
+      </details>
+    </li>
   `;
 }
+
+/** The navigation's id: the header's Contents link leads to it. */
+export const NAV_ID = "site-nav";
 
 /** How many notes the tree holds. */
 function sizeOf(tree: NavNode): number {
@@ -135,6 +139,7 @@ function sizeOf(tree: NavNode): number {
  *   loreTypes: ["location"],
  *   maps: [],
  *   hasTimeline: false,
+ *   card: { path: "/public/card/k.png", alt: "The Coast", width: 1200, height: 630 },
  *   origin: "https://lore.example.org",
  * };
  * const nav = siteNavigation(site, "n1").html;
@@ -152,7 +157,8 @@ export function siteNavigation(site: SiteFrame, current: string | undefined): Sa
     site.maps.map((m) => html`<li><a href="${mapHref(m.id)}">Map: ${m.title}</a></li>`),
     site.hasTimeline && html`<li><a href="${TIMELINE_PATH}">Timeline</a></li>`,
   ];
-  return html`<nav class="site-nav" aria-label="World">
+  return html`<nav class="site-nav" id="${NAV_ID}" aria-label="World">
+<a class="nav-close" href="#main">Close contents</a>
 <h2 class="nav-title">Contents</h2>
 <ul class="tree"><li><a href="/"${
     current === site.tree.noteId && html`

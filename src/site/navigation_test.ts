@@ -24,6 +24,7 @@ function world(branches: number, leaves: number): SiteFrame {
     loreTypes: [],
     maps: [],
     hasTimeline: false,
+    card: { path: "/public/card/k.png", alt: "World", width: 1200, height: 630 },
     origin: "https://lore.example.org",
   };
 }
@@ -55,4 +56,20 @@ Deno.test("navigation: a large world draws the page's branch and the first level
   assert.equal(other.filter((id) => id.startsWith("b3n")).length, 0);
   // the home page: the first level only
   assert.equal(linked(siteNavigation(site, "root").html).length, 10);
+});
+
+Deno.test("navigation: a branch's link sits beside its disclosure, never inside the <summary>", () => {
+  // as a browser reads it: whitespace between tags and before a tag's end does not matter
+  const nav = siteNavigation(world(2, 2), "b1n0").html.replace(/\s+/g, " ")
+    .replace(/>\s+</g, "><").replace(/\s+>/g, ">");
+  const summaries = [...nav.matchAll(/<summary>([\s\S]*?)<\/summary>/g)].map((m) => m[1]);
+  assert.equal(summaries.length, 2);
+  for (const s of summaries) assert.doesNotMatch(s, /<a\b/, "no control inside a control");
+  assert.match(
+    nav,
+    /<li class="branch"><a href="\/public\/lore\/b1">Title b1<\/a><details open><summary><span class="visually-hidden">Notes in Title b1<\/span><\/summary>/,
+  );
+  // the header's Contents link leads here; "Close contents" leads back to the page
+  assert.match(nav, /^<nav class="site-nav" id="site-nav" aria-label="World">/);
+  assert.match(nav, /<a class="nav-close" href="#main">Close contents<\/a>/);
 });

@@ -1,7 +1,8 @@
 /**
- * The public page of one lore note: breadcrumbs, type, title, last change, an infobox (portrait
- * thumbnail linking to the full image, public attributes), content with sized images, relations
- * grouped by kind, the theme song, children, backlinks and the neighbouring notes.
+ * The public page of one lore note: breadcrumbs, type, title, last change and reading time, an
+ * infobox (portrait thumbnail linking to the full image, public attributes), content with sized
+ * images, relations grouped by kind (a character's or faction's also drawn as a diagram), the
+ * theme song, children, backlinks and the neighbouring notes.
  *
  * @module
  */
@@ -18,9 +19,12 @@ import {
   loreTypeLabel,
 } from "./format.ts";
 import { html, type SafeHtml, trusted } from "./html.ts";
-import { sizedContentImages } from "./images.ts";
+import { sizedContentImages, withoutImage } from "./images.ts";
 import type { PageParts } from "./layout.ts";
 import { breadcrumbs, mapHref, surroundings, typeHref } from "./navigation.ts";
+import type { PreviewImage } from "./preview_image.ts";
+import { readingTime } from "./reading_time.ts";
+import { RELATED_LIST_ID, relationDiagram } from "./relation_diagram.ts";
 import { firstParagraph, type NotePlace, type SiteFrame } from "./site_model.ts";
 
 const PORTRAIT_RELATION = "portraitImage";
@@ -37,6 +41,13 @@ export interface NoteContext {
   description: string | null;
   /** Whether the note has a public map page. */
   hasMap: boolean;
+  /**
+   * The one public URL of each image the page shows outside its content (the portrait), by
+   * image id: the URL the content uses for it, so the browser fetches it once.
+   */
+  imagePaths: ReadonlyMap<string, string>;
+  /** The picture of the page's link preview; null for the world's card. */
+  preview: PreviewImage | null;
 }
 
 /** Items grouped by the kind of relation `nameOf` gives ("Ally", "Enemy"), in first-seen order. */
@@ -52,7 +63,7 @@ function byKind<T>(items: readonly T[], nameOf: (item: T) => string): [string, T
 function portrait(note: PublicLoreNote, title: string, ctx?: NoteContext): SafeHtml | false {
   const id = note.portraitImageNoteId;
   if (!id) return false;
-  const src = imageHref(id, "portrait");
+  const src = ctx?.imagePaths.get(id) ?? imageHref(id, "portrait");
   const size = ctx?.sizes.get(id);
   return html`
     <a class="portrait-link"
@@ -90,24 +101,25 @@ function portrait(note: PublicLoreNote, title: string, ctx?: NoteContext): SafeH
  * assert.doesNotMatch(document, /javascript:/); // only http(s) theme songs are linked
  * ```
  */
-export function notePage(note: PublicLoreNote, noIndex: boolean, ctx?: NoteContext): PageParts {
-  const title = displayTitle(note.title);
-  const modified = formatDate(note.dateModified);
-  const song = externalHref(note.themeSongUrl);
-  const picture = portrait(note, title, ctx);
-  const details = note.attributes.map((a) =>
-    html`
-      <dt>${humanizeName(a.name)}</dt>
-      <dd>${a.value}</dd>
-    `
-  );
+/**
+ * The note's "Related" section: its own relations and those other visible notes hold to it
+ * ("Ally, from: Iselde Crane"), grouped by kind, with the diagram of a character or faction.
+ */
+function relatedSection(
+  note: PublicLoreNote,
+  title: string,
+  ctx: NoteContext | undefined,
+): SafeHtml | false {
   // the portrait relation is already the picture in the infobox
-  const relations = byKind(
+  const outgoing = byKind(
     note.resolvedRelations.filter((r) =>
       !(r.name === PORTRAIT_RELATION && r.targetNoteId === note.portraitImageNoteId)
     ),
     (r) => r.name,
-  ).map(([kind, targets]) =>
+  );
+  const incoming = byKind(ctx?.place.relatedFrom ?? [], (r) => r.name);
+  if (outgoing.length === 0 && incoming.length === 0) return false;
+  const relations = outgoing.map(([kind, targets]) =>
     html`<li>${kind}: ${
       targets.map((r, i) =>
         html`${i > 0 && ", "}<a href="${loreHref(r.targetNoteId)}">${
@@ -120,17 +132,43 @@ export function notePage(note: PublicLoreNote, noIndex: boolean, ctx?: NoteConte
       )
     }</li>`
   );
-  // relations other notes hold to this one, read from their end: "Ally, from: Iselde Crane"
-  const relatedFrom = byKind(ctx?.place.relatedFrom ?? [], (r) => r.name).map(([kind, sources]) =>
+  const relatedFrom = incoming.map(([kind, sources]) =>
     html`<li>${kind}, from: ${
       sources.map(({ from }, i) =>
         html`${i > 0 && ", "}<a href="${loreHref(from.id)}">${from.title}</a>`
       )
     }</li>`
   );
-  const contents = withContents(
-    ctx ? sizedContentImages(note.contentHtml, ctx.sizes) : note.contentHtml,
+  return html`
+    <section aria-labelledby="relations-title">
+      <h2 id="relations-title">Related</h2>
+      ${relationDiagram(
+        { noteId: note.noteId, title, loreType: note.loreType },
+        outgoing,
+        incoming,
+      )}
+      <ul class="links" id="${RELATED_LIST_ID}">${relations}${relatedFrom}</ul>
+    </section>
+  `;
+}
+
+export function notePage(note: PublicLoreNote, noIndex: boolean, ctx?: NoteContext): PageParts {
+  const title = displayTitle(note.title);
+  const modified = formatDate(note.dateModified);
+  const reading = readingTime(note.contentHtml);
+  const song = externalHref(note.themeSongUrl);
+  const picture = portrait(note, title, ctx);
+  const details = note.attributes.map((a) =>
+    html`
+      <dt>${humanizeName(a.name)}</dt>
+      <dd>${a.value}</dd>
+    `
   );
+  // the portrait is in the infobox: not again in the content
+  const shown = picture
+    ? withoutImage(note.contentHtml, note.portraitImageNoteId!)
+    : note.contentHtml;
+  const contents = withContents(ctx ? sizedContentImages(shown, ctx.sizes) : shown);
   const main = html`${
     ctx && breadcrumbs(ctx.place.breadcrumbs, title)
   }<article aria-labelledby="note-title">
@@ -144,8 +182,10 @@ ${
   }
 <h1 id="note-title">${title}</h1>
 ${
-    modified &&
-    html`<p class="meta">Last modified <time datetime="${modified.iso}">${modified.text}</time></p>`
+    (modified || reading) &&
+    html`<p class="meta">${
+      modified && html`Last modified <time datetime="${modified.iso}">${modified.text}</time>`
+    }${modified && reading && " · "}${reading}</p>`
   }
 ${
     (picture || details.length > 0) &&
@@ -169,15 +209,7 @@ ${
 <div class="content">
 ${trusted(contents.html)}
 </div>
-${
-    (relations.length > 0 || relatedFrom.length > 0) &&
-    html`
-      <section aria-labelledby="relations-title">
-        <h2 id="relations-title">Related</h2>
-        <ul class="links">${relations}${relatedFrom}</ul>
-      </section>
-    `
-  }
+${relatedSection(note, title, ctx)}
 ${
     song &&
     html`<p class="theme-song"><a href="${song}" rel="noopener noreferrer external">Theme song</a>
@@ -185,8 +217,6 @@ ${
   }
 </article>
 ${ctx && surroundings(ctx.place)}`;
-  const portraitId = note.portraitImageNoteId;
-  const portraitSize = portraitId ? ctx?.sizes.get(portraitId) : undefined;
   return {
     title,
     main,
@@ -196,10 +226,10 @@ ${ctx && surroundings(ctx.place)}`;
     meta: ctx && {
       path: loreHref(ctx.id),
       type: "article",
-      description: ctx.description ?? firstParagraph(note.contentHtml),
-      image: portraitId
-        ? { path: imageHref(portraitId, "portrait"), alt: `Portrait of ${title}`, ...portraitSize }
-        : null,
+      // a note without words of its own (a picture) is still described as itself
+      description: ctx.description ?? (firstParagraph(note.contentHtml) ||
+        `${title}, in ${ctx.site.title}`),
+      image: ctx.preview,
     },
   };
 }

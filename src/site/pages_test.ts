@@ -9,6 +9,7 @@ import { layout } from "./layout.ts";
 import { notePage } from "./note_page.ts";
 import { pageResponse } from "./respond.ts";
 import { searchPage } from "./search_page.ts";
+import { THEME_JS_VERSION } from "./theme_script.ts";
 
 const EVIL = `<img src=x onerror="alert(1)">`;
 
@@ -58,7 +59,10 @@ Deno.test("notePage: every field rendered; only the sanitized content is markup"
   );
   assert.ok(!out.includes("mira.png"), "the portrait is not listed again as a relation");
   assert.ok(!out.includes('onerror="'), "no live attribute from data");
-  assert.ok(!out.includes("<script"));
+  // the one script is the site's own theme script
+  assert.deepEqual(out.match(/<script[^>]*>/g), [
+    `<script src="/public/theme.js?v=${THEME_JS_VERSION}">`,
+  ]);
   assert.ok(!out.includes('name="robots"'));
   // landmarks and labels
   for (const part of ['<main id="main">', "<header", "<footer", 'role="search"', "<label"]) {
@@ -92,6 +96,26 @@ Deno.test("notePage: optional parts are left out; a javascript: theme song is no
     assert.ok(!out.includes(absent), absent);
   }
   assert.match(out, /<meta name="robots" content="noindex">/);
+});
+
+Deno.test("notePage: the meta line tells the reading time of a note of 150 words or more", () => {
+  const words = (n: number) => `<p>${"tide ".repeat(n)}</p>`;
+  const meta = (contentHtml: string, dateModified: string | null = note.dateModified) =>
+    /<p class="meta">([\s\S]*?)<\/p>/.exec(
+      doc(notePage({ ...note, contentHtml, dateModified }, false)),
+    )
+      ?.[1] ?? null;
+  assert.equal(
+    meta(words(880)),
+    'Last modified <time datetime="2026-03-01T09:05:00.000Z">1 March 2026</time>' +
+      " · 4 min read",
+  );
+  assert.equal(meta(words(150), null), "1 min read");
+  assert.equal(
+    meta(words(149)),
+    'Last modified <time datetime="2026-03-01T09:05:00.000Z">1 March 2026</time>',
+  );
+  assert.equal(meta(words(149), null), null);
 });
 
 Deno.test("homePage: root content, groups by lore type with links, empty groups skipped", () => {
@@ -156,7 +180,7 @@ Deno.test("pageResponse: headers, ETag from the page itself, 304 on a match", as
   assert.equal(again.headers.get("cache-control"), "private, no-cache");
 });
 
-Deno.test("errorPageResponse: HTML with status; 401 keeps WWW-Authenticate; no upstream text", async () => {
+Deno.test("errorPageResponse: HTML with status; a 401 asks no password dialog; no upstream text", async () => {
   const res = errorPageResponse(
     new ApiError(401, "UNAUTHORIZED", "internal detail http://core:8080", undefined, {
       "www-authenticate": 'Basic realm="Shared lore", charset="UTF-8"',
@@ -166,7 +190,8 @@ Deno.test("errorPageResponse: HTML with status; 401 keeps WWW-Authenticate; no u
   );
   const body = await res.text();
   assert.equal(res.status, 401);
-  assert.equal(res.headers.get("www-authenticate"), 'Basic realm="Shared lore", charset="UTF-8"');
+  // the site never makes the browser ask: its pages show their own password form
+  assert.equal(res.headers.get("www-authenticate"), null);
   assert.equal(res.headers.has("x-upstream"), false);
   assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
   assert.equal(res.headers.get("x-robots-tag"), "noindex");

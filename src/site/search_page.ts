@@ -114,5 +114,9 @@ ${
       }</ol>`
       : html`<p>No published lore matches your search. <a href="/">Browse everything</a>.</p>`
   }`;
-  return { title: `Search: ${query}`, main, noIndex: true, query, site };
+  const meta = site && {
+    path: `/?q=${encodeURIComponent(query)}`,
+    description: `Search results for “${query}” in ${site.title}`,
+  };
+  return { title: `Search: ${query}`, main, noIndex: true, query, site, meta };
 }

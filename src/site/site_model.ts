@@ -8,6 +8,7 @@
 import type { VisitorView } from "../share/public_api.ts";
 import { DESCRIPTION_MAX, shorten } from "../sanitize/prose.ts";
 import { displayTitle } from "./format.ts";
+import { type PreviewImage, worldCardImage } from "./preview_image.ts";
 
 export { DESCRIPTION_MAX, firstParagraph, shorten, tidyText } from "../sanitize/prose.ts";
 
@@ -38,6 +39,10 @@ export interface SiteFrame {
   maps: NavLink[];
   /** Whether any visible note has an in-world date. */
   hasTimeline: boolean;
+  /** Whether the visitor sees notes behind `#shareCredentials` (pages offer "Lock again"). */
+  unlocked?: boolean;
+  /** The world's preview card: what link previews of a page without a picture show. */
+  card: PreviewImage;
   /** The origin visitors reached us at (`https://lore.example.org`), for absolute URLs. */
   origin: string;
 }
@@ -51,8 +56,8 @@ export interface NotePlace {
   next: NavLink | null;
   /** Visible notes whose public content links here. */
   backlinks: NavLink[];
-  /** Relations other visible notes hold to this one ("Ally", from whom). */
-  relatedFrom: { name: string; from: NavLink }[];
+  /** Relations other visible notes hold to this one ("Ally", from whom, and its noteId). */
+  relatedFrom: { name: string; from: NavLink; fromNoteId: string }[];
 }
 
 /** Notes that get a page in the navigation (images are shown by the notes that use them). */
@@ -96,22 +101,27 @@ async function buildFrame(view: VisitorView): Promise<Omit<SiteFrame, "origin">>
   const types = new Set<string>();
   const maps: NavLink[] = [];
   let hasTimeline = false;
+  let unlocked = false;
   // breadth-first: a parent's node exists before its children's
   for (const id of view.visibleIds()) {
     const note = view.summary(id);
     if (note.isLore && note.loreType) types.add(note.loreType);
     if (note.relation("mapImage") !== null) maps.push(linkTo(view, id));
     hasTimeline ||= note.label("inWorldDate") !== null;
+    unlocked ||= view.isGuarded(id);
     if (id === view.rootId || !listed(view, id)) continue;
     node(listedParent(view, id)).children.push(node(id));
   }
+  const title = displayTitle(root.title);
   return {
-    title: displayTitle(root.title),
+    title,
     description,
     tree,
     loreTypes: [...types].sort(),
     maps,
     hasTimeline,
+    unlocked,
+    card: await worldCardImage(view, title),
   };
 }
 
@@ -139,6 +149,7 @@ export async function notePlace(view: VisitorView, noteId: string): Promise<Note
   const relatedFrom = view.relatedFrom(noteId).map((r) => ({
     name: r.name,
     from: linkTo(view, r.sourceId),
+    fromNoteId: r.sourceId,
   }));
   return { breadcrumbs, children, previous, next, backlinks, relatedFrom };
 }

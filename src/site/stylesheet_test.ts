@@ -15,11 +15,23 @@ function contrast(a: string, b: string): number {
   return (hi + 0.05) / (lo + 0.05);
 }
 
+/** The colours (`--name: #rrggbb`) a rule sets, by the rule's exact selector and context. */
+function colours(opening: string): Map<string, string> {
+  const at = SITE_CSS.indexOf(opening);
+  assert.notEqual(at, -1, `no rule "${opening}"`);
+  const body = SITE_CSS.slice(at + opening.length, SITE_CSS.indexOf("}", at));
+  return new Map([...body.matchAll(/(--[\w-]+):\s*(#[0-9a-f]{6})/gi)].map((m) => [m[1], m[2]]));
+}
+
+const LIGHT = ":root {";
+const SYSTEM_DARK = "@media (prefers-color-scheme: dark) {\n  :root:not([data-theme=light]) {";
+const CHOSEN_DARK = ":root[data-theme=dark] {";
+
 /** The value of a custom property in the light scheme and in the dark one. */
 function schemes(name: string): [light: string, dark: string] {
-  const found = [...SITE_CSS.matchAll(new RegExp(`${name}:\\s*(#[0-9a-f]{6})`, "gi"))];
-  assert.equal(found.length, 2, name);
-  return [found[0][1], found[1][1]];
+  const [light, dark] = [colours(LIGHT).get(name), colours(SYSTEM_DARK).get(name)];
+  assert.ok(light && dark, name);
+  return [light, dark];
 }
 
 Deno.test("stylesheet: the search field's border stands out from its background (3:1) in both schemes", () => {
@@ -28,4 +40,36 @@ Deno.test("stylesheet: the search field's border stands out from its background 
   const [cardLight, cardDark] = schemes("--card");
   assert.ok(contrast(mutedLight, cardLight) >= 3, `light ${contrast(mutedLight, cardLight)}`);
   assert.ok(contrast(mutedDark, cardDark) >= 3, `dark ${contrast(mutedDark, cardDark)}`);
+});
+
+Deno.test("stylesheet: a chosen theme overrides the system's scheme, the same colours either way", () => {
+  // the system's dark applies unless light was chosen; a choice also sets the controls' scheme
+  assert.ok(SITE_CSS.includes(":root[data-theme=light] { color-scheme: light; }"));
+  assert.match(SITE_CSS, /:root\[data-theme=dark\] \{ color-scheme: dark;/);
+  assert.deepEqual(colours(CHOSEN_DARK), colours(SYSTEM_DARK));
+  assert.deepEqual([...colours(LIGHT).keys()].sort(), [...colours(SYSTEM_DARK).keys()].sort());
+});
+
+Deno.test("stylesheet: text, muted text and links contrast 4.5:1 with the page and cards in every scheme", () => {
+  for (
+    const [scheme, opening] of [["light", LIGHT], ["dark", SYSTEM_DARK], [
+      "chosen dark",
+      CHOSEN_DARK,
+    ]]
+  ) {
+    const c = colours(opening);
+    const pairs: [string, string][] = [
+      ["--fg", "--bg"],
+      ["--muted", "--bg"],
+      ["--accent", "--bg"],
+      ["--fg", "--card"],
+      ["--muted", "--card"],
+      ["--accent", "--card"],
+      ["--bg", "--accent"], // the search button's label
+    ];
+    for (const [text, background] of pairs) {
+      const ratio = contrast(c.get(text)!, c.get(background)!);
+      assert.ok(ratio >= 4.5, `${scheme}: ${text} on ${background} is ${ratio.toFixed(2)}:1`);
+    }
+  }
 });

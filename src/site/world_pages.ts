@@ -8,20 +8,29 @@
 import { publicNotFound, type VisitorView } from "../share/public_api.ts";
 import { groupByLoreType } from "../share/public_api.ts";
 import type { PixelSize } from "../share/image_sizes.ts";
-import { naturalCompare } from "../lore/order.ts";
 import { parseGeolocation } from "../lore/geolocation.ts";
+import { PORTRAIT_RELATIONS } from "../lore/note_view.ts";
 import { atomFeed, FEED_SIZE, type FeedEntry, sitemapXml } from "./feeds.ts";
-import { displayTitle } from "./format.ts";
+import { displayTitle, imageHref } from "./format.ts";
 import { imageTitle } from "../sanitize/prose.ts";
 import { homePage } from "./home_page.ts";
 import { contentImageIds } from "./images.ts";
 import type { PageParts } from "./layout.ts";
-import { type ListedNote, type TimelineEntry, timelinePage, typePage } from "./list_pages.ts";
-import { mapPage, type MapPin } from "./map_page.ts";
+import { type ListedNote, typePage } from "./list_pages.ts";
+import { mapPage, type MapPin, type MapZoom } from "./map_page.ts";
 import { mapHref, TIMELINE_PATH, typeHref } from "./navigation.ts";
 import { notePage } from "./note_page.ts";
+import { notePreview } from "./preview_image.ts";
+import { type TimelineEntry, type TimelineNote, timelinePage } from "./timeline_page.ts";
 import { type Excerpt, excerpt, searchPage } from "./search_page.ts";
-import { DESCRIPTION_MAX, notePlace, shorten, siteFrame, tidyText } from "./site_model.ts";
+import {
+  DESCRIPTION_MAX,
+  type NavLink,
+  notePlace,
+  shorten,
+  siteFrame,
+  tidyText,
+} from "./site_model.ts";
 
 /** A page ready to render (its ETag comes from the rendered bytes alone). */
 export interface BuiltPage {
@@ -97,14 +106,25 @@ export async function buildNote(
     const size = await view.imageSize(id, noteId);
     if (size) sizes.set(id, size);
   }));
-  const hasMap = await publicMap(view, noteId) !== null;
+  const map = await publicMap(view, noteId);
+  const portraitId = note.portraitImageNoteId;
   const parts = notePage(note, result.noIndex, {
     site,
     place,
     id: view.idFor(noteId),
     sizes,
     description: summary.description && shorten(summary.description, DESCRIPTION_MAX),
-    hasMap,
+    hasMap: map !== null,
+    imagePaths: new Map(
+      portraitId ? [[portraitId, imageHref(portraitId, view.summary(portraitId).title)]] : [],
+    ),
+    preview: notePreview(view, {
+      title: displayTitle(note.title),
+      portraitId,
+      map,
+      contentHtml: note.contentHtml,
+      sizes,
+    }),
   });
   return { parts };
 }
@@ -156,22 +176,71 @@ export async function buildType(
   return { parts: typePage(loreType, notes, site, await shareNoIndex(view)) };
 }
 
+/** Relations that name a picture of a note, not a place it is at. */
+const IMAGE_RELATIONS: ReadonlySet<string> = new Set([...PORTRAIT_RELATIONS, "mapImage"]);
+
 /**
- * The timeline: every visible note with an in-world date (`#inWorldDate`, promoted), in order.
+ * Visible location notes each visible note is related to (by relations the GM keeps public,
+ * other than its pictures).
+ */
+function placesOf(view: VisitorView): Map<string, NavLink[]> {
+  const out = new Map<string, NavLink[]>();
+  for (const placeId of pageIds(view)) {
+    if (view.summary(placeId).loreType !== "location") continue;
+    const place = { id: view.idFor(placeId), title: displayTitle(view.summary(placeId).title) };
+    for (const { name, sourceId } of view.relatedFrom(placeId)) {
+      if (IMAGE_RELATIONS.has(name)) continue;
+      const known = out.get(sourceId) ?? [];
+      if (!known.includes(place)) out.set(sourceId, [...known, place]);
+    }
+  }
+  return out;
+}
+
+async function timelineNote(view: VisitorView, noteId: string): Promise<TimelineNote> {
+  const n = view.summary(noteId);
+  return {
+    id: view.idFor(noteId),
+    title: displayTitle(n.title),
+    calendar: n.label("calendarSystem")?.trim() || null,
+    summary: await summaryOf(view, noteId),
+  };
+}
+
+/**
+ * The timeline: every visible note with an in-world date (`#inWorldDate`, promoted), with its
+ * `#shareDateLabel`, summary, places (relations to visible locations) and era (its nearest
+ * visible timeline note), and the world's timeline notes.
  */
 export async function buildTimeline(view: VisitorView, origin: string): Promise<BuiltPage> {
-  const entries: TimelineEntry[] = pageIds(view).flatMap((id) => {
-    const n = view.summary(id);
-    const date = n.label("inWorldDate")?.trim();
-    return date
-      ? [{ id: view.idFor(id), title: displayTitle(n.title), date, loreType: n.loreType }]
-      : [];
-  }).sort((a, b) => naturalCompare(a.date, b.date) || naturalCompare(a.title, b.title));
-  // the world's own timeline notes (its chronicles, calendars): one "Timeline" for players
-  const chronicles = pageIds(view).filter((id) => view.summary(id).loreType === "timeline")
-    .map((id) => ({ id: view.idFor(id), title: displayTitle(view.summary(id).title) }));
+  const timelineIds = pageIds(view).filter((id) => view.summary(id).loreType === "timeline");
+  const timelines = new Map(
+    await Promise.all(timelineIds.map(async (id) => [id, await timelineNote(view, id)] as const)),
+  );
+  const places = placesOf(view);
+  const dated = pageIds(view).flatMap((id) => {
+    const date = view.summary(id).label("inWorldDate")?.trim();
+    return date ? [{ noteId: id, date }] : [];
+  });
+  const entries: TimelineEntry[] = await Promise.all(dated.map(async ({ noteId, date }) => {
+    const n = view.summary(noteId);
+    // ancestors along the shortest public path: an era is never a note the visitor cannot see
+    const era = view.ancestorsOf(noteId).filter((id) => timelines.has(id)).at(-1);
+    return {
+      id: view.idFor(noteId),
+      title: displayTitle(n.title),
+      date,
+      dateLabel: n.dateLabel ?? date,
+      loreType: n.loreType,
+      summary: await summaryOf(view, noteId),
+      places: places.get(noteId) ?? [],
+      era: era === undefined ? null : timelines.get(era)!,
+    };
+  }));
   const site = await siteFrame(view, origin);
-  return { parts: timelinePage(entries, site, await shareNoIndex(view), chronicles) };
+  return {
+    parts: timelinePage(entries, site, await shareNoIndex(view), [...timelines.values()]),
+  };
 }
 
 /**
@@ -190,16 +259,17 @@ async function publicMap(view: VisitorView, noteId: string) {
       ? [{ id: view.idFor(id), title: displayTitle(n.title), ...point }]
       : [];
   });
-  return { imageId, size, pins };
+  return { imageId, imagePath: imageHref(imageId, view.summary(imageId).title), size, pins };
 }
 
 /**
- * The map page of a note; 404 when the note has no public map.
+ * The map page of a note at a zoom; 404 when the note has no public map.
  */
 export async function buildMap(
   view: VisitorView,
   noteId: string,
   origin: string,
+  zoom: MapZoom = "1",
 ): Promise<BuiltPage> {
   const map = await publicMap(view, noteId);
   if (!map) throw publicNotFound();
@@ -209,7 +279,14 @@ export async function buildMap(
     view.note(noteId),
   ]);
   const note = { id: view.idFor(noteId), title: displayTitle(result.note.title) };
-  return { parts: mapPage({ note, ...map, trail: place.breadcrumbs }, site, result.noIndex) };
+  const description = await summaryOf(view, noteId);
+  const parts = mapPage(
+    { note, ...map, description, trail: place.breadcrumbs },
+    site,
+    result.noIndex,
+    zoom,
+  );
+  return { parts };
 }
 
 /**

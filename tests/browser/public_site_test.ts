@@ -125,8 +125,11 @@ Deno.test({
         await assertNothingHidden(page, "note page");
 
         // the planted script is gone: removed by the sanitizer, nothing ran, nothing to click
+        // (the one script left is the site's own theme script)
         const dom = await page.evaluate(() => ({
-          scripts: document.querySelectorAll("script, iframe, svg, [onerror], [onload]").length,
+          scripts: document.querySelectorAll(
+            'script:not([src^="/public/theme.js?v="]), iframe, svg, [onerror], [onload]',
+          ).length,
           jsLinks: [...document.querySelectorAll("a")].filter((a) =>
             /^\s*javascript:/i.test(a.getAttribute("href") ?? "")
           ).length,
@@ -152,7 +155,11 @@ Deno.test({
           await route.fulfill({ response: res, body });
         });
         await page.goto(`${h.url}/public/lore/${planted}`);
-        assert.equal(await page.locator("script").count(), 1, "the planted script is in the page");
+        assert.equal(
+          await page.locator("script:not([src])").count(),
+          1,
+          "the planted script is in the page",
+        );
         await assertNoScriptRan(page, w);
         const violations = await page.evaluate(() =>
           (globalThis as unknown as { __violations: string[] }).__violations
@@ -166,25 +173,96 @@ Deno.test({
         );
         await context.close();
 
-        // a password-protected note: the browser is challenged (401 + WWW-Authenticate; headless
-        // Chromium with no password to give ends the navigation) and, with the share's
-        // credentials, shows it
-        const locked = await browser.newContext();
-        await assert.rejects(
-          (await locked.newPage()).goto(`${h.url}/public/lore/${W.guideVault}`),
-          /ERR_INVALID_AUTH_CREDENTIALS/,
-        );
-        await locked.close();
-        const open = await browser.newContext({
-          httpCredentials: {
-            username: SHARE_CREDENTIALS.user,
-            password: SHARE_CREDENTIALS.password,
-          },
-        });
-        const vault = await open.newPage();
-        assert.equal((await vault.goto(`${h.url}/public/lore/${W.guideVault}`))?.status(), 200);
+        // a password-protected note: the site's own form (no Basic dialog), which opens the
+        // branch with the share's credentials, and "Lock again" closes it
+        const player = await browser.newContext();
+        const vault = await player.newPage();
+        const vaultUrl = `${h.url}/public/lore/${W.guideVault}`;
+        assert.equal((await vault.goto(vaultUrl))?.status(), 401);
+        assert.equal(await vault.locator("h1").textContent(), "Password required");
+        await vault.getByLabel("Name").fill(SHARE_CREDENTIALS.user);
+        await vault.getByLabel("Password").fill("candle");
+        await vault.getByRole("button", { name: "Unlock" }).click();
+        await vault.getByRole("alert").waitFor();
+        assert.match(await vault.getByRole("alert").textContent() ?? "", /not right/);
+        assert.equal(await vault.getByLabel("Name").inputValue(), SHARE_CREDENTIALS.user);
+        await vault.getByLabel("Password").fill(SHARE_CREDENTIALS.password);
+        await vault.getByRole("button", { name: "Unlock" }).click();
+        await vault.waitForURL(vaultUrl);
         assert.equal(await vault.locator("h1").textContent(), "The Lantern Vault");
-        await open.close();
+        await vault.getByRole("button", { name: "Lock again" }).click();
+        await vault.waitForURL(`${h.url}/public`);
+        assert.equal((await vault.goto(vaultUrl))?.status(), 401);
+        await player.close();
+      })
+    ),
+});
+
+/** The page's background colour as the browser computed it. */
+const background = (page: Page) =>
+  page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+
+const LIGHT_BG = "rgb(251, 250, 247)";
+const DARK_BG = "rgb(22, 24, 28)";
+
+Deno.test({
+  name: "public site in Chromium: the theme button switches the colours and the choice stays",
+  ignore: !browserTestsRun(SUITE),
+  fn: () =>
+    withHarness((h) =>
+      withBrowser(async (browser) => {
+        // without script: no button, the system's scheme
+        const bare = await browser.newContext({ javaScriptEnabled: false, colorScheme: "dark" });
+        const still = await bare.newPage();
+        await still.goto(h.url + "/");
+        assert.equal(await still.locator(".theme-toggle").count(), 0);
+        assert.equal(await background(still), DARK_BG);
+        await bare.close();
+
+        const context = await browser.newContext({ colorScheme: "light" });
+        const page = await context.newPage();
+        const w = await watch(page);
+        // the theme each page had when its <body> began: what its first paint can show
+        await page.addInitScript(() => {
+          new MutationObserver((_, observer) => {
+            if (!document.body) return;
+            Object.assign(globalThis, {
+              __themeAtBody: document.documentElement.getAttribute("data-theme"),
+            });
+            observer.disconnect();
+          }).observe(document, { childList: true, subtree: true });
+        });
+        const themeAtBody = () =>
+          page.evaluate(() => (globalThis as { __themeAtBody?: string | null }).__themeAtBody);
+        await page.goto(h.url + "/");
+        const toggle = page.locator("header").getByRole("button", { name: /^Theme: / });
+        assert.equal(await toggle.textContent(), "Theme: System");
+        assert.equal(await background(page), LIGHT_BG);
+        // from a light system the first click shows the other scheme
+        await toggle.click();
+        assert.equal(await toggle.textContent(), "Theme: Dark");
+        assert.equal(await background(page), DARK_BG);
+        // the choice holds on the next page, from its first paint
+        await page.locator("main").getByRole("link", { name: "Mira Tallowend" }).click();
+        await page.waitForURL(/\/public\/lore\//);
+        assert.equal(await themeAtBody(), "dark");
+        assert.equal(await background(page), DARK_BG);
+        assert.equal(await toggle.textContent(), "Theme: Dark");
+        await toggle.click();
+        assert.equal(await toggle.textContent(), "Theme: Light");
+        assert.equal(await background(page), LIGHT_BG);
+        await toggle.click();
+        assert.equal(await toggle.textContent(), "Theme: System");
+        await page.reload();
+        assert.equal(await toggle.textContent(), "Theme: System");
+        assert.equal(await background(page), LIGHT_BG);
+        // the script ran under the page's CSP, which refused nothing
+        const violations = await page.evaluate(() =>
+          (globalThis as unknown as { __violations: string[] }).__violations
+        );
+        assert.deepEqual(violations, []);
+        assert.deepEqual(w.cspConsole, []);
+        await context.close();
       })
     ),
 });

@@ -3,11 +3,13 @@
  * The public site's quality bars in headless Chromium, at phone and desktop width, on the sample
  * world dressed with real-size pictures: no horizontal overflow, images at their real size, every
  * internal link of every public page resolves and none reaches a hidden note, preview metadata
- * present, print hides the navigation, headings in order, landmarks, `lang`, and readable
- * contrast in the default theme.
+ * present, print hides the navigation, headings in order, landmarks, `lang`, readable contrast in
+ * the default theme, no axe-core violation at either width in either colour scheme, tap targets of
+ * at least 24 px on a phone, and the contents one tap from the top of a phone's page.
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
+import { axeViolations, formatViolations, smallTapTargets } from "../helpers/accessibility.ts";
 import { browserTestsRun, withBrowser } from "../helpers/browser.ts";
 import { withHarness } from "../helpers/harness.ts";
 import { W } from "../../sims/world.ts";
@@ -36,6 +38,96 @@ const VIEWPORTS = [
   { name: "phone", width: 390, height: 844 },
   { name: "desktop", width: 1280, height: 900 },
 ];
+
+const SCHEMES = ["light", "dark"] as const;
+
+/** Pages no link leads to: a search's results, and the error page of a missing note. */
+const UNLINKED: Readonly<Record<string, number>> = {
+  "/?q=harbor": 200,
+  "/public/lore/no-such-note": 404,
+};
+
+/**
+ * The page as laid out now at `width`, in both colour schemes: no axe-core violation, and (on a
+ * phone) no tap target under 24 px. Failures are collected, so one run names them all.
+ */
+async function accessibilityProblems(page: Page, where: string, width: string): Promise<string[]> {
+  const problems: string[] = [];
+  for (const colorScheme of SCHEMES) {
+    await page.emulateMedia({ colorScheme });
+    const found = await axeViolations(page);
+    if (found.length > 0) {
+      problems.push(`${where} ${width} ${colorScheme}: ${formatViolations(found)}`);
+    }
+  }
+  if (width === "phone") {
+    for (const small of await smallTapTargets(page)) problems.push(`${where} phone: ${small}`);
+  }
+  return problems;
+}
+
+/** Hrefs of the links a reader meets on the page as laid out (the GM's own text aside). */
+async function visibleLinks(page: Page): Promise<string[]> {
+  return await page.evaluate(() =>
+    [...document.querySelectorAll("a[href]")]
+      .filter((a) =>
+        a.checkVisibility() && a.getBoundingClientRect().right > 0 && !a.closest(".content")
+      )
+      .map((a) => a.getAttribute("href")!)
+  );
+}
+
+/**
+ * On a phone the navigation waits behind the header's Contents link, which opens it at the top
+ * (and "Close contents" puts it away), so the home page names each link once; the skip link leads
+ * past the header into the page; on a desktop the navigation is the sidebar, with no Contents link.
+ */
+async function contentsFromTheTop(page: Page, base: string): Promise<void> {
+  const [phone, desktop] = VIEWPORTS;
+  await page.setViewportSize(phone);
+  await page.goto(base + "/");
+  const nav = page.locator(".site-nav");
+  assert.equal(await nav.isVisible(), false, "a phone's navigation waits behind Contents");
+  const links = await visibleLinks(page);
+  const twice = links.filter((href, i) => links.indexOf(href) !== i);
+  assert.deepEqual(twice, [], "a phone's home page names each link once");
+  const menu = page.locator(".site-header .menu-link");
+  const box = await menu.boundingBox();
+  assert.ok(box && box.y + box.height <= phone.height, "Contents is on the first screen");
+  await menu.click();
+  const opened = await page.evaluate(() => ({
+    nav: document.querySelector(".site-nav")!.getBoundingClientRect().top,
+    main: document.querySelector("main")!.getBoundingClientRect().top,
+  }));
+  assert.ok(opened.nav < opened.main, "the contents open above the page");
+  assert.ok(opened.nav >= 0 && opened.nav < 50, `scrolled to the contents (${opened.nav})`);
+  await page.locator(".nav-close").click();
+  assert.equal(await nav.isVisible(), false, "Close contents puts them away");
+
+  await page.goto(`${base}/public/lore/${W.charMira}`);
+  await page.keyboard.press("Tab");
+  const skip = await page.evaluate(() => ({
+    focused: document.activeElement?.className,
+    left: document.activeElement!.getBoundingClientRect().left,
+  }));
+  assert.equal(skip.focused, "skip", "the skip link comes first");
+  assert.ok(skip.left >= 0, "the skip link shows when focused");
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Tab");
+  assert.ok(
+    await page.evaluate(() => document.activeElement?.closest("main") !== null),
+    "after the skip link, Tab goes on inside the page",
+  );
+
+  await page.setViewportSize(desktop);
+  assert.equal(await nav.isVisible(), true, "the desktop's sidebar");
+  assert.equal(await menu.isVisible(), false, "no Contents link beside the sidebar");
+  const sides = await page.evaluate(() => ({
+    nav: document.querySelector(".site-nav")!.getBoundingClientRect().right,
+    main: document.querySelector("main")!.getBoundingClientRect().left,
+  }));
+  assert.ok(sides.nav <= sides.main, "the sidebar left of the page");
+}
 
 async function noOverflow(page: Page): Promise<boolean> {
   return await page.evaluate(() => document.documentElement.scrollWidth <= globalThis.innerWidth);
@@ -66,12 +158,13 @@ Deno.test({
         // markup does not depend on the width, so each page loads once and is laid out at both.
         const context = await browser.newContext({ viewport: VIEWPORTS[0] });
         const page = await context.newPage();
-        const queue = ["/"];
+        const queue = ["/", ...Object.keys(UNLINKED)];
         const seen = new Set(queue);
+        const problems: string[] = [];
         while (queue.length > 0) {
           const path = queue.shift()!;
           const res = await page.goto(h.url + path);
-          assert.equal(res?.status(), 200, path);
+          assert.equal(res?.status(), UNLINKED[path] ?? 200, path);
           const type = res?.headers()["content-type"] ?? "";
           if (!type.startsWith("text/html")) continue;
           const markup = await page.content();
@@ -79,7 +172,14 @@ Deno.test({
           for (const viewport of VIEWPORTS) {
             await page.setViewportSize(viewport);
             assert.ok(await noOverflow(page), `${viewport.name} ${path} scrolls sideways`);
+            if (viewport.name === "phone") {
+              // the navigation opened from the header's Contents link: checked too
+              await page.evaluate(() => location.hash = "site-nav");
+              assert.ok(await noOverflow(page), `phone ${path}#site-nav scrolls sideways`);
+            }
+            problems.push(...await accessibilityProblems(page, path, viewport.name));
           }
+          await page.emulateMedia({ colorScheme: null });
           const hrefs = await page.evaluate(() =>
             [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")!)
           );
@@ -95,10 +195,12 @@ Deno.test({
             queue.push(url.pathname + url.search);
           }
         }
+        assert.deepEqual(problems, [], `accessibility:\n${problems.join("\n")}`);
         assert.ok(seen.size > 10, `only ${seen.size} pages crawled`);
         for (const path of ["/public/timeline", `/public/maps/${W.locChart}`]) {
           assert.ok(seen.has(path), `${path} is linked`);
         }
+        await contentsFromTheTop(page, h.url);
 
         for (const viewport of VIEWPORTS) {
           await page.setViewportSize(viewport);
@@ -114,6 +216,13 @@ Deno.test({
             PORTRAIT_SIZE.width,
           );
           assert.equal(await portrait.getAttribute("width"), String(PORTRAIT_SIZE.width));
+          // never drawn wider than the picture itself, nor than its box
+          const drawn = await portrait.evaluate((i: HTMLImageElement) => ({
+            width: i.getBoundingClientRect().width,
+            box: i.closest(".infobox")!.getBoundingClientRect().width,
+          }));
+          assert.ok(drawn.width <= PORTRAIT_SIZE.width + 0.5, `${viewport.name}: ${drawn.width}`);
+          assert.ok(drawn.width < drawn.box, `${viewport.name}: the portrait fits its box`);
           const og = await page.evaluate(() =>
             Object.fromEntries(
               [...document.querySelectorAll("meta[property^='og:'], meta[name^='twitter:']")]
@@ -126,7 +235,9 @@ Deno.test({
             )
           );
           assert.equal(og["og:title"], "Mira Tallowend");
-          assert.match(og["og:image"] ?? "", /\/api\/public\/images\/wImgPortrt01\/portrait$/);
+          // the picture the page shows, at its one URL, as the small card its size suits
+          assert.equal(og["og:image"], h.url + (await portrait.getAttribute("src")));
+          assert.equal(og["twitter:card"], "summary");
           for (const text of HIDDEN) assert.ok(!JSON.stringify(og).includes(text));
 
           await page.goto(`${h.url}/public/lore/${W.guideWelcome}`);

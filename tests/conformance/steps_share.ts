@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { REDACTION_HTML } from "../../src/sanitize/redaction.ts";
 import { z } from "zod";
 import { labelDirectly } from "./core_direct.ts";
 import {
@@ -237,7 +238,8 @@ function linkFormsHtml(s: SuiteState): string {
 
 /**
  * Fails unless every link-form paragraph shows what visitors may see: no text of a link to a
- * hidden or outside note (each text names it), and a link to the Guide's public page.
+ * hidden or outside note (each text names it; the redaction mark stands where it was), and a
+ * link to the Guide's public page.
  */
 function expectLinkForms(s: SuiteState, html: string, what: string): void {
   const guide = noteOf(s, "guide").noteId;
@@ -247,7 +249,7 @@ function expectLinkForms(s: SuiteState, html: string, what: string): void {
         const label = `${prefix} ${form} ${i}: `;
         const want = role === "guide"
           ? `<p>${label}<a href="/public/lore/${guide}">${text}</a></p>`
-          : `<p>${label}</p>`;
+          : `<p>${label}${REDACTION_HTML}</p>`;
         check(html.includes(want), `${what}: "${label}" is not ${JSON.stringify(want)}`);
       });
     }
@@ -622,6 +624,44 @@ export const shareSteps: Step[] = [
     run: async (s) => {
       const a = await s.api.call("GET", "/public/timeline");
       expectNoHidden(s, html(a, a.status === 404 ? 404 : 200, "timeline"), "the timeline");
+    },
+  },
+  {
+    method: "GET",
+    path: "/public/card/:file",
+    needs: "share",
+    check: "the home page's preview card is a 1200×630 PNG; another file name is a 404 page",
+    run: async (s) => {
+      const home = html(await s.api.call("GET", "/"), 200, "home page");
+      const url = /<meta property="og:image" content="([^"]+)"/.exec(home)?.[1];
+      check(url !== undefined, "the home page names no preview image");
+      const path = new URL(url!).pathname;
+      check(path.startsWith("/public/card/"), `the home page's card is ${path}`);
+      const a = await s.api.call("GET", path);
+      expectStatus(a, 200, "the card");
+      same(a.headers.get("content-type"), "image/png", "content type");
+      const view = new DataView(a.bytes.buffer, a.bytes.byteOffset);
+      const signature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+      check(signature.every((b, i) => a.bytes[i] === b), "the card is not a PNG");
+      same(`${view.getUint32(16)}×${view.getUint32(20)}`, "1200×630", "the card's size");
+      const other = await s.api.call("GET", "/public/card/not-the-card.png");
+      expectNoHidden(s, html(other, 404, "another card"), "another card's 404");
+    },
+  },
+  {
+    method: "POST",
+    path: "/public/unlock",
+    needs: "share",
+    check: "a wrong password: the site's own 401 page with the form again, no browser prompt",
+    run: async (s) => {
+      const a = await s.api.call("POST", "/public/unlock", {
+        text: "user=player&password=not-it&return=%2F",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      });
+      const page = html(a, 401, "the unlock answer");
+      same(a.headers.get("www-authenticate"), null, "WWW-Authenticate");
+      check(/<form[^>]+action="\/public\/unlock"/.test(page), "the page has no password form");
+      expectNoHidden(s, page, "the unlock page");
     },
   },
   {

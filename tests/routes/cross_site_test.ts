@@ -89,7 +89,14 @@ Deno.test("cross-site: our own pages and the user's own navigation still reach p
 Deno.test("cross-site: public routes and pages stay reachable from anywhere, for GET only", () =>
   withBackends(async (h) => {
     const img = FOREIGN["<img>"];
-    for (const path of ["/", "/public/site.css", "/healthz", "/api/public/search?q=%23lore"]) {
+    const paths = [
+      "/",
+      "/public/site.css",
+      "/public/theme.js",
+      "/healthz",
+      "/api/public/search?q=%23lore",
+    ];
+    for (const path of paths) {
       const res = await h.request(path, { headers: FOREIGN["link click"] });
       assert.equal(res.status, 200, path);
       await res.body?.cancel();

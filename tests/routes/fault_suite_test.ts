@@ -69,6 +69,12 @@ const signUp = {
   json: { name: "Fault Tester", email: "faults@example.com", password: "x".repeat(12) },
 };
 const connect = { json: { password: DEFAULT_CORE_PASSWORD } };
+/** The site's password form, posted as a script would (its 303 is the answer). */
+const unlock: RequestInit = {
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: "user=player&password=lantern&return=%2Fpublic",
+  redirect: "manual",
+};
 
 /** Routes no shared sample list covers: public share and site, status, sessions, settings. */
 const OWN_SAMPLES: FaultSample[] = [
@@ -83,6 +89,8 @@ const OWN_SAMPLES: FaultSample[] = [
   { faulted: "core", method: "GET", path: `/public/maps/${W.locChart}`, page: true },
   { faulted: "core", method: "GET", path: "/sitemap.xml", page: true },
   { faulted: "core", method: "GET", path: "/public/feed.atom", page: true },
+  { faulted: "core", method: "GET", path: "/public/card/any.png", page: true },
+  { faulted: "core", method: "POST", path: "/public/unlock", init: unlock, page: true },
   { faulted: "core", method: "POST", path: "/api/integrations/codex/connect", init: connect },
   ...(["core", "parser"] as const).flatMap((faulted): FaultSample[] => [
     { faulted, method: "GET", path: "/readyz", reports: true },

@@ -5,6 +5,7 @@
  * page and in the public search alike.
  */
 import assert from "node:assert/strict";
+import { REDACTION_HTML, REDACTION_TEXT } from "../../src/sanitize/redaction.ts";
 import { type Harness, withHarness } from "../helpers/harness.ts";
 import { HARBOR_ALIAS, W } from "../../sims/world.ts";
 
@@ -157,7 +158,7 @@ Deno.test("links: every form naming a hidden note drops the title, and the link"
     const { html, text } = await publicNote(h, id);
     for (const [form] of rows) {
       for (const i of [0, 1, 2]) {
-        assert.equal(paragraph(html, `${form} ${i}`), `<p>${form} ${i}: </p>`);
+        assert.equal(paragraph(html, `${form} ${i}`), `<p>${form} ${i}: ${REDACTION_HTML}</p>`);
       }
     }
     const pageHtml = await page(h, id);
@@ -182,7 +183,7 @@ Deno.test("links: text typed about a hidden note of the share stays, unlinked; C
       const bare = /^\s*(?:\.\/)?[^/:#]+\s*$/.test(href);
       assert.equal(
         paragraph(html, form),
-        bare ? `<p>${form}: </p>` : `<p>${form}: <a>old rumours</a></p>`,
+        bare ? `<p>${form}: ${REDACTION_HTML}</p>` : `<p>${form}: <a>old rumours</a></p>`,
         form,
       );
     }
@@ -202,7 +203,7 @@ Deno.test("links: a note outside the share is unknown, so any text of a link to 
     const { html, text } = await publicNote(h, id);
     for (const [form] of rows) {
       for (const i of [0, 1]) {
-        assert.equal(paragraph(html, `${form} ${i}`), `<p>${form} ${i}: </p>`);
+        assert.equal(paragraph(html, `${form} ${i}`), `<p>${form} ${i}: ${REDACTION_HTML}</p>`);
       }
     }
     const pageHtml = await page(h, id);
@@ -234,4 +235,31 @@ Deno.test("links: the public search finds no note by the title of a note it link
     // the note itself is still found by what it shows
     const found = await h.request("/api/public/search?q=links%20everywhere");
     assert.equal((await found.json()).results.length, 1);
+  }));
+
+Deno.test("links: where a link went, the sentence reads on with the same mark everywhere", () =>
+  withHarness(async (h) => {
+    const { draftId, outsideId } = plantTargets(h);
+    const sentence = (link: string) => `<p>Quillon trusts ${link} more than she should.</p>`;
+    const ids = [
+      publish(h, sentence(`<a class="reference-link" href="#root/${draftId}">${DRAFT.title}</a>`)),
+      publish(h, sentence(`<a href="./${OUTSIDE.alias}">the widow</a>`)),
+      publish(h, sentence(`<a href="/share/${outsideId}">${OUTSIDE.title}, who knows</a>`)),
+    ];
+    const shown = `Quillon trusts ${REDACTION_TEXT} more than she should.`;
+    for (const id of ids) {
+      // the API's content and the page: the mark, whatever the link named
+      assert.equal((await publicNote(h, id)).html, sentence(REDACTION_HTML));
+      const pageHtml = await page(h, id);
+      assert.ok(pageHtml.includes(sentence(REDACTION_HTML)), "page content");
+      // the description read from the first paragraph
+      assert.ok(pageHtml.includes(`<meta name="description" content="${shown}">`), "description");
+    }
+    // the search reads the same text: the excerpt, and words on both sides still match
+    const res = await h.request("/?q=Quillon");
+    const results = await res.text();
+    assert.equal(results.split(`</mark> trusts ${REDACTION_TEXT} more than she should.`).length, 4);
+    const found = await h.request("/api/public/search?q=trusts%20more%20should");
+    const hits = (await found.json()).results.map((r: { id: string }) => r.id);
+    assert.deepEqual(hits.filter((id: string) => ids.includes(id)).sort(), [...ids].sort());
   }));

@@ -22,7 +22,7 @@ Deno.test("site: a note with three or more headings gets a table of contents lin
     assert.deepEqual(links, [
       ["h-founding", "Founding"],
       ["h-the-docks", "The Docks"],
-      ["h-beneath", "Beneath"],
+      ["h-beneath", "Beneath —"], // the mark a link to a hidden note left, as in the heading
       ["h-founding-2", "Founding"],
     ]);
     for (const [id] of links) assert.match(page, new RegExp(`<h[23] id="${id}">`));

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { SITE_CSP } from "../../src/site/headers.ts";
 import { SITE_CSS } from "../../src/site/stylesheet.ts";
+import { THEME_JS, THEME_JS_VERSION } from "../../src/site/theme_script.ts";
 import { assertNoSecrets, type Harness, withHarness } from "../helpers/harness.ts";
 import { answerMovingTime, manualDeadlines } from "../helpers/manual_deadlines.ts";
 import { HARBOR_ALIAS, SHARE_CREDENTIALS, W } from "../../sims/world.ts";
@@ -22,6 +23,9 @@ const HIDDEN_TEXT = [
   "debt she cannot pay",
   "gm-only",
 ];
+
+/** The one script a page may hold: the site's theme script, at its current version. */
+const THEME_SCRIPT = `<script src="/public/theme.js?v=${THEME_JS_VERSION}"></script>`;
 
 const BASIC = "Basic " + btoa(`${SHARE_CREDENTIALS.user}:${SHARE_CREDENTIALS.password}`);
 
@@ -54,10 +58,11 @@ function assertHtml(page: Page) {
   assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
   assert.match(page.body, /^<!doctype html>/);
   // attribute values are escaped text; only tags and attribute names can carry script
-  const markup = page.body.replace(/"[^"]*"/g, '""');
+  assert.equal(page.body.split(THEME_SCRIPT).length, 2, "the site's own script, once");
+  const markup = page.body.replace(THEME_SCRIPT, "").replace(/"[^"]*"/g, '""');
   assert.ok(
     !/<script|<style|<[^>]*\s(on[a-z]+|style)\s*=/i.test(markup),
-    "no script or inline style",
+    "no other script, no inline style",
   );
 }
 
@@ -94,8 +99,9 @@ Deno.test("GET /: the share root's content and published lore grouped by type", 
     assert.ok(!page.body.includes('name="robots"'));
     assert.equal(page.headers.get("x-robots-tag"), null);
     assertNothingHidden(page, "home");
-    // the stylesheet is the only subresource besides images
+    // the stylesheet and the theme script are the only subresources besides images
     assert.match(page.body, /<link rel="stylesheet" href="\/public\/site.css\?v=[\w-]+">/);
+    assert.ok(page.body.includes(THEME_SCRIPT));
   }));
 
 Deno.test("GET /: 304 for the page's own ETag, a new one once the published lore changes", () =>
@@ -234,15 +240,17 @@ Deno.test("GET /public/lore/:id: missing and hidden notes are the same HTML 404"
     assert.equal(bodies.size, 1, "no existence oracle");
   }));
 
-Deno.test("GET /public/lore/:id: a password-protected note asks the browser (HTML 401)", () =>
+Deno.test("GET /public/lore/:id: a password-protected note shows the password page (HTML 401)", () =>
   withHarness(async (h) => {
     for (const id of [W.guideVault, W.guideVaultLedger]) {
       const page = await get(h, `/public/lore/${id}`);
       assert.equal(page.status, 401, id);
       assertHtml(page);
       assertSiteHeaders(page);
-      assert.match(page.headers.get("www-authenticate") ?? "", /^Basic /);
+      // the site's own form, never the browser's Basic dialog
+      assert.equal(page.headers.get("www-authenticate"), null);
       assert.match(page.body, /<h1>Password required<\/h1>/);
+      assert.match(page.body, /<form class="unlock" method="post" action="\/public\/unlock">/);
       assert.ok(!page.body.includes("Entries for oil"));
       const wrong = await get(h, `/public/lore/${id}`, { authorization: "Basic " + btoa("x:y") });
       assert.equal(wrong.status, 401);
@@ -370,4 +378,27 @@ Deno.test("GET /public/site.css: the module's stylesheet, cacheable, with 304", 
     assert.equal(again.status, 304);
     await again.body?.cancel();
     assert.deepEqual(h.core.requests, [], "no backend involved");
+  }));
+
+// --- GET /public/theme.js -------------------------------------------------------------------
+
+Deno.test("GET /public/theme.js: the module's script, cacheable, allowed by the pages' CSP", () =>
+  withHarness(async (h) => {
+    const res = await h.request(`/public/theme.js?v=${THEME_JS_VERSION}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "text/javascript; charset=utf-8");
+    assert.equal(res.headers.get("cache-control"), "public, max-age=86400");
+    assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+    assert.equal(await res.text(), THEME_JS);
+    const etag = res.headers.get("etag")!;
+    assert.ok(etag.includes(THEME_JS_VERSION), "the ETag is the content's version");
+    const again = await h.request("/public/theme.js", { headers: { "if-none-match": etag } });
+    assert.equal(again.status, 304);
+    await again.body?.cancel();
+    // the page that loads it allows scripts from its own origin, and nothing inline
+    const page = await get(h, "/");
+    const scripts = page.headers.get("content-security-policy")!.split(";")
+      .map((d) => d.trim()).find((d) => d.startsWith("script-src"));
+    assert.equal(scripts, "script-src 'self'");
+    assert.deepEqual(h.core.requests.filter((r) => r.path.includes("theme")), []);
   }));

@@ -99,13 +99,22 @@ Deno.test("site: a navigation tree of what the visitor may see; the vault with i
     );
     assert.match(nav, /href="\/public\/types\/character">Characters</);
     assertNoneOf([...HIDDEN, ...LOCKED], page.body, "anonymous tree");
+    // the header's Contents link leads to it (on a phone the navigation waits behind it)
+    assert.match(
+      page.body,
+      /<a class="brand" href="\/">Player&#39;s Guide<\/a><a class="menu-link" href="#site-nav">Contents<\/a>/,
+    );
+    assert.match(nav, /^<nav class="site-nav" id="site-nav"/);
+    const missing = await get(h, "/public/lore/no-such-note");
+    assert.equal(missing.status, 404);
+    assert.ok(!missing.body.includes("menu-link"), "no Contents link without a navigation");
 
     const player = await get(h, `/public/lore/${W.guideVaultLedger}`, { authorization: BASIC });
     assert.equal(player.status, 200);
-    // the ledger's branch is open; the vault holds it
+    // the ledger's branch is open; the vault holds it (its link beside the disclosure)
     assert.match(
       player.body,
-      /<details open><summary><a href="\/public\/lore\/wGuideVault1">The Lantern Vault<\/a><\/summary>\s*<ul><li><a href="\/public\/lore\/wGuideVltLdg" aria-current="page">/,
+      /<li class="branch"><a href="\/public\/lore\/wGuideVault1">The Lantern Vault<\/a><details open><summary><span class="visually-hidden">Notes in The Lantern Vault<\/span><\/summary><ul><li><a href="\/public\/lore\/wGuideVltLdg" aria-current="page">/,
     );
     assertNoneOf(HIDDEN, player.body, "player tree");
   }));
@@ -175,7 +184,7 @@ Deno.test("site: an infobox with the portrait at its size and public attributes;
     const infobox = /<aside class="infobox"[\s\S]*?<\/aside>/.exec(page.body)?.[0] ?? "";
     assert.match(
       infobox,
-      /<a class="portrait-link" href="\/api\/public\/images\/wImgPortrt01\/portrait"><img class="portrait" src="\/api\/public\/images\/wImgPortrt01\/portrait" alt="Portrait of Mira Tallowend" width="16" height="16"><\/a>/,
+      /<a class="portrait-link" href="\/api\/public\/images\/wImgPortrt01\/mira-portrait.png"><img class="portrait" src="\/api\/public\/images\/wImgPortrt01\/mira-portrait.png" alt="Portrait of Mira Tallowend" width="16" height="16"><\/a>/,
     );
     assert.match(infobox, /<dt>Race<\/dt>\s*<dd>Human<\/dd>/);
     assert.ok(!page.body.includes("revenge"));
@@ -218,10 +227,11 @@ Deno.test("site: preview metadata with absolute URLs on the visitor's origin", a
     assert.match(
       page.body,
       new RegExp(
-        `<meta property="og:image" content="${origin}/api/public/images/wImgPortrt01/portrait">`,
+        `<meta property="og:image" content="${origin}/api/public/images/wImgPortrt01/mira-portrait.png">`,
       ),
     );
-    assert.match(page.body, /<meta name="twitter:card" content="summary_large_image">/);
+    // a 16 px portrait is no large picture
+    assert.match(page.body, /<meta name="twitter:card" content="summary">/);
     assert.match(
       page.body,
       /<link rel="alternate" type="application\/atom\+xml" href="\/public\/feed.atom"/,
@@ -246,7 +256,12 @@ Deno.test("site: preview metadata with absolute URLs on the visitor's origin", a
       page.body,
       /<meta property="og:url" content="https:\/\/lore.example.org\/public\/lore\/harbor-town">/,
     );
-    assert.match(page.body, /<meta name="twitter:card" content="summary">/);
+    // no picture of its own: the world's card, large
+    assert.match(
+      page.body,
+      /<meta property="og:image" content="https:\/\/lore.example.org\/public\/card\/[\w-]+\.png">/,
+    );
+    assert.match(page.body, /<meta name="twitter:card" content="summary_large_image">/);
     // the same page for another origin is its own answer
     const direct = await get(h, `/public/lore/${HARBOR_ALIAS}`);
     assert.ok(!direct.body.includes("lore.example.org"));
@@ -295,11 +310,15 @@ Deno.test("site: the timeline and a map page come only from public notes", () =>
     label(h, wreck, "gmOnly");
     const map = await get(h, `/public/maps/${chart}`);
     assert.equal(map.status, 200);
-    assert.match(map.body, /<svg viewBox="0 0 64 48" width="64" height="48"/);
-    assert.match(map.body, /<image href="\/api\/public\/images\/wImgChart001\/map"/);
     assert.match(
       map.body,
-      new RegExp(`<a href="/public/lore/${cove}" class="pin">\\s*<circle cx="12" cy="30"`),
+      /<img src="\/api\/public\/images\/wImgChart001\/[^"]+" width="64" height="48"/,
+    );
+    assert.match(
+      map.body,
+      new RegExp(
+        `<a href="/public/lore/${cove}" class="pin" aria-label="Gull Cove"><circle class="pin-target" cx="18.75%" cy="62.5%"`,
+      ),
     );
     assert.ok(!map.body.includes("Wreck of the Heron"));
     const note = await get(h, `/public/lore/${chart}`);
@@ -317,7 +336,8 @@ Deno.test("site: search results show the matching passage and the path", () =>
     const page = await get(h, "/?q=ships");
     assert.match(
       page.body,
-      /<p class="excerpt">Most <mark>ships<\/mark> put in at Saltmarrow Harbor. Beware. See the coast chart.<\/p>/,
+      // the link to a hidden note went with its text, and left its mark in the sentence
+      /<p class="excerpt">Most <mark>ships<\/mark> put in at Saltmarrow Harbor. Beware —. See the coast chart.<\/p>/,
     );
     assert.match(page.body, /<p class="path">Player&#39;s Guide<\/p>/);
     assertNoneOf(HIDDEN, page.body, "search");
