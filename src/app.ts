@@ -93,14 +93,20 @@ export function createApp(deps: AppDeps): App {
     .filter((s): s is string => !!s);
   const log = deps.log ??
     createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT }, secrets);
-  const credentials = deps.credentials ??
-    createCredentialResolver({ config, fetch: fetchFn, log, now: deps.now, deadlines });
+  const state = createAppState(config, deps.now, log, fetchFn, deadlines);
+  const credentials = deps.credentials ?? createCredentialResolver({
+    config,
+    fetch: fetchFn,
+    log,
+    now: deps.now,
+    deadlines,
+    store: state.store,
+  });
   const publicCoreSource = createPublicCoreSource({ config, fetch: fetchFn, log, now: deps.now });
   const routes = [...allRoutes, ...(deps.routes ?? [])];
-  const state = createAppState(config, deps.now, log, fetchFn, deadlines);
   const cors = corsPolicy(config.CORS_ORIGINS);
 
-  const accept = acceptor({ config, log, routes, cors });
+  const accept = acceptor({ config, log, routes, cors, bodies: state.bodies });
   const readInput = inputReader({ config, log, deadlines });
   const contexts = contextBuilders({
     config,
@@ -111,7 +117,7 @@ export function createApp(deps: AppDeps): App {
     deadlines,
     publicCoreSource,
   });
-  const run = runner({ credentials, contexts, aiCalls: state.aiCalls });
+  const run = runner({ credentials, contexts, aiCalls: state.aiCalls, journal: state.journal });
   const errorAnswer = errorAnswerer(log, () => state.publicShare.worldName);
   const finish = finisher({ config, log, state, cors, checkResponse: deps.checkResponse });
 

@@ -2,13 +2,19 @@
  * Serving an app over HTTP. With client deadlines on (`CLIENT_DEADLINES`, see
  * {@linkcode clientDeadlinesOn}), `Deno.serve` listens on a private loopback port behind the
  * slow-client relay (http/connection_deadlines.ts), which owns the public address; off, it owns
- * the address itself. On stop, new connections are refused, in-flight requests get
- * `SHUTDOWN_GRACE_MS` to finish, AI calls still running in the background are stopped, what
- * the public share read is written to `DATA_DIR` for the next start, and the log is flushed.
+ * the address itself. On stop, new connections are refused (behind the relay), request bodies
+ * still arriving are received, in-flight requests and AI calls running in the background finish,
+ * all within `SHUTDOWN_GRACE_MS`; then event streams still open end with an `error` event naming
+ * a retry and AI calls still running are stopped, what the public share read is written to
+ * `DATA_DIR` for the next start, and the log is flushed.
  *
  * @module
  */
 import { type App, type AppDeps, createApp } from "./app.ts";
+import { removeFromCore } from "./state/write_journal.ts";
+
+/** How long streams ended at shutdown get to send their last event before connections close. */
+const STREAMS_END_MS = 1_000;
 import { type ConnectionGuard, guardConnections } from "./http/connection_deadlines.ts";
 import { ApiError, errorResponse } from "./http/errors.ts";
 import type { Config } from "./config/service_config.ts";
@@ -133,6 +139,8 @@ export function startServer(deps: AppDeps): Promise<RunningServer> {
     }
   }
   const relay = guard;
+  // what an earlier run, or an instance that went away, left half written
+  app.state.journal.start(removeFromCore(config, app.fetch, deps.deadlines));
   const { hostname, port } = relay?.addr ?? inner.addr;
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   return Promise.resolve({
@@ -144,13 +152,25 @@ export function startServer(deps: AppDeps): Promise<RunningServer> {
       relay?.stopAccepting();
       let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise<void>((r) => timer = setTimeout(r, config.SHUTDOWN_GRACE_MS));
-      await Promise.race([inner.shutdown(), grace]);
+      // the runtime's shutdown cuts off request bodies still arriving (an upload): they get the
+      // grace period first; then requests in flight, and AI calls running on past their
+      // clients' deadlines (their answers kept for a retry), get what is left of it
+      const bodiesIn = await Promise.race([app.state.bodies.drained().then(() => true), grace]);
+      const served = inner.shutdown();
+      if (bodiesIn) {
+        await Promise.race([Promise.all([served, app.state.aiCalls.drained()]), grace]);
+      }
       clearTimeout(timer);
-      // AI calls still running past their clients' deadlines end with the instance
+      // what is still open now ends: streams with an error event naming a retry, AI calls
+      app.state.closing.abort();
       app.state.aiCalls.close();
+      await Promise.race([served, new Promise((r) => timer = setTimeout(r, STREAMS_END_MS))]);
+      clearTimeout(timer);
       await relay?.closeAll();
       // what the public share read stays in DATA_DIR for the next start
       await app.state.publicShare.flush();
+      app.state.journal.close();
+      await app.state.store.close();
       // the log is buffered: every line written so far must be out before the process exits
       await app.log.flush?.();
     },

@@ -8,7 +8,8 @@
  * 1. http basics — `src/http/`: errors, logging, bodies, SSE, deadlines; no routes, no
  *    credentials;
  * 2. infrastructure — `src/session/`, `src/sanitize/`, `src/media/`, `src/core/`,
- *    `src/upstream/`: sessions, sanitizing, images, the backend clients;
+ *    `src/upstream/`, `src/store/`: sessions, sanitizing, images, the backend clients, the store
+ *    instances share;
  * 3. domain — `src/lore/`: what a lore note is and how it is written;
  * 4. public domain — `src/share/`: what visitors may see (reads lore);
  * 5. pages — `src/site/`: the public site's HTML;
@@ -47,7 +48,14 @@ const LAYERS: readonly Layer[] = [
   { name: "http basics", modules: ["src/http/"] },
   {
     name: "infrastructure",
-    modules: ["src/session/", "src/sanitize/", "src/media/", "src/core/", "src/upstream/"],
+    modules: [
+      "src/session/",
+      "src/sanitize/",
+      "src/media/",
+      "src/core/",
+      "src/upstream/",
+      "src/store/",
+    ],
   },
   { name: "domain", modules: ["src/lore/"] },
   { name: "public domain", modules: ["src/share/"] },

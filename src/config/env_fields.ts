@@ -107,3 +107,25 @@ export const hostList = listOf((part) => {
 });
 
 export const noteId = z.string().regex(/^[A-Za-z0-9_]{1,128}$/, "must be a note id");
+
+/**
+ * A Redis URL (`STATE_URL`): `redis://` or `rediss://` (TLS), a host, optionally a user name and
+ * password and a database number as the path; no query or fragment. Its text never reaches a
+ * log line or an answer, since it may carry a password.
+ */
+export const stateUrl = z.string().transform((v, ctx) => {
+  let url: URL | undefined;
+  try {
+    url = new URL(v);
+  } catch {
+    url = undefined;
+  }
+  const ok = url && (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname &&
+    !url.search && !url.hash && /^\/?\d{0,2}$/.test(url.pathname);
+  if (ok) return v;
+  ctx.addIssue({
+    code: "custom",
+    message: "must be a Redis URL such as redis://:password@state:6379/0 (or rediss:// for TLS)",
+  });
+  return z.NEVER;
+});

@@ -14,6 +14,7 @@ import {
   originList,
   publicOrigin,
   splitList,
+  stateUrl,
   urlList,
 } from "./env_fields.ts";
 import { backendBaseUrl } from "./backend_url.ts";
@@ -120,7 +121,10 @@ export const envSchema = z.object({
         "index.",
     ),
   DATA_DIR: z.string().min(1).default("./data")
-    .describe("Where the service keeps its small state files (`session-secret`, `portal.json`)."),
+    .describe(
+      "Where the service keeps its state files (`session-secret`, `portal.json`, the public " +
+        "share's `public-share/`, the write journal's `writes/`); one per instance.",
+    ),
   PORTAL_CONFIG_STORE: z.enum(["file", "core"]).default("file")
     .describe(
       "Where `PUT /api/config/portal` stores the lore root. `file`: `DATA_DIR/portal.json`, " +
@@ -129,6 +133,20 @@ export const envSchema = z.object({
         "balancer. Needs `CORE_URL` (written with `CORE_TOKEN`, else `PUBLIC_CORE_TOKEN`) " +
         "and `SESSION_SECRET`.",
     ),
+  STATE_URL: stateUrl.optional()
+    .describe(
+      "A Redis (or Valkey) server that several instances share, e.g. " +
+        "`redis://:password@state:6379/0` (`rediss://` for TLS): a logout ends the session on " +
+        "every instance, the login, register and connect rate limit counts a client's " +
+        "attempts across them, an AI call runs once whichever instance its retry " +
+        "reaches, and a write shows on every instance's public pages within 250 ms while " +
+        "Core is read for the share about as often as by one instance " +
+        "(docs/instances.md). Unset: each instance keeps these in its own memory (the " +
+        "start-up log says what several instances would lose). While the server does not " +
+        "answer, requests that need it answer 503 `UNREACHABLE` (`service: state`).",
+    ),
+  STATE_TIMEOUT_MS: intIn(50, 60_000, 1000)
+    .describe("Longest wait for one command to the `STATE_URL` server (then 503)."),
   LORE_ROOT_NOTE_ID: noteId.default("root")
     .describe(
       "The lore root: default parent of new lore notes, uploaded images, imports and " +
@@ -312,6 +330,13 @@ export const envSchema = z.object({
       code: "custom",
       path: ["PORTAL_CONFIG_STORE"],
       message: "core needs CORE_URL (with CORE_TOKEN or PUBLIC_CORE_TOKEN) and SESSION_SECRET",
+    });
+  }
+  if (env.STATE_URL && !env.SESSION_SECRET) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["STATE_URL"],
+      message: "a shared store needs SESSION_SECRET, the same on every instance",
     });
   }
   if (env.ZERO_LOGIN && !(env.PARSER_URL && env.PARSER_INTERNAL_SECRET)) {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { SharedStore } from "../store/shared_store.ts";
 import type { Config } from "../config/service_config.ts";
 import type { Logger } from "../http/log.ts";
 import type { BrowserSession } from "../session/browser_session.ts";
@@ -62,4 +63,6 @@ export interface ResolverDeps {
   now?: () => number;
   /** Where its backend calls' deadlines are counted (see `UpstreamDeps.deadlines`). */
   deadlines?: UpstreamDeps["deadlines"];
+  /** Where logouts are kept (the app's shared store); default this resolver's memory. */
+  store?: SharedStore;
 }

@@ -40,6 +40,8 @@ import {
   requestCookies,
 } from "./session_cookies.ts";
 import { createZeroLogin, type ZeroLogin } from "./zero_login.ts";
+import { type EndedSessions, endedSessions } from "./ended_sessions.ts";
+import { memoryStore } from "../store/shared_store.ts";
 
 /**
  * Creates the resolver of one app.
@@ -66,6 +68,7 @@ export function createCredentialResolver(deps: ResolverDeps): CredentialResolver
     key: lazySealKey(config, log),
     zeroLogin: createZeroLogin(config, log, now),
     fallback: environmentFallback(config),
+    ended: endedSessions(deps.store ?? memoryStore({ maxKeys: 10_000, now })),
   };
   return {
     forRequest: (req, reqDeps) =>
@@ -81,6 +84,7 @@ interface Sources {
   key: () => Promise<SealKey>;
   zeroLogin: ZeroLogin;
   fallback: EnvironmentFallback;
+  ended: EndedSessions;
 }
 
 /**
@@ -112,7 +116,13 @@ function credentialsFor(
 ): RequestCredentials {
   const { parserUrls, coreUrls, coreCache, fallback } = sources;
   const { config, log } = deps;
-  const cookies = requestCookies(req, { config, log, key: sources.key, parserUrls });
+  const cookies = requestCookies(req, {
+    config,
+    log,
+    key: sources.key,
+    parserUrls,
+    ended: sources.ended,
+  });
   let minted: Promise<BrowserSession | null> | undefined;
   const provision = () => minted ??= sources.zeroLogin(upstream(), cookies.start);
   const userSession = async () => (await cookies.session()) ?? (await provision());
@@ -136,8 +146,11 @@ function credentialsFor(
     },
     async endSession() {
       const s = await cookies.session();
-      if (s) coreCache.drop(s);
       cookies.clear();
+      if (!s) return;
+      coreCache.drop(s);
+      // on every instance sharing the store, and even if the Parser's sign-out failed
+      await sources.ended.end(s);
     },
     async setCoreOff(on) {
       await cookies.coreOff(on);
@@ -151,8 +164,11 @@ function credentialsFor(
       if (!(e instanceof ApiError)) return;
       const service = (e.details as { service?: string } | undefined)?.service;
       if (e.code === "UNAUTHORIZED" && service === "core") await rc.invalidateCore();
-      if (e.status === 401 && service === "parser" && (await cookies.session())) {
-        await rc.endSession(); // a dead Parser session must not keep failing every request
+      const s = e.status === 401 && service === "parser" ? await cookies.session() : null;
+      if (s) {
+        // a dead Parser session must not keep failing every request; not a logout, though
+        coreCache.drop(s);
+        cookies.clear();
       }
     },
   };

@@ -13,11 +13,12 @@ import {
   clearSessionCookies,
   type CookieState,
   coreOffCookie,
-  isHttps,
   readCookieState,
+  secureCookies,
   sessionCookies,
 } from "../session/browser_session.ts";
 import { deriveSealKey, type SealKey } from "../session/seal.ts";
+import type { EndedSessions } from "./ended_sessions.ts";
 import { loadOrCreateSessionSecret } from "../session/secret.ts";
 
 /**
@@ -39,7 +40,7 @@ export interface RequestCookies {
   readonly setCookies: string[];
   /** The unsealed cookies, read once; nothing (and no key) when the request has no cookie. */
   state(): Promise<CookieState>;
-  /** The session from the cookies, if its Parser URL is still allowed. */
+  /** The session from the cookies, if its Parser URL is still allowed and it did not log out. */
   session(): Promise<BrowserSession | null>;
   /** Sets the session cookies. */
   start(s: BrowserSession): Promise<void>;
@@ -55,15 +56,18 @@ export interface CookieDeps {
   log: Logger;
   key: () => Promise<SealKey>;
   parserUrls: ReadonlySet<string>;
+  /** Logouts: a session found there reads as none. */
+  ended: EndedSessions;
 }
 
 /** The cookies of `req`. */
 export function requestCookies(req: Request, deps: CookieDeps): RequestCookies {
-  const { config, log, key, parserUrls } = deps;
+  const { config, log, key, parserUrls, ended } = deps;
   const setCookies: string[] = [];
   // asked only when a cookie is set: most requests set none
-  const secure = () => config.COOKIE_SECURE === "always" || isHttps(req, config);
+  const secure = () => secureCookies(req, config);
   let cookies: Promise<CookieState> | undefined;
+  let session: Promise<BrowserSession | null> | undefined;
   const state = () =>
     cookies ??= req.headers.has("cookie")
       ? key().then((k) => readCookieState(req, k))
@@ -71,14 +75,15 @@ export function requestCookies(req: Request, deps: CookieDeps): RequestCookies {
   return {
     setCookies,
     state,
-    async session() {
-      const { session } = await state();
-      if (session && !parserUrls.has(session.parserUrl)) {
-        log.log("warn", "ignoring a session cookie for a Parser URL that is no longer allowed");
-        return null;
-      }
-      return session;
-    },
+    session: () =>
+      session ??= state().then(async ({ session }) => {
+        if (!session) return null;
+        if (!parserUrls.has(session.parserUrl)) {
+          log.log("warn", "ignoring a session cookie for a Parser URL that is no longer allowed");
+          return null;
+        }
+        return (await ended.ended(session)) ? null : session;
+      }),
     async start(s) {
       const k = await key();
       setCookies.push(...await sessionCookies(k, s, secure()));

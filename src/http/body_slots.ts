@@ -28,6 +28,11 @@ export interface BodySlots {
   enter(client: string): () => void;
   /** Bodies in progress now. */
   inProgress(): number;
+  /**
+   * Resolves once no body is in progress (shutdown waits for it: the runtime's own shutdown
+   * cuts off bodies still arriving).
+   */
+  drained(): Promise<void>;
 }
 
 /** Seconds a refused client is asked to wait: bodies end in seconds, or are cut off. */
@@ -53,6 +58,7 @@ export const BODY_RETRY_AFTER_SECONDS = 5;
 export function bodySlots(limits: BodySlotLimits): BodySlots {
   const byClient = new Map<string, number>();
   let total = 0;
+  let waiting: (() => void)[] = [];
   return {
     enter(client) {
       const mine = byClient.get(client) ?? 0;
@@ -82,9 +88,14 @@ export function bodySlots(limits: BodySlotLimits): BodySlots {
         const n = (byClient.get(client) ?? 1) - 1;
         if (n > 0) byClient.set(client, n);
         else byClient.delete(client);
+        if (total === 0) {
+          for (const resolve of waiting) resolve();
+          waiting = [];
+        }
       };
     },
     inProgress: () => total,
+    drained: () => total === 0 ? Promise.resolve() : new Promise((r) => void waiting.push(r)),
   };
 }
 

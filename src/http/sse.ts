@@ -146,6 +146,33 @@ export interface SseOptions {
   onEnd?(reason: "complete" | "error" | "client-closed"): void;
   /** Where the deadlines are counted; default the process-wide scheduler. */
   deadlines?: Deadlines;
+  /**
+   * Aborted when the service stops and can wait no longer: the stream ends with an `error`
+   * event naming a retry ({@linkcode restartingError}) instead of being cut off.
+   */
+  closing?: AbortSignal;
+}
+
+/**
+ * The terminal error of a stream the service ends because it stops: 503 `SERVICE_BUSY` whose
+ * details say to repeat the request (another instance, or this one restarted, takes it).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const e = restartingError();
+ * assert.deepEqual([e.status, e.code, e.details], [503, "SERVICE_BUSY", {
+ *   retry: "repeat the same request",
+ * }]);
+ * ```
+ */
+export function restartingError(): ApiError {
+  return new ApiError(
+    503,
+    "SERVICE_BUSY",
+    "The service is restarting: repeat the request",
+    { retry: "repeat the same request" },
+  );
 }
 
 /**
@@ -240,8 +267,15 @@ async function runStream(
   });
   const produced = produce(createWriter(s, controller));
   produced.catch(() => {}); // when the deadline wins, its later failure has nobody to tell
+  const closing = s.opts.closing;
+  let stopping: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    stopping = () => reject(restartingError());
+    if (closing?.aborted) stopping();
+    else closing?.addEventListener("abort", stopping, { once: true });
+  });
   try {
-    await Promise.race([produced, expired]);
+    await Promise.race([produced, expired, stopped]);
     if (!s.tracker.terminated()) {
       throw streamBroken("The stream ended before it completed");
     }
@@ -254,6 +288,7 @@ async function runStream(
     }
   } finally {
     cancelTotal?.();
+    if (stopping) closing?.removeEventListener("abort", stopping);
     s.ended = true;
     void s.current?.cancel().catch(() => {}); // still piping when the total deadline hit
     s.opts.onEnd?.(reason);
@@ -272,7 +307,12 @@ function sendErrorEvent(
   const err = e instanceof ApiError ? e : streamBroken("The stream failed");
   // an event must start on a boundary: finish a half-sent upstream event first
   const prefix = s.tracker.atBoundary() ? "" : "\n\n";
-  const payload = { error: err.code, message: err.message, requestId: s.opts.requestId };
+  const payload = {
+    error: err.code,
+    message: err.message,
+    requestId: s.opts.requestId,
+    ...(err.details === undefined ? {} : { details: err.details }),
+  };
   try {
     controller.enqueue(
       encoder.encode(prefix + new TextDecoder().decode(encodeSseEvent("error", payload))),

@@ -8,7 +8,7 @@
 import { type CompiledRoute, compileRoutes, matchRoute, type Route } from "../api/router.ts";
 import { jsonAnswerPaths } from "../api/route_responses.ts";
 import type { Config } from "../config/service_config.ts";
-import { bodySlots } from "../http/body_slots.ts";
+import type { BodySlots } from "../http/body_slots.ts";
 import { type ClientInfo, clientKey } from "../http/client_address.ts";
 import type { CorsPolicy } from "../http/cors.ts";
 import { checkCrossSite, type OriginPolicy } from "../http/csrf.ts";
@@ -39,6 +39,8 @@ export interface AcceptDeps {
   log: Logger;
   routes: readonly Route[];
   cors: CorsPolicy | null;
+  /** The request bodies in progress (the app's, so that shutdown can wait for them). */
+  bodies: BodySlots;
 }
 
 /**
@@ -50,9 +52,16 @@ export interface AcceptDeps {
  * import assert from "node:assert/strict";
  * import { loadConfig } from "../config/service_config.ts";
  * import { jsonLogger } from "../http/log.ts";
+ * import { bodySlots } from "../http/body_slots.ts";
  * import { openRecord } from "./record.ts";
  *
- * const accept = acceptor({ config: loadConfig({}), log: jsonLogger("silent"), routes: [], cors: null });
+ * const accept = acceptor({
+ *   config: loadConfig({}),
+ *   log: jsonLogger("silent"),
+ *   routes: [],
+ *   cors: null,
+ *   bodies: bodySlots({ total: 10, perClient: 2 }),
+ * });
  * const req = new Request("http://127.0.0.1:8080/api/no-such-route");
  * assert.throws(() => accept(req, {}, openRecord(req)), { status: 404, code: "NOT_FOUND" });
  * ```
@@ -68,10 +77,7 @@ export function acceptor(
     publicOrigin: config.PUBLIC_ORIGIN,
     allowed: cors?.allows,
   };
-  const bodies = bodySlots({
-    total: config.MAX_BODIES_IN_FLIGHT,
-    perClient: config.MAX_BODIES_PER_CLIENT,
-  });
+  const { bodies } = deps;
   // outside /api/, unknown paths and methods answer the site's HTML page, except where health
   // checkers (JSON readers) call; the documented answers follow the same rule
   const answersJson = jsonAnswerPaths(deps.routes);

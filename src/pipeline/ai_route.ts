@@ -8,10 +8,12 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { Config } from "../config/service_config.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Logger } from "../http/log.ts";
 import type { AiCalls, AiWork } from "../upstream/ai_calls.ts";
+import type { ValueCodec } from "../upstream/shared_ai_calls.ts";
 
 /** What an AI route declares about itself. */
 export interface AiRoute {
@@ -25,6 +27,35 @@ export interface KeptAnswer {
   headers: [string, string][];
   body: Uint8Array<ArrayBuffer>;
 }
+
+const keptAnswerJson = z.object({
+  status: z.number().int().min(200).max(599),
+  headers: z.array(z.tuple([z.string(), z.string()])),
+  body: z.string(),
+});
+
+/**
+ * How a kept answer is written to a shared store (its body as base64) and read back.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const answer: KeptAnswer = {
+ *   status: 200,
+ *   headers: [["content-type", "application/json"]],
+ *   body: new TextEncoder().encode('{"summary":"made"}'),
+ * };
+ * const json = JSON.parse(JSON.stringify(keptAnswerCodec.encode(answer)));
+ * assert.deepEqual(keptAnswerCodec.decode(json), answer);
+ * ```
+ */
+export const keptAnswerCodec: ValueCodec<KeptAnswer> = {
+  encode: (a) => ({ status: a.status, headers: a.headers, body: a.body.toBase64() }),
+  decode(json) {
+    const a = keptAnswerJson.parse(json);
+    return { status: a.status, headers: a.headers, body: Uint8Array.fromBase64(a.body) };
+  },
+};
 
 /**
  * What a kept answer weighs, roughly: its body plus its headers (for the kept answers' byte bound).

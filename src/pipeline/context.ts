@@ -15,10 +15,13 @@ import { type ClientInfo, clientKey } from "../http/client_address.ts";
 import { credentialIdentity } from "../credentials/identity.ts";
 import type { PublicCoreSource } from "../credentials/public_core.ts";
 import type { RequestCredentials } from "../credentials/request_credentials.ts";
+import { lazySealKey } from "../credentials/session_cookies.ts";
+import type { SealKey } from "../session/seal.ts";
 import { type PublicShare, publicShare, type PublicShareDeps } from "../share/public_api.ts";
 import type { PublicCoreReader } from "../share/public_snapshot.ts";
 import { warmSite } from "../site/warm.ts";
 import type { AppState } from "../state/app_state.ts";
+import type { RequestWrites } from "../state/write_journal.ts";
 import type { AiWork } from "../upstream/ai_calls.ts";
 import { type CoreClient, createCoreClient } from "../upstream/core.ts";
 import type { UpstreamDeps } from "../upstream/fetch.ts";
@@ -55,6 +58,12 @@ export interface PublicCtx<P = unknown, Q = unknown, B = unknown, R = unknown> {
   publicCore: PublicCoreReader;
   /** The client's rate-limit key (its address; the proxy's view only when trusted). */
   clientKey(): string;
+  /**
+   * The key that seals the public site's own cookie (the unlock cookie of password-protected
+   * branches, share/unlock_cookie.ts): `SESSION_SECRET`'s, loaded on first use. It reads no
+   * caller's backend credentials.
+   */
+  sealKey(): Promise<SealKey>;
   /** Run at most this many upstream calls at once. */
   concurrency: number;
   /** Where this request's deadlines are counted (streams, images; backend calls have theirs). */
@@ -162,6 +171,8 @@ export interface ContextBuilders<R> {
     meter: UpstreamMeter,
     work: AiWork | undefined,
     onCoreWrite: () => void,
+    /** Where the notes this request creates are journaled until its answer is ready. */
+    writes?: RequestWrites,
   ): Ctx<unknown, unknown, unknown, R>;
 }
 
@@ -199,6 +210,7 @@ export interface ContextBuilders<R> {
 export function contextBuilders<R>(deps: ContextDeps<R>): ContextBuilders<R> {
   const { config, fetch: fetchFn, deadlines } = deps;
   const access = backendAccess(deps);
+  const sealKey = lazySealKey(config, deps.log);
 
   return {
     publicContext(req, url, requestId, input, meter, info) {
@@ -224,6 +236,7 @@ export function contextBuilders<R>(deps: ContextDeps<R>): ContextBuilders<R> {
           return { core: createCoreClient(c, reads), identity: c.identity };
         },
         clientKey: () => clientKey(req, info, config.TRUST_PROXY),
+        sealKey,
       }, req);
     },
 
@@ -244,17 +257,20 @@ export function contextBuilders<R>(deps: ContextDeps<R>): ContextBuilders<R> {
       }, base.req);
     },
 
-    privateContext(session, creds, meter, work, onCoreWrite) {
+    privateContext(session, creds, meter, work, onCoreWrite, writes) {
       const upstream = access(session.req, meter, work);
       return withLazySignal<Ctx<unknown, unknown, unknown, R>>({
         ...session,
         credentials: creds,
         loreRootId: async () => (await deps.state.portal.get()).loreRootNoteId,
-        core: async (opts) =>
-          createCoreClient(await creds.core(), {
+        core: async (opts) => {
+          const c = await creds.core();
+          const core = createCoreClient(c, {
             ...upstream(opts?.detached),
             fetch: watchWrites(fetchFn, onCoreWrite),
-          }),
+          });
+          return writes ? journaled(core, c.baseUrl, writes) : core;
+        },
         coreIdentity: async () => credentialIdentity(await creds.core()),
         parser: async (opts = {}) =>
           createParserClient(
@@ -293,6 +309,18 @@ function sessionCredentials(creds: RequestCredentials): SessionCredentials {
     endSession: creds.endSession,
     parserAllowed: creds.parserAllowed,
     coreAllowed: creds.coreAllowed,
+  };
+}
+
+/** `core` whose every created note is journaled (state/write_journal.ts) as it is made. */
+function journaled(core: CoreClient, baseUrl: string, writes: RequestWrites): CoreClient {
+  return {
+    ...core,
+    async createNote(input) {
+      const created = await core.createNote(input);
+      await writes.created(baseUrl, created.note.noteId);
+      return created;
+    },
   };
 }
 

@@ -95,12 +95,18 @@ export function finisher(deps: FinishDeps): (
     );
   };
 
-  return (req, info, res, record) => {
+  const refreshed = (req: Request, info: ClientInfo, res: Response, record: RequestRecord) => {
     // Anything written to Core may change what visitors see (a root moved, a note hidden): once
     // the writer has its answer they must see it, also after a write that failed or was left
     // half done. Visitors meanwhile keep the last good version.
     if (!record.wroteCore) return checked(req, info, res, record);
     return record.wroteCore.refresh().then(() => checked(req, info, res, record));
+  };
+
+  return (req, info, res, record) => {
+    // the answer is ready: what the request created is no longer a write cut off half way
+    if (!record.writes) return refreshed(req, info, res, record);
+    return record.writes.close().then(() => refreshed(req, info, res, record));
   };
 }
 

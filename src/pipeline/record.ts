@@ -11,6 +11,7 @@ import type { RequestCredentials } from "../credentials/request_credentials.ts";
 import { requestIdFor } from "../http/request_id.ts";
 import type { UpstreamFailure } from "../upstream/fetch.ts";
 import type { UpstreamMeter } from "./context.ts";
+import type { RequestWrites } from "../state/write_journal.ts";
 
 /** One request on its way through the pipeline. */
 export interface RequestRecord {
@@ -28,6 +29,8 @@ export interface RequestRecord {
    * refreshes before answering. Null otherwise.
    */
   wroteCore: PublicShare | null;
+  /** The notes this request creates, journaled until its answer is ready (pipeline/run.ts). */
+  writes?: RequestWrites;
   /** Frees the request's body slot; set while it holds one (pipeline/accept.ts). */
   bodyDone?: () => void;
   /** Where the request's backend calls report to `upstream`. */

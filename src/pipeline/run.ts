@@ -13,13 +13,16 @@ import type { ClientInfo } from "../http/client_address.ts";
 import type { AiCalls, AiWork } from "../upstream/ai_calls.ts";
 import { type AiRequest, answerAiRoute, type KeptAnswer } from "./ai_route.ts";
 import { type ContextBuilders, type RequestInput, shareFor, withLazySignal } from "./context.ts";
-import type { RequestRecord } from "./record.ts";
+import { type RequestRecord, routeName } from "./record.ts";
+import type { WriteJournal } from "../state/write_journal.ts";
 
 /** What running a route takes from the app. */
 export interface RunDeps {
   credentials: CredentialResolver;
   contexts: ContextBuilders<Route>;
   aiCalls: AiCalls<KeptAnswer>;
+  /** Where the notes a request creates are journaled while its write is under way. */
+  journal: WriteJournal;
 }
 
 /** Answers one matched request. */
@@ -51,6 +54,7 @@ export function runner(deps: RunDeps): Run {
         meter,
         work,
         () => record.wroteCore ??= shareFor(base),
+        record.writes ??= deps.journal.open(requestId, routeName(record)),
       );
     if (!route.ai) return route.handler(inWork());
     const parserIdentity = async () => credentialIdentity(await creds.parser());

@@ -15,13 +15,14 @@ import { credentialSourceSchema, parserUserSchema } from "./response_schemas.ts"
 
 /**
  * Counts one attempt of `action` for this client; 429 `RATE_LIMITED` with `Retry-After` when the
- * client used up its window (login, register and connect share one limiter, keyed per action).
+ * client used up its window (login, register, connect and the public site's password form share
+ * one limiter, keyed per action).
  */
-export function enforceRateLimit(
+export async function enforceRateLimit(
   ctx: Pick<SessionCtx, "state" | "clientKey">,
-  action: "login" | "register" | "connect",
-): void {
-  const verdict = ctx.state.authLimiter.check(`${action}:${ctx.clientKey()}`);
+  action: "login" | "register" | "connect" | "unlock",
+): Promise<void> {
+  const verdict = await ctx.state.authLimiter.check(`${action}:${ctx.clientKey()}`);
   if (!verdict.allowed) {
     throw new ApiError(
       429,
@@ -163,7 +164,7 @@ const login = {
     503: "No Parser configured",
   },
   handler: async (ctx: SessionCtx<unknown, unknown, z.output<typeof loginBody>>) => {
-    enforceRateLimit(ctx, "login");
+    await enforceRateLimit(ctx, "login");
     const parserUrl = allowedBaseUrl(ctx, "parser", ctx.body.url);
     let signedIn;
     try {
@@ -199,7 +200,7 @@ const register = {
     503: "No Parser configured",
   },
   handler: async (ctx: SessionCtx<unknown, unknown, z.output<typeof registerBody>>) => {
-    enforceRateLimit(ctx, "register");
+    await enforceRateLimit(ctx, "register");
     const parserUrl = allowedBaseUrl(ctx, "parser", ctx.body.url);
     const { name, email, password } = ctx.body;
     // the bootstrap (= internal) secret is only ever sent to the configured Parser

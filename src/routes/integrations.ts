@@ -81,7 +81,7 @@ export const connectCore = defineRoute({
     503: "No Core URL or no Parser credentials",
   },
   handler: async (ctx) => {
-    enforceRateLimit(ctx, "connect");
+    await enforceRateLimit(ctx, "connect");
     const baseUrl = allowedBaseUrl(ctx, "core", ctx.body.url);
     // resolve the Parser first: no Core token is minted that could not be stored
     const parser = await ctx.parser({ detached: true });

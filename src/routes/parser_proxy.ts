@@ -488,6 +488,7 @@ export function streamResponse(
     signal: ctx.signal,
     requestId: ctx.requestId,
     deadlines: ctx.deadlines,
+    closing: ctx.state.closing.signal,
     onEnd: (reason) =>
       ctx.log.log(reason === "error" ? "warn" : "info", "stream end", {
         requestId: ctx.requestId,

@@ -1,10 +1,13 @@
 /**
  * Per-client rate limiting for login, register and connect: a fixed window per key that opens at
  * the key's first request, in a bounded table. Memory stays bounded under a flood of distinct
- * keys, and the eviction policy is chosen so that a flood does not erase a lockout.
+ * keys, and the eviction policy is chosen so that a flood does not erase a lockout. With a shared
+ * store (`STATE_URL`), {@linkcode storeRateLimiter} keeps the same windows there, so that every
+ * instance counts one client's attempts together.
  *
  * @module
  */
+import type { SharedStore } from "../store/shared_store.ts";
 
 /** Options of {@linkcode createRateLimiter}. */
 export interface RateLimiterOptions {
@@ -118,6 +121,49 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     },
     get size() {
       return windows.size;
+    },
+  };
+}
+
+/** A limiter whose answer may come from a shared store; {@linkcode RateLimiter} is one too. */
+export interface AttemptLimiter {
+  check(key: string): RateLimitResult | Promise<RateLimitResult>;
+}
+
+/**
+ * A limiter over `store`: the same fixed windows as {@linkcode createRateLimiter}, counted where
+ * every instance on the store counts them. Rejects when the store does not answer (the caller
+ * fails closed: no attempt goes unlimited).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { memoryStore } from "../store/shared_store.ts";
+ * const limiter = storeRateLimiter(memoryStore({ maxKeys: 10 }), { limit: 1, windowMs: 60_000 });
+ * assert.equal((await limiter.check("login:203.0.113.7")).allowed, true);
+ * assert.deepEqual(await limiter.check("login:203.0.113.7"), {
+ *   allowed: false,
+ *   retryAfterSeconds: 60,
+ *   remaining: 0,
+ * });
+ * ```
+ */
+export function storeRateLimiter(
+  store: SharedStore,
+  opts: Pick<RateLimiterOptions, "limit" | "windowMs">,
+): AttemptLimiter {
+  return {
+    async check(key) {
+      const { hits, msLeft } = await store.hit(`rate:${key}`, opts.windowMs);
+      if (hits > opts.limit) {
+        const waitMs = Math.min(msLeft, opts.windowMs);
+        return {
+          allowed: false,
+          retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
+          remaining: 0,
+        };
+      }
+      return { allowed: true, retryAfterSeconds: 0, remaining: opts.limit - hits };
     },
   };
 }

@@ -21,6 +21,8 @@ import { z } from "zod";
 import { createKeptStore, type KeptStore } from "./kept_store.ts";
 import { type KeptSummary, type NoteReading, noteReadingSchema } from "./public_types.ts";
 import { type ShareDisk, shareDisk } from "./share_disk.ts";
+import { type ShareVersions, shareVersions } from "./share_version.ts";
+import type { SharedStore } from "../store/shared_store.ts";
 
 /** A published share tree, ready for visitors. */
 export interface PublicSnapshot {
@@ -91,6 +93,11 @@ export interface PublicCaches {
   /** Where contents and readings survive a restart (`DATA_DIR`), if anywhere. */
   disk: ShareDisk | null;
   /**
+   * The share's version in the store instances share (share_version.ts): null without one
+   * (`STATE_URL`), or when nothing is kept (`PUBLIC_CACHE_MS` 0).
+   */
+  versions: ShareVersions<PublicSnapshot | null> | null;
+  /**
    * The published world's name (its share root's title) as last read; undefined while nothing is
    * published. Error pages, which have no frame, are titled with it.
    */
@@ -142,6 +149,8 @@ export const RENDERED_MAX_BYTES = 8 * 1024 * 1024;
  * the background from half that age on), content for an hour, readings while they hold; with a
  * `DATA_DIR`, contents and readings are also kept there for the next start. `renderedMaxBytes`
  * bounds the rendered answers ({@linkcode RENDERED_MAX_BYTES} by default); `now` is their clock.
+ * With a `store` other instances share, snapshots are checked against the share's version there
+ * (share_version.ts).
  *
  * @example
  * ```ts
@@ -155,6 +164,7 @@ export function createPublicCaches(
   config: Pick<Config, "PUBLIC_CACHE_MS"> & Partial<Pick<Config, "DATA_DIR">>,
   renderedMaxBytes = RENDERED_MAX_BYTES,
   now?: () => number,
+  store?: SharedStore,
 ): PublicCaches {
   const ttlMs = config.PUBLIC_CACHE_MS;
   // Reloading ahead keeps visitors from waiting, yet nothing served is older than ttlMs.
@@ -189,6 +199,14 @@ export function createPublicCaches(
     summaries: new WeakMap(),
     worldName: undefined,
     disk,
+    versions: store?.shared && ttlMs > 0
+      ? shareVersions({
+        store,
+        intervalMs: refreshAfterMs,
+        now: now ?? Date.now,
+        instanceId: crypto.randomUUID(),
+      })
+      : null,
     flush: async (opts) => {
       await Promise.all([readings.flush(opts), texts.flush(opts)]);
       if (opts?.many || !disk) return;
@@ -220,7 +238,8 @@ export function createPublicCaches(
  * contents stay: they are reused wherever nothing they depend on changed. When nothing has been
  * read yet there is nothing to refresh; when the read fails the share is dropped, so the next
  * visitor waits for Core rather than see what the write may have hidden. The new snapshot is
- * `prepare`d before it replaces the old one. Whether a new snapshot is in.
+ * `prepare`d before it replaces the old one, and its version published to the other instances
+ * (share_version.ts). Whether a new snapshot is in.
  */
 export async function refreshPublicShare(
   caches: PublicCaches,
@@ -232,11 +251,16 @@ export async function refreshPublicShare(
     const { core, identity } = await publicCore({ detached: true });
     caches.snapshots.deleteWhere((key) => key !== identity);
     const previous = caches.snapshots.get(identity);
-    if (previous !== undefined) {
-      const snapshot = await caches.snapshots.reload(
-        identity,
-        () => loadPublicSnapshot(core, identity, previous, prepare),
-      );
+    const reread = previous === undefined
+      ? undefined
+      : () =>
+        caches.snapshots.reload(identity, () =>
+          loadPublicSnapshot(core, identity, previous, prepare));
+    // the other instances learn of the write from the store, before the writer's answer
+    const snapshot = caches.versions
+      ? await caches.versions.written(identity, reread)
+      : await reread?.();
+    if (reread) {
       caches.worldName = worldNameOf(snapshot);
       refreshed = true;
     }
@@ -270,10 +294,11 @@ export function keepAnswer(caches: PublicCaches, request: string, ref: KeptAnswe
 
 /**
  * The answer an earlier anonymous visit to the same request got, while it is certain to be the
- * answer now: the request carries no credentials, the snapshot it came from is still the cached
- * one and needs no reload yet, and its rendered answer is still kept and needs no reload yet.
- * Anything else (a write through the service clears the share's caches, a changed snapshot, a
- * reload due) is undefined, and the caller takes the full path, which also starts any reload.
+ * answer now: the request is `anonymous` (no credentials of any kind), the snapshot it came from is still the cached
+ * one and needs no reload yet (nor a comparison with the share's version in the shared store), and
+ * its rendered answer is still kept and needs no reload yet. Anything else (a write through the
+ * service clears the share's caches, a changed snapshot, a reload or comparison due) is
+ * undefined, and the caller takes the full path, which also starts any reload.
  *
  * @example
  * ```ts
@@ -284,30 +309,33 @@ export function keepAnswer(caches: PublicCaches, request: string, ref: KeptAnswe
  * caches.snapshots.set("i", { version: "v1" } as PublicSnapshot);
  * caches.rendered.set("key", answer);
  * keepAnswer(caches, "api\nnote:harbor", { renderedKey: "key", identity: "i", version: "v1" });
- * assert.equal(keptAnswer(caches, "api\nnote:harbor", null), answer);
- * assert.equal(keptAnswer(caches, "api\nnote:harbor", "Basic Zm9vOmJhcg=="), undefined);
+ * assert.equal(keptAnswer(caches, "api\nnote:harbor", true), answer);
+ * assert.equal(keptAnswer(caches, "api\nnote:harbor", false), undefined); // a password given
  * caches.snapshots.set("i", { version: "v2" } as PublicSnapshot); // the share changed
- * assert.equal(keptAnswer(caches, "api\nnote:harbor", null), undefined);
+ * assert.equal(keptAnswer(caches, "api\nnote:harbor", true), undefined);
  * ```
  */
 export function keptAnswer(
   caches: PublicCaches,
   request: string,
-  authorization: string | null,
+  anonymous: boolean,
 ): RenderedAnswer | undefined {
-  if (authorization !== null) return undefined;
+  if (!anonymous) return undefined;
   const ref = caches.kept.get(request);
   if (ref === undefined) return undefined;
-  const answer = caches.snapshots.settled(ref.identity)?.version === ref.version
-    ? caches.rendered.settled(ref.renderedKey)
-    : undefined;
+  const snapshot = caches.snapshots.settled(ref.identity);
+  // (a snapshot due for comparing with the other instances' version takes the full path)
+  const current = snapshot?.version === ref.version &&
+    !caches.versions?.due(ref.identity, snapshot);
+  const answer = current ? caches.rendered.settled(ref.renderedKey) : undefined;
   if (answer === undefined) caches.kept.delete(request);
   return answer;
 }
 
 /**
  * The public snapshot for the public Core identity: cached in `caches`, single-flight, loaded
- * with a detached client so one visitor leaving cannot fail the load others wait for.
+ * with a detached client so one visitor leaving cannot fail the load others wait for. With a
+ * shared store, a snapshot the other instances' version does not name is read again first.
  * `snapshot` is null when no note owns `#shareRoot`, several do, or Core does not serve it (it
  * is not under `_share`): then nothing is public.
  */
@@ -317,10 +345,19 @@ export async function publicSource(
   prepare?: PrepareSnapshot,
 ): Promise<PublicSource> {
   const { core, identity } = await publicCore({ detached: true });
-  const snapshot = await caches.snapshots.getOrLoad(
+  const read = () => loadPublicSnapshot(core, identity, caches.snapshots.get(identity), prepare);
+  const { versions } = caches;
+  let snapshot = await caches.snapshots.getOrLoad(
     identity,
-    () => loadPublicSnapshot(core, identity, caches.snapshots.get(identity), prepare),
+    versions ? () => versions.load(identity, caches.snapshots.get(identity), read) : read,
   );
+  if (versions?.due(identity, snapshot)) {
+    const reread = () => caches.snapshots.reload(identity, read);
+    snapshot = await versions.current(identity, snapshot, reread).catch((e) => {
+      caches.snapshots.delete(identity); // the store says it is stale: never served again
+      throw e;
+    });
+  }
   caches.worldName = worldNameOf(snapshot);
   return { snapshot, core, identity };
 }

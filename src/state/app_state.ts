@@ -7,12 +7,17 @@
 import { createTtlCache, stringBytes, type TtlCache } from "../cache/ttl_cache.ts";
 import type { Config } from "../config/service_config.ts";
 import type { Logger } from "../http/log.ts";
-import { type KeptAnswer, keptAnswerBytes } from "../pipeline/ai_route.ts";
+import { type KeptAnswer, keptAnswerBytes, keptAnswerCodec } from "../pipeline/ai_route.ts";
+import { sharedAiCalls } from "../upstream/shared_ai_calls.ts";
+import { createWriteJournal, type WriteJournal } from "./write_journal.ts";
 import { type AiCalls, createAiCalls } from "../upstream/ai_calls.ts";
 import { createPortalConfig, type PortalConfig } from "./portal_config.ts";
 import { createCorePortalConfig } from "./portal_config_in_core.ts";
 import { createCoreClient } from "../upstream/core.ts";
-import { createRateLimiter, type RateLimiter } from "../session/rate_limit.ts";
+import { type AttemptLimiter, createRateLimiter, storeRateLimiter } from "../session/rate_limit.ts";
+import { memoryStore, type SharedStore } from "../store/shared_store.ts";
+import { type BodySlots, bodySlots } from "../http/body_slots.ts";
+import { redisStore } from "../store/redis_store.ts";
 import type { Deadlines } from "../util/deadlines.ts";
 import type { AutolinkMatcher } from "../lore/autolink.ts";
 import { createReadinessProbe, type ReadinessProbe } from "./readiness.ts";
@@ -30,9 +35,26 @@ export interface AppState {
    * {@linkcode PREVIEW_MAX_BYTES} together.
    */
   preview: TtlCache<string>;
-  /** Login, register and connect attempts per client (`AUTH_RATE_LIMIT` per window). */
-  authLimiter: RateLimiter;
-  /** The public share's snapshots, note contents and search texts. */
+  /**
+   * Login, register and connect attempts per client (`AUTH_RATE_LIMIT` per window), counted in
+   * the shared store when there is one.
+   */
+  authLimiter: AttemptLimiter;
+  /** What instances share (`STATE_URL`), else this instance's memory. */
+  store: SharedStore;
+  /** Request bodies being received (`MAX_BODIES_IN_FLIGHT`, `MAX_BODIES_PER_CLIENT`). */
+  bodies: BodySlots;
+  /** The notes requests create while their writes are under way (state/write_journal.ts). */
+  journal: WriteJournal;
+  /**
+   * Aborted when the instance stops and its grace period is over: open event streams end with
+   * an `error` event naming a retry instead of being cut off.
+   */
+  closing: AbortController;
+  /**
+   * The public share's snapshots, note contents and search texts; with a shared `store`, checked
+   * against the share's version there.
+   */
   publicShare: PublicCaches;
   /** The portal config (lore root note id): `DATA_DIR/portal.json`, or in Core (shared). */
   portal: PortalConfig;
@@ -71,8 +93,8 @@ export const AI_KEPT_MAX_BYTES = 8 * 1024 * 1024;
  *
  * const config = loadConfig({ AUTH_RATE_LIMIT: "1" });
  * const state = createAppState(config, Date.now, jsonLogger("silent"), fetch);
- * assert.equal(state.authLimiter.check("203.0.113.7").allowed, true);
- * assert.equal(state.authLimiter.check("203.0.113.7").allowed, false);
+ * assert.equal((await state.authLimiter.check("203.0.113.7")).allowed, true);
+ * assert.equal((await state.authLimiter.check("203.0.113.7")).allowed, false);
  * ```
  */
 export function createAppState(
@@ -82,16 +104,30 @@ export function createAppState(
   fetchFn: typeof fetch,
   deadlines?: Deadlines,
 ): AppState {
+  const store = sharedStore(config, now, log, deadlines);
+  // this instance, as its AI call claims and its write records name it
+  const instanceId = crypto.randomUUID();
+  const limits = { limit: config.AUTH_RATE_LIMIT, windowMs: config.AUTH_RATE_WINDOW_MS };
   return {
-    publicShare: createPublicCaches(config, undefined, now),
-    readiness: createReadinessProbe(config, fetchFn, deadlines),
-    portal: portalConfig(config, now, log, fetchFn, deadlines),
-    authLimiter: createRateLimiter({
-      limit: config.AUTH_RATE_LIMIT,
-      windowMs: config.AUTH_RATE_WINDOW_MS,
-      maxKeys: 10_000,
-      now,
+    store,
+    closing: new AbortController(),
+    bodies: bodySlots({
+      total: config.MAX_BODIES_IN_FLIGHT,
+      perClient: config.MAX_BODIES_PER_CLIENT,
     }),
+    journal: createWriteJournal({
+      store: store.shared ? store : undefined,
+      dataDir: config.DATA_DIR,
+      instanceId,
+      log,
+      deadlines,
+    }),
+    publicShare: createPublicCaches(config, undefined, now, store),
+    readiness: createReadinessProbe(config, fetchFn, deadlines),
+    portal: portalConfig(config, now, log, fetchFn, deadlines, store.shared ? store : undefined),
+    authLimiter: store.shared
+      ? storeRateLimiter(store, limits)
+      : createRateLimiter({ ...limits, maxKeys: 10_000, now }),
     autolink: createTtlCache({
       ttlMs: config.AUTOLINK_CACHE_MS,
       maxEntries: 256,
@@ -122,6 +158,14 @@ export function createAppState(
       now,
       deadlines,
       onKept: (resultKey, ok) => log.log("info", "ai answer kept for a retry", { resultKey, ok }),
+      shared: store.shared
+        ? sharedAiCalls({
+          store,
+          codec: keptAnswerCodec,
+          instanceId,
+          pollMs: AI_SHARED_POLL_MS,
+        })
+        : undefined,
     }),
   };
 }
@@ -130,12 +174,38 @@ export function createAppState(
  * The store `PORTAL_CONFIG_STORE` names. The Core store means several instances: the start-up log
  * says what stays per instance.
  */
+/**
+ * How often an instance renews its claim on an AI call it runs, and looks at one another instance
+ * runs, when they share a store.
+ */
+export const AI_SHARED_POLL_MS = 500;
+
+/** Most keys the memory store holds (ended sessions, mostly). */
+const MEMORY_STORE_KEYS = 10_000;
+
+/** Redis when `STATE_URL` names one, else this instance's memory. */
+function sharedStore(
+  config: Config,
+  now: (() => number) | undefined,
+  log: Logger,
+  deadlines: Deadlines | undefined,
+): SharedStore {
+  if (!config.STATE_URL) return memoryStore({ maxKeys: MEMORY_STORE_KEYS, now });
+  log.log(
+    "info",
+    "shared state store: logouts, login rate limits, AI calls and the public share's version " +
+      "count on every instance",
+  );
+  return redisStore({ url: config.STATE_URL, timeoutMs: config.STATE_TIMEOUT_MS, log, deadlines });
+}
+
 function portalConfig(
   config: Config,
   now: (() => number) | undefined,
   log: Logger,
   fetchFn: typeof fetch,
   deadlines: Deadlines | undefined,
+  shared: SharedStore | undefined,
 ): PortalConfig {
   const defaultLoreRoot = config.LORE_ROOT_NOTE_ID;
   const token = config.CORE_TOKEN ?? config.PUBLIC_CORE_TOKEN;
@@ -144,16 +214,23 @@ function portalConfig(
   }
   // loadConfig refuses the Core store without them
   if (!config.CORE_URL || !token) throw new Error("PORTAL_CONFIG_STORE=core needs CORE_URL");
-  log.log("info", "portal config kept in Core, shared by every instance", {
-    authRateLimit:
-      `per instance: a balancer spreading a client over N instances gives it up to N × ` +
-      `${config.AUTH_RATE_LIMIT} attempts per ${config.AUTH_RATE_WINDOW_MS} ms`,
-  });
+  // several instances are meant: say what each keeps to itself
+  log.log(
+    "info",
+    "portal config kept in Core, shared by every instance",
+    config.STATE_URL ? {} : {
+      authRateLimit:
+        `per instance: a balancer spreading a client over N instances gives it up to N × ` +
+        `${config.AUTH_RATE_LIMIT} attempts per ${config.AUTH_RATE_WINDOW_MS} ms (set STATE_URL)`,
+      logout: `per instance: the others accept a copy of the cookie for up to ` +
+        `CREDENTIALS_CACHE_MS (${config.CREDENTIALS_CACHE_MS} ms) (set STATE_URL)`,
+    },
+  );
   const core = createCoreClient({ baseUrl: config.CORE_URL, token }, {
     fetch: fetchFn,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxBodyBytes: config.MAX_UPSTREAM_BODY_BYTES,
     deadlines,
   });
-  return createCorePortalConfig({ core, defaultLoreRoot, log, now });
+  return createCorePortalConfig({ core, defaultLoreRoot, log, now, shared });
 }

@@ -17,6 +17,7 @@ import {
   storedPortalSettings,
 } from "./portal_config.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
+import type { SharedStore } from "../store/shared_store.ts";
 
 /** The label that marks the config note (own, not inherited). */
 export const PORTAL_CONFIG_LABEL = "lorePortalConfig";
@@ -43,7 +44,17 @@ export interface CorePortalConfigOptions {
   ttlMs?: number;
   /** Clock in ms; default `Date.now`. */
   now?: () => number;
+  /**
+   * The store instances share (`STATE_URL`): a write is put there too, and reads look there
+   * first, so every instance sees a new lore root at once (not after its cache time).
+   */
+  shared?: SharedStore;
 }
+
+/** How long the shared store holds a written config; then reads go to Core again. */
+export const SHARED_PORTAL_CONFIG_MS = 60_000;
+
+const SHARED_KEY = "portal-config";
 
 /**
  * Creates the store. Nothing is read until the first `get()`.
@@ -83,10 +94,33 @@ export function createCorePortalConfig(opts: CorePortalConfigOptions): PortalCon
     version: 0,
     writing: Promise.resolve(),
   };
+  const shared = opts.shared;
+  if (!shared) {
+    return {
+      get: () => readSettings(store),
+      set: (loreRootNoteId) => writeSettings(store, loreRootNoteId),
+    };
+  }
   return {
-    get: () => readSettings(store),
-    set: (loreRootNoteId) => writeSettings(store, loreRootNoteId),
+    get: async () => (await sharedSettings(shared)) ?? readSettings(store),
+    async set(loreRootNoteId) {
+      const settings = await writeSettings(store, loreRootNoteId);
+      // Core holds it now; the store only spreads it faster (a failure leaves the cache time)
+      const text = JSON.stringify({ loreRootNoteId: settings.loreRootNoteId });
+      await shared.set(SHARED_KEY, text, SHARED_PORTAL_CONFIG_MS).catch(() => {
+        store.log.log("warn", "the new portal config reaches other instances within 5 s");
+      });
+      return settings;
+    },
   };
+}
+
+/** The config the last write put in the shared store, if it is there and readable. */
+async function sharedSettings(shared: SharedStore): Promise<PortalSettings | undefined> {
+  // the store not answering leaves Core, as without a store
+  const text = await shared.get(SHARED_KEY).catch(() => null);
+  if (text === null) return undefined;
+  return storedPortalSettings(text);
 }
 
 /** One store's state, shared by its reads and writes. */

@@ -12,6 +12,7 @@ import {
   PORTAL_CONFIG_PARENT,
 } from "./portal_config_in_core.ts";
 import { createCoreClient } from "../upstream/core.ts";
+import { memoryStore, type SharedStore } from "../store/shared_store.ts";
 
 /** One instance's store on the double, with its own clock and log. */
 interface Instance {
@@ -21,7 +22,7 @@ interface Instance {
   advance(ms: number): void;
 }
 
-function instance(core: CoreSim, token = core.token): Instance {
+function instance(core: CoreSim, token = core.token, shared?: SharedStore): Instance {
   let now = 1_000_000;
   const logs: string[] = [];
   const portal = createCorePortalConfig({
@@ -29,6 +30,7 @@ function instance(core: CoreSim, token = core.token): Instance {
     defaultLoreRoot: "root",
     log: jsonLogger("debug", (l) => logs.push(l)),
     now: () => now,
+    shared,
   });
   return { portal, logs, advance: (ms) => now += ms };
 }
@@ -279,3 +281,30 @@ Deno.test("PORTAL_CONFIG_STORE=core needs CORE_URL and SESSION_SECRET", () => {
   }
   assert.throws(() => loadConfig({ PORTAL_CONFIG_STORE: "redis" }), ConfigError);
 });
+
+Deno.test("portal in Core, shared store: a write is read by another instance at once", () =>
+  withCore(async (core) => {
+    const store = memoryStore({ maxKeys: 10 });
+    const [a, b] = [instance(core, core.token, store), instance(core, core.token, store)];
+    assert.deepEqual(await b.portal.get(), { loreRootNoteId: "root", source: "env" });
+    await a.portal.set(W.loreRoot);
+    // b's own cache still holds "root" for PORTAL_CONFIG_CACHE_MS; the store says otherwise
+    assert.deepEqual(await b.portal.get(), { loreRootNoteId: W.loreRoot, source: "file" });
+  }));
+
+Deno.test("portal in Core, shared store: a store that does not answer leaves Core", () =>
+  withCore(async (core) => {
+    const down: SharedStore = {
+      ...memoryStore({ maxKeys: 10 }),
+      get: () => Promise.reject(new Error("down")),
+      set: () => Promise.reject(new Error("down")),
+    };
+    const a = instance(core, core.token, down);
+    assert.deepEqual(await a.portal.set(W.loreRoot), {
+      loreRootNoteId: W.loreRoot,
+      source: "file",
+    });
+    assert.deepEqual(await a.portal.get(), { loreRootNoteId: W.loreRoot, source: "file" });
+    assert.equal(configNotes(core).length, 1, "written to Core all the same");
+    assert.ok(a.logs.some((l) => l.includes("reaches other instances within 5 s")));
+  }));

@@ -9,7 +9,9 @@
  * Bounded: each call ends at `totalMs` (its work is aborted), a kept outcome expires after
  * `ttlMs`, and at most `maxEntries` calls and outcomes are held (oldest kept outcomes go first),
  * the kept outcomes at most `maxKeptBytes` together.
- * Per instance, in memory: a retry through another instance does not see it.
+ * In memory, per instance; with `shared` (a store several instances use), a call is claimed there
+ * so that one instance runs it, the others' clients wait for its outcome, and an outcome nobody
+ * waited for is kept there, for a retry through any instance.
  *
  * @module
  */
@@ -51,6 +53,30 @@ export interface AiCallsOptions<V = unknown> {
   deadlines?: Deadlines;
   /** Told when an outcome is kept for a retry (`ok`: a result, not an error), for the log. */
   onKept?(key: string, ok: boolean): void;
+  /** Calls and kept outcomes as every instance on a shared store sees them. */
+  shared?: SharedCalls<V>;
+}
+
+/** A call's outcome: its value or its error. */
+export type Outcome<V> = { ok: true; value: V } | { ok: false; error: unknown };
+
+/**
+ * Running calls and kept outcomes in a store several instances share (`shared_ai_calls.ts`).
+ * Every method may reject when the store does not answer.
+ */
+export interface SharedCalls<V> {
+  /** Takes the outcome kept under `key`: once, whichever instance asks first. */
+  take(key: string): Promise<Outcome<V> | undefined>;
+  /** Claims `key`'s call for this instance: false when another instance runs it. */
+  claim(key: string): Promise<boolean>;
+  /** Renews this instance's claim while its call runs; a claim lapses with a dead instance. */
+  renew(key: string): Promise<void>;
+  /** Whether some instance runs `key`'s call. */
+  running(key: string): Promise<boolean>;
+  /** Ends this instance's claim, keeping `outcome` (if any) for `ttlMs`. */
+  finish(key: string, outcome: Outcome<V> | undefined, ttlMs: number): Promise<void>;
+  /** How often a claim is renewed and another instance's call looked at. */
+  readonly pollMs: number;
 }
 
 /** The registry of one app instance. */
@@ -63,11 +89,14 @@ export interface AiCalls<V> {
   run(key: string, work: (w: AiWork) => Promise<V>, wait: AiWait): Promise<V>;
   /** Aborts every running call and drops every kept outcome (shutdown). */
   close(): void;
+  /**
+   * Resolves once no call runs and every outcome is written to the shared store (shutdown lets
+   * them finish first, within its grace).
+   */
+  drained(): Promise<void>;
   /** Calls running plus outcomes kept. */
   readonly size: number;
 }
-
-type Outcome<V> = { ok: true; value: V } | { ok: false; error: unknown };
 
 interface Entry<V> {
   promise: Promise<V>;
@@ -116,6 +145,7 @@ export function createAiCalls<V>(opts: AiCallsOptions<V>): AiCalls<V> {
     now: opts.now ?? (() => Date.now()),
     deadlines: opts.deadlines ?? sharedDeadlines,
     maxKeptBytes: opts.maxKeptBytes ?? Infinity,
+    finishing: new Set(),
   };
   return {
     run(key, work, w) {
@@ -123,23 +153,29 @@ export function createAiCalls<V>(opts: AiCallsOptions<V>): AiCalls<V> {
       if (found?.outcome) {
         // a kept outcome is handed out once, and only while fresh
         r.entries.delete(key);
-        if (found.expires > r.now()) {
-          const o = found.outcome;
-          return o.ok ? Promise.resolve(o.value) : Promise.reject(o.error);
-        }
+        if (found.expires > r.now()) return delivered(found.outcome);
       }
-      const entry = found && !found.outcome ? found : startCall(r, key, work);
-      return waitFor(entry, w, r.deadlines);
+      if (found && !found.outcome) return waitFor(found, w, r.deadlines);
+      if (opts.shared) return runShared(r, opts.shared, key, work, w);
+      return waitFor(startCall(r, key, work), w, r.deadlines);
     },
     close() {
       const running = [...r.entries.values()].filter((e) => !e.outcome);
       r.entries.clear();
+      r.closing = true;
       for (const e of running) {
         e.stop(
           new ApiError(503, "UNREACHABLE", "The service is shutting down", {
             service: "parser",
           }),
         );
+      }
+    },
+    async drained() {
+      for (;;) {
+        const running = [...r.entries.values()].filter((e) => !e.outcome).map((e) => e.promise);
+        if (running.length === 0 && r.finishing.size === 0) return;
+        await Promise.allSettled([...running, ...r.finishing]);
       }
     },
     get size() {
@@ -156,6 +192,64 @@ interface Registry<V> {
   now: () => number;
   deadlines: Deadlines;
   maxKeptBytes: number;
+  /** Shutting down: a claim ends without keeping anything (a retry must run the call anew). */
+  closing?: boolean;
+  /** Outcomes being written to the shared store (shutdown waits for them). */
+  finishing: Set<Promise<unknown>>;
+}
+
+/** An outcome as its caller gets it. */
+function delivered<V>(o: Outcome<V>): Promise<V> {
+  return o.ok ? Promise.resolve(o.value) : Promise.reject(o.error);
+}
+
+/**
+ * A call when instances share a store: an outcome kept there is handed out; a call this instance
+ * claims runs here; one another instance runs is waited for there.
+ */
+async function runShared<V>(
+  r: Registry<V>,
+  shared: SharedCalls<V>,
+  key: string,
+  work: (w: AiWork) => Promise<V>,
+  w: AiWait,
+): Promise<V> {
+  const kept = await shared.take(key);
+  if (kept) return delivered(kept);
+  // another client of this instance may have started it while the store answered
+  const running = r.entries.get(key);
+  if (running && !running.outcome) return waitFor(running, w, r.deadlines);
+  if (await shared.claim(key)) return waitFor(startCall(r, key, work), w, r.deadlines);
+  return waitElsewhere(r, shared, key, work, w);
+}
+
+/**
+ * Waits for the call another instance runs: its kept outcome, or `cutOff()` after `idleMs` (no
+ * progress is seen from here), or {@linkcode ClientAbortError}. A claim that lapsed without an
+ * outcome (the instance died, or shut down) leaves the call to run here.
+ */
+function waitElsewhere<V>(
+  r: Registry<V>,
+  shared: SharedCalls<V>,
+  key: string,
+  work: (w: AiWork) => Promise<V>,
+  w: AiWait,
+): Promise<V> {
+  return clientWait<V>(w, r.deadlines, (end) => {
+    let cancelLook: CancelDeadline | undefined;
+    const look = async () => {
+      try {
+        const kept = await shared.take(key);
+        if (kept) return end.follow(delivered(kept));
+        if (!(await shared.running(key))) return end.follow(runShared(r, shared, key, work, w));
+        if (!end.ended()) cancelLook = r.deadlines.start(shared.pollMs, look);
+      } catch (e) {
+        end.follow(Promise.reject(e));
+      }
+    };
+    cancelLook = r.deadlines.start(shared.pollMs, look);
+    return () => cancelLook?.();
+  });
 }
 
 /** Runs `work` as the call under `key`, detached from any client, ended at `totalMs`. */
@@ -186,12 +280,23 @@ function startCall<V>(r: Registry<V>, key: string, work: (w: AiWork) => Promise<
   const progress = () => {
     for (const restart of entry.listeners) restart();
   };
+  const shared = r.opts.shared;
+  // the claim is renewed while the call runs, so that it lapses soon after a dead instance
+  let cancelRenew: CancelDeadline = () => {};
+  const renew = () => {
+    shared?.renew(key).catch(() => {});
+    cancelRenew = r.deadlines.start(shared!.pollMs, renew);
+  };
+  if (shared) cancelRenew = r.deadlines.start(shared.pollMs, renew);
   entry.promise = Promise.race([work({ signal: abort.signal, progress }), stopped]);
   // registered before any waiter's handlers, so `waiters` still counts them when this runs
   entry.promise.then(
     (value) => settle(r, key, entry, { ok: true, value }),
     (error) => settle(r, key, entry, { ok: false, error }),
-  ).finally(cancelTotal);
+  ).finally(() => {
+    cancelTotal();
+    cancelRenew();
+  });
   r.entries.set(key, entry);
   return entry;
 }
@@ -212,6 +317,7 @@ function makeRoom<V>(r: Registry<V>): void {
 /** Delivered to waiting clients: forgotten. Nobody waiting: kept for a retry. */
 function settle<V>(r: Registry<V>, key: string, entry: Entry<V>, outcome: Outcome<V>): void {
   entry.outcome = outcome;
+  if (r.opts.shared) return settleShared(r, r.opts.shared, key, entry, outcome);
   if (r.entries.get(key) !== entry) return;
   if (entry.waiters > 0 || r.opts.ttlMs <= 0) {
     r.entries.delete(key);
@@ -226,6 +332,33 @@ function settle<V>(r: Registry<V>, key: string, entry: Entry<V>, outcome: Outcom
   r.opts.onKept?.(key, outcome.ok);
   trimKept(r);
 }
+
+/**
+ * With a shared store the outcome is kept there, never here: for `ttlMs` when nobody waited for
+ * it, else for a few looks of another instance's clients waiting for the same call. At shutdown
+ * the claim just ends: a retry runs the call anew.
+ */
+function settleShared<V>(
+  r: Registry<V>,
+  shared: SharedCalls<V>,
+  key: string,
+  entry: Entry<V>,
+  outcome: Outcome<V>,
+): void {
+  if (r.entries.get(key) === entry) r.entries.delete(key);
+  const keep = !r.closing;
+  const ttlMs = entry.waiters > 0 ? shared.pollMs * SHARED_GRACE_LOOKS : r.opts.ttlMs;
+  const size = outcome.ok ? r.opts.sizeOf?.(outcome.value) ?? 0 : 0;
+  const kept = keep && ttlMs > 0 && size <= r.maxKeptBytes ? outcome : undefined;
+  const finishing = shared.finish(key, kept, ttlMs).then(
+    () => kept && entry.waiters === 0 && r.opts.onKept?.(key, outcome.ok),
+    () => {}, // the store's outage is logged where it is seen; the claim lapses on its own
+  ).finally(() => r.finishing.delete(finishing));
+  r.finishing.add(finishing);
+}
+
+/** How many looks of waiting clients an outcome delivered here stays in the store for. */
+const SHARED_GRACE_LOOKS = 4;
 
 /** Drops the oldest kept outcomes until they fit in `maxKeptBytes` together. */
 function trimKept<V>(r: Registry<V>): void {
@@ -245,16 +378,47 @@ function trimKept<V>(r: Registry<V>): void {
  * {@linkcode ClientAbortError} when the client goes. Either way the call itself runs on.
  */
 function waitFor<V>(entry: Entry<V>, w: AiWait, deadlines: Deadlines): Promise<V> {
+  return clientWait<V>(w, deadlines, (end) => {
+    entry.waiters++;
+    entry.listeners.add(end.restart);
+    end.follow(entry.promise);
+    return () => {
+      entry.listeners.delete(end.restart);
+      entry.waiters--;
+    };
+  });
+}
+
+/** How a wait ends, for {@linkcode clientWait}'s `start`. */
+interface WaitEnd<V> {
+  /** Ends the wait as `outcome` settles (unless it ended first). */
+  follow(outcome: Promise<V>): void;
+  /** Progress: the idle deadline starts again. */
+  restart(): void;
+  /** Whether the wait has ended. */
+  ended(): boolean;
+}
+
+/**
+ * The skeleton of a client's wait: it ends once, with what `start` follows, with `cutOff()`
+ * after `idleMs` without `restart()`, or with {@linkcode ClientAbortError} when the client goes;
+ * `start` returns its own clean-up, run when the wait ends.
+ */
+function clientWait<V>(
+  w: AiWait,
+  deadlines: Deadlines,
+  start: (end: WaitEnd<V>) => () => void,
+): Promise<V> {
   return new Promise<V>((resolve, reject) => {
     if (w.signal.aborted) return reject(new ClientAbortError());
     let cancelIdle: CancelDeadline | undefined;
     let done = false;
+    const cleanUps: (() => void)[] = [];
     const finish = (end: () => void) => {
       if (done) return;
       done = true;
       cancelIdle?.();
-      entry.listeners.delete(restart);
-      entry.waiters--;
+      for (const cleanUp of cleanUps) cleanUp();
       w.signal.removeEventListener("abort", onAbort);
       end();
     };
@@ -263,13 +427,16 @@ function waitFor<V>(entry: Entry<V>, w: AiWait, deadlines: Deadlines): Promise<V
       cancelIdle = deadlines.start(w.idleMs, () => finish(() => reject(w.cutOff())));
     };
     const onAbort = () => finish(() => reject(new ClientAbortError()));
-    entry.waiters++;
-    entry.listeners.add(restart);
     w.signal.addEventListener("abort", onAbort, { once: true });
     restart();
-    entry.promise.then(
-      (value) => finish(() => resolve(value)),
-      (error) => finish(() => reject(error)),
-    );
+    cleanUps.push(start({
+      follow: (outcome) =>
+        outcome.then(
+          (value) => finish(() => resolve(value)),
+          (error) => finish(() => reject(error)),
+        ),
+      restart,
+      ended: () => done,
+    }));
   });
 }

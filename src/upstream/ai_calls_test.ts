@@ -3,6 +3,8 @@ import { type ManualDeadlines, manualDeadlines } from "../../tests/helpers/manua
 import { ApiError } from "../http/errors.ts";
 import { type AiCalls, type AiWork, createAiCalls } from "./ai_calls.ts";
 import { ClientAbortError } from "./fetch.ts";
+import { memoryStore } from "../store/shared_store.ts";
+import { CLAIM_LOOKS, sharedAiCalls } from "./shared_ai_calls.ts";
 
 /** A piece of work the test finishes by hand; `calls` counts how often it was started. */
 function manualWork<V>() {
@@ -206,3 +208,138 @@ Deno.test("ai calls: closing stops running calls and drops kept answers", async 
   assert.equal(w.work.signal.aborted, true);
   assert.equal(calls.size, 0);
 });
+
+/** Two instances' registries on one shared store, their deadlines and the store on one clock. */
+function withTwoInstances(
+  fn: (a: AiCalls<string>, b: AiCalls<string>, time: ManualDeadlines) => Promise<void>,
+) {
+  const time = manualDeadlines();
+  const store = memoryStore({ maxKeys: 100, now: time.now });
+  const codec = { encode: (v: string) => v, decode: (j: unknown) => String(j) };
+  const registry = (instanceId: string) =>
+    createAiCalls<string>({
+      totalMs: 600_000,
+      ttlMs: 60_000,
+      maxEntries: 10,
+      now: time.now,
+      deadlines: time,
+      shared: sharedAiCalls({ store, codec, instanceId, pollMs: 500 }),
+    });
+  const [a, b] = [registry("a"), registry("b")];
+  return fn(a, b, time).finally(() => {
+    a.close();
+    b.close();
+  });
+}
+
+/** Lets the store's answers and the registries' follow-ups run. */
+const settleStore = async () => {
+  for (let i = 0; i < 10; i++) await tick();
+};
+
+Deno.test("ai calls, shared: a retry through another instance gets the kept answer, once", () =>
+  withTwoInstances(async (a, b, time) => {
+    const w = manualWork<string>();
+    const first = a.run("k", w.run, waiting(20));
+    await settleStore();
+    time.advance(20);
+    await assert.rejects(first, CutOff);
+    w.resolve("made on a");
+    await settleStore();
+    const again = manualWork<string>();
+    assert.equal(await b.run("k", again.run, waiting()), "made on a");
+    assert.equal(again.calls, 0, "the retry did not call the Parser again");
+    // handed out once: the next identical request is a new call
+    const third = b.run("k", again.run, waiting());
+    await settleStore();
+    assert.equal(again.calls, 1);
+    again.resolve("made on b");
+    assert.equal(await third, "made on b");
+  }));
+
+Deno.test("ai calls, shared: the same request on another instance waits for the running call", () =>
+  withTwoInstances(async (a, b, time) => {
+    const w = manualWork<string>();
+    const onA = a.run("k", w.run, waiting());
+    await settleStore();
+    const other = manualWork<string>();
+    const onB = b.run("k", other.run, waiting());
+    await settleStore();
+    time.advance(500);
+    await settleStore();
+    w.resolve("one answer");
+    assert.equal(await onA, "one answer");
+    await settleStore();
+    time.advance(500);
+    assert.equal(await onB, "one answer");
+    assert.deepEqual([w.calls, other.calls], [1, 0]);
+  }));
+
+Deno.test("ai calls, shared: a client waiting on another instance is cut off like any other", () =>
+  withTwoInstances(async (a, b, time) => {
+    const w = manualWork<string>();
+    const onA = a.run("k", w.run, waiting(60_000));
+    await settleStore();
+    const other = manualWork<string>();
+    const onB = assert.rejects(b.run("k", other.run, waiting(2_000)), CutOff);
+    await settleStore();
+    for (let t = 0; t < 4; t++) {
+      time.advance(500);
+      await settleStore();
+    }
+    await onB;
+    w.resolve("done");
+    assert.equal(await onA, "done");
+    assert.equal(other.calls, 0);
+  }));
+
+Deno.test("ai calls, shared: when the running instance goes, a waiting client runs the call", () =>
+  withTwoInstances(async (a, b, time) => {
+    const w = manualWork<string>();
+    const onA = a.run("k", w.run, waiting());
+    onA.catch(() => {});
+    await settleStore();
+    const other = manualWork<string>();
+    const onB = b.run("k", other.run, waiting(60_000));
+    await settleStore();
+    // a shuts down: its claim ends with nothing kept, so the wait on b runs the call itself
+    a.close();
+    await settleStore();
+    time.advance(500);
+    await settleStore();
+    assert.equal(other.calls, 1);
+    other.resolve("made again on b");
+    assert.equal(await onB, "made again on b");
+  }));
+
+Deno.test("ai calls, shared: a dead instance's claim lapses and the call runs elsewhere", () =>
+  withTwoInstances(async (_a, b, time) => {
+    const store = memoryStore({ maxKeys: 10, now: time.now });
+    const codec = { encode: (v: string) => v, decode: (j: unknown) => String(j) };
+    const dead = sharedAiCalls({ store, codec, instanceId: "dead", pollMs: 500 });
+    const alive = createAiCalls<string>({
+      totalMs: 600_000,
+      ttlMs: 60_000,
+      maxEntries: 10,
+      now: time.now,
+      deadlines: time,
+      shared: sharedAiCalls({ store, codec, instanceId: "alive", pollMs: 500 }),
+    });
+    try {
+      // an instance claimed the call and was killed: it never renews nor finishes
+      assert.equal(await dead.claim("k"), true);
+      const w = manualWork<string>();
+      const answer = alive.run("k", w.run, waiting(60_000));
+      await settleStore();
+      for (let t = 0; t < CLAIM_LOOKS && w.calls === 0; t++) {
+        time.advance(500);
+        await settleStore();
+      }
+      assert.equal(w.calls, 1, "run once the claim lapsed");
+      w.resolve("made after all");
+      assert.equal(await answer, "made after all");
+      assert.equal(b.size, 0);
+    } finally {
+      alive.close();
+    }
+  }));

@@ -88,9 +88,11 @@ export function caddyTestsRun(suite: string): boolean {
 
 /**
  * The nginx snippet as the tests load it: every `listen` line (TLS on 443, IPv4 and IPv6) becomes
- * one plain `listen 127.0.0.1:<port>;`, the `ssl_*` lines (certificate paths) go, and the upstream
- * `server 127.0.0.1:8080;` names `service`. Throws when a line it changes is not there, so the
- * snippet cannot drift away from what is tested.
+ * one plain `listen 127.0.0.1:<port>;`, the `ssl_*` lines (certificate paths) go, and the
+ * service's upstream lines, `server 127.0.0.1:8080;` or those of the several-instances recipe
+ * (`server 10.0.0.11:8080;` …, see {@linkcode nginxWithInstances}), name `service`, one address
+ * each, in order. Throws when a line it changes is not there, or the recipe's servers are not as
+ * many as `service` names, so the snippet cannot drift away from what is tested.
  *
  * @example
  * ```ts
@@ -102,7 +104,12 @@ export function caddyTestsRun(suite: string): boolean {
  * assert.match(conf, /server 127\.0\.0\.1:41234;/);
  * ```
  */
-export function nginxForTest(snippet: string, port: number, service: string): string {
+export function nginxForTest(
+  snippet: string,
+  port: number,
+  service: string | readonly string[],
+): string {
+  const services = typeof service === "string" ? [service] : service;
   const out: string[] = [];
   let listens = 0;
   let certificates = 0;
@@ -113,42 +120,109 @@ export function nginxForTest(snippet: string, port: number, service: string): st
       if (listens++ === 0) out.push(`${indent}listen 127.0.0.1:${port};`);
     } else if (/^\s*ssl_/.test(line)) {
       certificates++;
-    } else if (line.trim() === `server ${SERVICE_ADDRESS};`) {
-      upstreams++;
-      out.push(`${indent}server ${service};`);
+    } else if (
+      line.trim() === `server ${SERVICE_ADDRESS};` || INSTANCE_SERVER.test(line.trim())
+    ) {
+      out.push(`${indent}server ${services[upstreams++]};`);
     } else out.push(line);
   }
-  if (listens === 0 || certificates === 0 || upstreams !== 1) {
+  if (listens === 0 || certificates === 0 || upstreams !== services.length) {
     throw new Error(
       `nginx.conf no longer has the TLS listen, ssl_ and upstream lines the test rewrites ` +
-        `(${listens} listen, ${certificates} ssl_, ${upstreams} upstream)`,
+        `(${listens} listen, ${certificates} ssl_, ${upstreams} upstream servers for ` +
+        `${services.length} services)`,
     );
   }
   return out.join("\n");
+}
+
+/** An instance's line in `deploy/nginx-instances.conf` (its documented private addresses). */
+const INSTANCE_SERVER = /^server 10\.0\.0\.\d+:8080;$/;
+/** The one-instance upstream block of `deploy/nginx.conf` and `nginx-with-portal.conf`. */
+const SERVICE_UPSTREAM = /^upstream lore_portal_proxy \{\n[^{}]*\n\}$/m;
+/** The recipe's optional sticky routing, commented out as shipped. */
+const STICKY = "# hash $remote_addr consistent;";
+
+/**
+ * An nginx site file with its upstream block replaced by `deploy/nginx-instances.conf`, as that
+ * file's header tells a self-hoster to do; `sticky` uncomments the recipe's
+ * `hash $remote_addr consistent;`. Throws when either block is not where the recipe says.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const site = nginxWithInstances(
+ *   await readDeployFile("nginx.conf"),
+ *   await readDeployFile("nginx-instances.conf"),
+ * );
+ * assert.match(site, /^\s*server 10\.0\.0\.12:8080;$/m);
+ * assert.doesNotMatch(site, /^\s*server 127\.0\.0\.1:8080;$/m);
+ * assert.match(site, /^\s*proxy_next_upstream error timeout;$/m);
+ * ```
+ */
+export function nginxWithInstances(site: string, instances: string, sticky = false): string {
+  const block = SERVICE_UPSTREAM.exec(instances)?.[0];
+  if (!block || !SERVICE_UPSTREAM.test(site) || !block.includes(STICKY)) {
+    throw new Error(
+      "nginx-instances.conf or the site file no longer has the upstream block the test swaps",
+    );
+  }
+  const upstream = sticky ? block.replace(STICKY, STICKY.slice(2)) : block;
+  return site.replace(SERVICE_UPSTREAM, () => upstream);
 }
 
 /**
  * The Caddyfile as the tests load it: the site address `lore.example.com` becomes
  * `http://127.0.0.1:<port>` (plain HTTP, no certificate), the upstream `127.0.0.1:8080` names
  * `service`, and global options turn off Caddy's admin endpoint (so tests can run side by side).
+ * Given several services, the file's commented several-instances block
+ * (`reverse_proxy 10.0.0.11:8080 …`) replaces the one-instance block, its addresses naming
+ * `service` in order. Throws when what it changes is not there, or the example's instances are
+ * not as many as `service` names.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * const conf = caddyForTest(await readDeployFile("Caddyfile"), 41235, "127.0.0.1:41234");
+ * const caddyfile = await readDeployFile("Caddyfile");
+ * const conf = caddyForTest(caddyfile, 41235, "127.0.0.1:41234");
  * assert.match(conf, /^http:\/\/127\.0\.0\.1:41235 \{$/m);
  * assert.match(conf, /reverse_proxy 127\.0\.0\.1:41234 \{/);
+ * const three = caddyForTest(caddyfile, 41235, ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"]);
+ * assert.match(three, /^\treverse_proxy 127\.0\.0\.1:1 127\.0\.0\.1:2 127\.0\.0\.1:3 \{$/m);
+ * assert.match(three, /^\t\tlb_retries \d+$/m);
  * ```
  */
-export function caddyForTest(caddyfile: string, port: number, service: string): string {
+export function caddyForTest(
+  caddyfile: string,
+  port: number,
+  service: string | readonly string[],
+): string {
   const site = /^lore\.example\.com \{$/m;
   const upstream = `reverse_proxy ${SERVICE_ADDRESS} {`;
   if (!site.test(caddyfile) || !caddyfile.includes(upstream)) {
     throw new Error("Caddyfile no longer has the site address and upstream the test rewrites");
   }
-  return "{\n\tadmin off\n}\n\n" +
-    caddyfile.replace(site, `http://127.0.0.1:${port} {`)
-      .replace(upstream, `reverse_proxy ${service} {`);
+  const proxied = typeof service === "string"
+    ? caddyfile.replace(upstream, `reverse_proxy ${service} {`)
+    : caddyInstances(caddyfile, service);
+  return "{\n\tadmin off\n}\n\n" + proxied.replace(site, `http://127.0.0.1:${port} {`);
+}
+
+/** The Caddyfile with its commented several-instances block in place of the live one. */
+function caddyInstances(caddyfile: string, services: readonly string[]): string {
+  const live = /^\treverse_proxy 127\.0\.0\.1:8080 \{\n(?:\t\t.*\n)*\t\}$/m;
+  const example = /^\t#\treverse_proxy ((?:10\.0\.0\.\d+:8080 )+)\{\n(?:\t#\t\t.*\n)*\t#\t\}$/m
+    .exec(caddyfile);
+  const instances = example?.[1].trim().split(" ") ?? [];
+  if (!live.test(caddyfile) || instances.length !== services.length) {
+    throw new Error(
+      `Caddyfile no longer has the upstream block and the several-instances example the test ` +
+        `swaps (${instances.length} instances for ${services.length} services)`,
+    );
+  }
+  const block = example![0].replace(/^\t#/gm, "")
+    .replace(example![1], `${services.join(" ")} `);
+  return caddyfile.replace(live, () => block);
 }
 
 /**
@@ -266,7 +340,9 @@ async function startProxy(
 
 /**
  * Starts nginx with `deploy/nginx.conf` (see {@linkcode nginxForTest}) in front of the service at
- * `serviceUrl`, connecting to it from {@linkcode NGINX_SOURCE_ADDRESS}.
+ * `serviceUrl`, connecting to it from {@linkcode NGINX_SOURCE_ADDRESS}. Given several URLs, the
+ * upstream block is `deploy/nginx-instances.conf`'s ({@linkcode nginxWithInstances}; `sticky`
+ * turns its hashing on), naming them in order.
  *
  * @example
  * ```ts
@@ -283,9 +359,16 @@ async function startProxy(
  * }
  * ```
  */
-export async function startNginx(serviceUrl: string): Promise<FrontProxy> {
-  const snippet = await readDeployFile("nginx.conf");
-  return startNginxSite((_, port) => nginxForTest(snippet, port, new URL(serviceUrl).host), true);
+export async function startNginx(
+  serviceUrl: string | readonly string[],
+  { sticky = false } = {},
+): Promise<FrontProxy> {
+  const site = await readDeployFile("nginx.conf");
+  const snippet = typeof serviceUrl === "string"
+    ? site
+    : nginxWithInstances(site, await readDeployFile("nginx-instances.conf"), sticky);
+  const hosts = [serviceUrl].flat().map((u) => new URL(u).host);
+  return startNginxSite((_, port) => nginxForTest(snippet, port, hosts), true);
 }
 
 /**
@@ -330,7 +413,7 @@ export function startNginxSite(
 
 /**
  * Starts Caddy with `deploy/Caddyfile` (see {@linkcode caddyForTest}) in front of the service at
- * `serviceUrl`.
+ * `serviceUrl`, or of several with the file's several-instances block.
  *
  * @example
  * ```ts
@@ -347,13 +430,16 @@ export function startNginxSite(
  * }
  * ```
  */
-export async function startCaddy(serviceUrl: string): Promise<FrontProxy> {
+export async function startCaddy(serviceUrl: string | readonly string[]): Promise<FrontProxy> {
   const caddyfile = await readDeployFile("Caddyfile");
+  const hosts = typeof serviceUrl === "string"
+    ? new URL(serviceUrl).host
+    : serviceUrl.map((u) => new URL(u).host);
   return startProxy(
     "caddy",
     CADDY_PATH,
     (_dir, port) => ({
-      "Caddyfile": caddyForTest(caddyfile, port, new URL(serviceUrl).host),
+      "Caddyfile": caddyForTest(caddyfile, port, hosts),
     }),
     (dir) => ["run", "--adapter", "caddyfile", "--config", `${dir}/Caddyfile`],
     // Caddy's SIGTERM waits for open streams to end; killed, it leaves nothing behind

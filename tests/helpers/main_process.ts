@@ -44,12 +44,13 @@ export interface MainProcess {
   reading: Promise<void>;
   /** Waits (up to 30 s) until `done` holds for the lines so far. */
   until(done: (lines: Record<string, unknown>[]) => boolean): Promise<void>;
-  /** Kills the process if it still runs, waits for it, removes its data directory. */
+  /** Kills the process if it still runs, waits for it, removes its own data directory. */
   close(): Promise<void>;
 }
 
 /**
- * Starts `main.ts` on a free loopback port with its own temporary `DATA_DIR` and `env`.
+ * Starts `main.ts` on a free loopback port with `env` and its own temporary `DATA_DIR` (unless
+ * `env` names one, which is then left in place).
  *
  * @example
  * ```ts
@@ -65,7 +66,9 @@ export interface MainProcess {
  * ```
  */
 export async function spawnMain(env: Record<string, string> = {}): Promise<MainProcess> {
-  const dataDir = await Deno.makeTempDir({ prefix: "lpp-main-" });
+  // a DATA_DIR the caller names outlives the process (a restart reads it); else a temporary one
+  const ownDir = env.DATA_DIR === undefined;
+  const dataDir = env.DATA_DIR ?? await Deno.makeTempDir({ prefix: "lpp-main-" });
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...MAIN_PERMISSIONS, "main.ts"],
     cwd: REPO,
@@ -101,7 +104,7 @@ export async function spawnMain(env: Record<string, string> = {}): Promise<MainP
       } catch { /* already exited */ }
       await child.status;
       await reading.catch(() => {});
-      await Deno.remove(dataDir, { recursive: true });
+      if (ownDir) await Deno.remove(dataDir, { recursive: true });
     },
   };
 }

@@ -359,7 +359,7 @@ Deno.test("logout: Parser session ended, cookies cleared, effective on the very 
     assert.equal(replay.status, 401);
   }, { noCoreCredentials: true }));
 
-Deno.test("logout: a failing Parser does not keep the browser logged in", () =>
+Deno.test("logout: a failing Parser does not keep the browser, nor a copy of its cookie, logged in", () =>
   withParser(async (h) => {
     const cookie = await login(h);
     h.parser!.fault({ path: "/api/auth/sign-out", status: 503 });
@@ -367,7 +367,19 @@ Deno.test("logout: a failing Parser does not keep the browser logged in", () =>
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { ok: true, parserSignedOut: false });
     assert.ok(clears(res, "parser_token") && clears(res, "parser_url"));
-  }));
+    // the Parser still holds the session, yet a replayed cookie is not signed in: the logout is
+    // kept, and neither Parser nor Core is asked on its behalf
+    assert.equal(h.parser!.store.sessions.size, 1);
+    const before = h.parser!.requests.length;
+    const replay = await h.requestJson<{ error: string }>("/api/auth/session", {
+      headers: { cookie },
+    });
+    assert.equal(replay.status, 401);
+    assert.equal(replay.body.error, "UNAUTHORIZED");
+    const lore = await h.requestJson("/api/lore", { headers: { cookie } });
+    assert.equal(lore.status, 401);
+    assert.equal(h.parser!.requests.length, before);
+  }, { noCoreCredentials: true }));
 
 Deno.test("logout: without a session nothing is sent to the Parser", () =>
   withParser(async (h) => {

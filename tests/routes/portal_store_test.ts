@@ -43,10 +43,11 @@ Deno.test("portal in Core: PUT stores it in Core, GET reads it, new lore goes un
     });
     assert.equal(created.status, 201);
     assert.equal(created.body.branch.parentNoteId, W.loreRoot);
-    // the start-up log says the login rate limit stays per instance, and by what factor
+    // the start-up log says the login rate limit and logouts stay per instance without STATE_URL
     assert.ok(
       h.logs.some((l) =>
-        l.includes("portal config kept in Core") && l.includes("N × 10 attempts per 60000 ms")
+        l.includes("portal config kept in Core") && l.includes("N × 10 attempts per 60000 ms") &&
+        l.includes("accept a copy of the cookie for up to CREDENTIALS_CACHE_MS")
       ),
     );
   }, { env: { ...CORE_STORE.env, DATA_DIR: dataDir } });
