@@ -123,7 +123,7 @@ export function createAppState(
       deadlines,
     }),
     publicShare: createPublicCaches(config, undefined, now, store),
-    readiness: createReadinessProbe(config, fetchFn, deadlines),
+    readiness: createReadinessProbe(config, fetchFn, deadlines, store.shared ? store : undefined),
     portal: portalConfig(config, now, log, fetchFn, deadlines, store.shared ? store : undefined),
     authLimiter: store.shared
       ? storeRateLimiter(store, limits)

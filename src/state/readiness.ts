@@ -22,6 +22,7 @@ import { ApiError } from "../http/errors.ts";
 import { createCoreClient } from "../upstream/core.ts";
 import { readBodyText, type UpstreamDeps, upstreamFetch } from "../upstream/fetch.ts";
 import type { Deadlines } from "../util/deadlines.ts";
+import type { SharedStore } from "../store/shared_store.ts";
 
 /**
  * One backend's readiness (no URL or token ever appears in it).
@@ -77,6 +78,11 @@ export const readinessReportSchema = z.object({
   status: z.enum(["ready", "not-ready"]),
   core: backendReadinessSchema,
   parser: backendReadinessSchema,
+  state: backendReadinessSchema.optional().describe(
+    "The shared store (`STATE_URL`), when one is configured: reported, never holding readiness " +
+      "back (every instance shares it: a balancer taking them all out would stop the public " +
+      "site too, which does without it)",
+  ),
   unavailable: z.array(z.enum(["core", "parser"])).describe(
     "The backends holding readiness back: each configured one that did not answer, or both " +
       "when neither is configured (empty when ready)",
@@ -117,6 +123,7 @@ export function createReadinessProbe(
   config: Config,
   fetchFn: typeof fetch,
   deadlines?: Deadlines,
+  store?: SharedStore,
 ): ReadinessProbe {
   const deps = (signal: AbortSignal): UpstreamDeps => ({
     fetch: fetchFn,
@@ -165,6 +172,14 @@ export function createReadinessProbe(
     });
   };
 
+  // the shared store answers a read (bounded by STATE_TIMEOUT_MS; it rejects with our 503)
+  const state = (): Promise<BackendReadiness> | undefined =>
+    store &&
+    timed(async () => {
+      await store.get("readiness");
+      return {};
+    });
+
   return {
     async check(signal) {
       if (!config.CORE_URL && !config.PARSER_URL) {
@@ -177,15 +192,17 @@ export function createReadinessProbe(
           reason: NOTHING_CONFIGURED,
         };
       }
-      const [c, p] = await Promise.all([core(signal), parser(signal)]);
+      const [c, p, s] = await Promise.all([core(signal), parser(signal), state()]);
       const down = ([["core", c], ["parser", p]] as const).flatMap(([name, r]) =>
         "error" in r ? [[name, r.error] as const] : []
       );
-      if (!down.length) return { status: "ready", core: c, parser: p, unavailable: [] };
+      const shared = s ? { state: s } : {};
+      if (!down.length) return { status: "ready", core: c, parser: p, ...shared, unavailable: [] };
       return {
         status: "not-ready",
         core: c,
         parser: p,
+        ...shared,
         unavailable: down.map(([name]) => name),
         reason: down.map(([name, code]) => `${BACKEND_NAMES[name]} is not available (${code})`)
           .join("; "),

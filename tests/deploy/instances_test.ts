@@ -609,12 +609,37 @@ Deno.test({
 });
 
 Deno.test({
-  name: "instances sharing Redis, the store down: public pages are served, Core read as without it",
+  name:
+    "instances sharing Redis, the store down: reported by /readyz, logins refused, public pages served",
   ignore: !WITH_STORE,
   fn: () =>
     withCluster({ PUBLIC_CACHE_MS: String(PUBLIC_CACHE_MS) }, async (c) => {
       for (const i of c.instances) assert.equal((await page(i.server.url + PAGES[1])).status, 200);
+      const ready = await getJson(`${c.instances[0].server.url}/readyz`);
+      assert.equal(ready.status, 200);
+      assert.deepEqual(
+        Object.keys((ready.body as { state: object }).state).sort(),
+        ["configured", "latencyMs", "ok"],
+      );
       await c.redis!.stop();
+      // readiness reports the store gone without failing (the public site does without it); a
+      // login, which its rate limit needs, is refused
+      const degraded = await getJson(`${c.instances[0].server.url}/readyz`);
+      assert.equal(degraded.status, 200);
+      assert.deepEqual(degraded.body, {
+        ...(degraded.body as object),
+        status: "ready",
+        state: { ok: false, configured: true, error: "UNREACHABLE" },
+        unavailable: [],
+      });
+      const refused = await fetch(`${c.instances[1].server.url}/api/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: DEFAULT_OWNER.email, password: DEFAULT_OWNER.password }),
+      });
+      assert.equal(refused.status, 503);
+      assert.deepEqual((await refused.json()).details, { service: "state" });
+      assert.equal(c.parser.requests.filter((r) => r.path.includes("sign-in")).length, 0);
       for (let n = 0; n < 6; n++) {
         const seen = await page(c.url + PAGES[n % 2]);
         assert.equal(seen.status, 200, seen.body);
