@@ -14,7 +14,7 @@
  */
 import { deflateSync } from "node:zlib";
 import type { CoreStore } from "./core_store.ts";
-import { pngChunk } from "../src/media/png_encode.ts";
+import { pngChunk, pngFile } from "../src/media/png_encode.ts";
 
 /** The 21 lore types Core ships templates for (`_template_<type>`). */
 export const LORE_TYPES = [
@@ -222,19 +222,11 @@ export function makePng(
     const row = y * (1 + width * 3); // each scanline starts with filter type 0
     for (let x = 0; x < width; x++) raw.set(pixel(x, y), row + 1 + x * 3);
   }
-  const parts = [
-    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  return pngFile([
     pngChunk("IHDR", header),
     pngChunk("IDAT", new Uint8Array(deflateSync(raw))),
     pngChunk("IEND", new Uint8Array()),
-  ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  ]);
 }
 
 /** Sea chart, 64×48: blue water with a sandy coast band. */

@@ -64,13 +64,26 @@ export function encodeIndexedPng(
   for (let y = 0; y < height; y++) {
     raw.set(pixels.subarray(y * width, (y + 1) * width), y * (width + 1) + 1);
   }
-  const parts = [
-    new Uint8Array(SIGNATURE),
+  return pngFile([
     pngChunk("IHDR", header),
     pngChunk("PLTE", new Uint8Array(palette.flat())),
     pngChunk("IDAT", new Uint8Array(deflateSync(raw, { level: 9 }))),
     pngChunk("IEND", new Uint8Array()),
-  ];
+  ]);
+}
+
+/**
+ * A PNG file: the signature, then `chunks` in order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const file = pngFile([pngChunk("IEND", new Uint8Array())]);
+ * assert.equal(file.length, 8 + 12);
+ * ```
+ */
+export function pngFile(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const parts = [new Uint8Array(SIGNATURE), ...chunks];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

@@ -203,15 +203,10 @@ Deno.test({
     "instances behind nginx: one login works on every one, a config change on one shows on the others",
   ignore: !RUNS,
   fn: () =>
-    withCluster({}, async ({ instances, url }) => {
+    withCluster({}, async (c) => {
+      const { instances, url } = c;
       const [a, b] = instances;
-      const login = await fetch(`${url}/api/auth/login`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email: DEFAULT_OWNER.email, password: DEFAULT_OWNER.password }),
-      });
-      assert.equal(login.status, 200, await login.text());
-      const cookie = cookieHeader(login);
+      const cookie = await login(c);
       assert.match(cookie, /parser_token=/);
 
       // the session the one instance sealed opens on every one, directly and through nginx
@@ -328,15 +323,20 @@ Deno.test({
     }, { store: true }),
 });
 
-/** Logs in through nginx, warms every instance's Core credentials, then logs out on the first. */
-async function loginEverywhereThenLogout(c: Cluster): Promise<string> {
-  const login = await fetch(`${c.url}/api/auth/login`, {
+/** Logs in through nginx: the session cookie. */
+async function login(c: Cluster): Promise<string> {
+  const res = await fetch(`${c.url}/api/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ email: DEFAULT_OWNER.email, password: DEFAULT_OWNER.password }),
   });
-  assert.equal(login.status, 200, await login.text());
-  const cookie = cookieHeader(login);
+  assert.equal(res.status, 200, await res.text());
+  return cookieHeader(res);
+}
+
+/** Logs in through nginx, warms every instance's Core credentials, then logs out on the first. */
+async function loginEverywhereThenLogout(c: Cluster): Promise<string> {
+  const cookie = await login(c);
   for (const i of c.instances) {
     assert.equal((await getJson(`${i.server.url}/api/lore`, cookie)).status, 200, i.addr);
   }
@@ -386,17 +386,6 @@ Deno.test({
       assert.equal(c.core.requests.length, before, "nothing reached Core for the copied cookie");
     }, { store: true }),
 });
-
-/** Logs in through nginx: the session cookie. */
-async function login(c: Cluster): Promise<string> {
-  const res = await fetch(`${c.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: DEFAULT_OWNER.email, password: DEFAULT_OWNER.password }),
-  });
-  assert.equal(res.status, 200, await res.text());
-  return cookieHeader(res);
-}
 
 const AI_TIMEOUT_MS = 300;
 const SLOW_MS = 1_000;
