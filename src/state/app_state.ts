@@ -190,7 +190,14 @@ function sharedStore(
   log: Logger,
   deadlines: Deadlines | undefined,
 ): SharedStore {
-  if (!config.STATE_URL) return memoryStore({ maxKeys: MEMORY_STORE_KEYS, now });
+  if (!config.STATE_URL) {
+    log.log(
+      "info",
+      "no shared state store: logouts, login rate limits, AI answers kept for a retry and the " +
+        "public share's checks stay in this instance (several instances need STATE_URL)",
+    );
+    return memoryStore({ maxKeys: MEMORY_STORE_KEYS, now });
+  }
   log.log(
     "info",
     "shared state store: logouts, login rate limits, AI calls and the public share's version " +
