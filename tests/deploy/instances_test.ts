@@ -610,7 +610,12 @@ Deno.test({
         Object.keys((ready.body as { state: object }).state).sort(),
         ["configured", "latencyMs", "ok"],
       );
+      const cookie = await login(c);
       await c.redis!.stop();
+      // a signed-in request is refused rather than served without its logout checked
+      const unchecked = await getJson(`${c.instances[2].server.url}/api/lore`, cookie);
+      assert.equal(unchecked.status, 503);
+      assert.deepEqual((unchecked.body as { details: unknown }).details, { service: "state" });
       // readiness reports the store gone without failing (the public site does without it); a
       // login, which its rate limit needs, is refused
       const degraded = await getJson(`${c.instances[0].server.url}/readyz`);
@@ -628,7 +633,7 @@ Deno.test({
       });
       assert.equal(refused.status, 503);
       assert.deepEqual((await refused.json()).details, { service: "state" });
-      assert.equal(c.parser.requests.filter((r) => r.path.includes("sign-in")).length, 0);
+      assert.equal(c.parser.requests.filter((r) => r.path.includes("sign-in")).length, 1);
       for (let n = 0; n < 6; n++) {
         const seen = await page(c.url + PAGES[n % 2]);
         assert.equal(seen.status, 200, seen.body);
