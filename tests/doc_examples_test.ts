@@ -5,7 +5,7 @@
  * example, which costs far more than the example takes (measured on 578 examples, two CPUs:
  * `deno test --doc --parallel --no-check` 49 s, 92 s of CPU; this module 3.7 s; the whole
  * `deno task test` 71 s with it, 163 s with `--doc` instead). `deno task test` type-checks the
- * examples (`deno test --doc --no-run`) while it runs the tests without `--doc`.
+ * examples first (`deno test --doc --no-run`), then runs the tests without `--doc`.
  *
  * The extraction and the module an example becomes are tested first, on made-up files whose
  * example names are those `deno test --doc` gives them, so a change to either shows.

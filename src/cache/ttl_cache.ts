@@ -14,6 +14,11 @@ export interface TtlCache<V> {
    * never starts a load. For a caller that must fall back to `getOrLoad` once a reload is due.
    */
   settled(key: string): V | undefined;
+  /**
+   * What `getOrLoad` would answer at once without starting a load: the value while it is fresh
+   * and either not yet due for a reload or already being reloaded; else undefined.
+   */
+  serving(key: string): V | undefined;
   set(key: string, value: V): void;
   /** Returns the cached value or runs `load` once for all concurrent callers of this key. */
   getOrLoad(key: string, load: () => Promise<V>): Promise<V>;
@@ -146,6 +151,11 @@ export function createTtlCache<V>(opts: TtlCacheOptions<V>): TtlCache<V> {
     settled(key) {
       const hit = fresh(key);
       return hit !== undefined && now() - hit.stored < refreshAfter ? hit.value : undefined;
+    },
+    serving(key) {
+      const hit = fresh(key);
+      if (hit === undefined) return undefined;
+      return now() - hit.stored < refreshAfter || inflight.has(key) ? hit.value : undefined;
     },
     set,
     getOrLoad(key, load) {

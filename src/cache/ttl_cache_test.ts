@@ -122,6 +122,25 @@ Deno.test("ttl cache: settled answers only until a reload is due, and never star
   assert.equal(plain.settled("k"), undefined);
 });
 
+Deno.test("ttl cache: serving answers as getOrLoad would at once, and never starts a load", async () => {
+  let t = 0;
+  const c = refreshingCache(() => t);
+  c.set("k", "v0");
+  assert.equal(c.serving("k"), "v0");
+  t = 50;
+  assert.equal(c.serving("k"), undefined); // due, and nobody reloads it: a caller must start one
+  let release!: (v: string) => void;
+  const reloaded = c.getOrLoad("k", () => new Promise((r) => release = r));
+  assert.equal(await reloaded, "v0");
+  assert.equal(c.serving("k"), "v0", "its reload is running: getOrLoad answers the entry");
+  release("v1");
+  await new Promise((r) => setTimeout(r, 0)); // the reload's value is kept
+  assert.equal(c.serving("k"), "v1");
+  t = 200;
+  assert.equal(c.serving("k"), undefined); // expired
+  assert.equal(c.serving("other"), undefined);
+});
+
 Deno.test("ttl cache: reload keeps serving the entry until the new value is in; a load it overtakes is not kept", async () => {
   const c = createTtlCache<string>({ ttlMs: 60_000, maxEntries: 10 });
   c.set("k", "old");

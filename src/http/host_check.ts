@@ -157,6 +157,22 @@ export function requestOrigin(
     const proto = req.headers.get("x-forwarded-proto")?.split(",")[0].trim().toLowerCase();
     if (proto === "https" || proto === "http") scheme = proto;
   }
+  const key = `${scheme}://${host} ${publicOrigin ?? ""}`;
+  let origin = knownOrigins.get(key);
+  if (origin === undefined) {
+    origin = originOf(scheme, host, publicOrigin);
+    // nearly every request repeats one of a few hosts: parsing them again costs every page
+    if (knownOrigins.size >= MAX_KNOWN_ORIGINS) knownOrigins.clear();
+    knownOrigins.set(key, origin);
+  }
+  return origin;
+}
+
+const MAX_KNOWN_ORIGINS = 256;
+const knownOrigins = new Map<string, string>();
+
+/** The origin {@linkcode requestOrigin} answers for a scheme and host, worked out anew. */
+function originOf(scheme: string, host: string, publicOrigin: string | undefined): string {
   const named = new URL(`${scheme}://${host}`);
   if (publicOrigin !== undefined) {
     const pub = new URL(publicOrigin);

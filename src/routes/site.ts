@@ -134,7 +134,9 @@ async function sitePage<T>(
   opts: { anonymous?: boolean } = {},
 ): Promise<Response> {
   const origin = siteOrigin(ctx);
-  const credentials = opts.anonymous ? null : await siteCredentials(ctx.req, ctx.sealKey);
+  const given = opts.anonymous ? null : siteCredentials(ctx.req, ctx.sealKey);
+  // a kept page is answered without waiting a turn of the event loop
+  const credentials = given instanceof Promise ? await given : given;
   const asked = { ...page, subject: `${page.subject}\n${origin}` };
   try {
     const answer = keptPublicAnswer(ctx.state.publicShare, renderer.view, asked, credentials) ??

@@ -295,10 +295,11 @@ export function keepAnswer(caches: PublicCaches, request: string, ref: KeptAnswe
 /**
  * The answer an earlier anonymous visit to the same request got, while it is certain to be the
  * answer now: the request is `anonymous` (no credentials of any kind), the snapshot it came from is still the cached
- * one and needs no reload yet (nor a comparison with the share's version in the shared store), and
- * its rendered answer is still kept and needs no reload yet. Anything else (a write through the
- * service clears the share's caches, a changed snapshot, a reload or comparison due) is
- * undefined, and the caller takes the full path, which also starts any reload.
+ * one and needs no reload yet or is being reloaded (nor a comparison with the share's version in
+ * the shared store), and its rendered answer is still kept and likewise needs no reload or is
+ * being rendered again. Anything else (a write through the service clears the share's caches, a
+ * changed snapshot, a reload or comparison due that nobody started) is undefined, and the caller
+ * takes the full path, which also starts any reload.
  *
  * @example
  * ```ts
@@ -323,11 +324,13 @@ export function keptAnswer(
   if (!anonymous) return undefined;
   const ref = caches.kept.get(request);
   if (ref === undefined) return undefined;
-  const snapshot = caches.snapshots.settled(ref.identity);
+  // a reload under way serves the entry it replaces, on the full path too: only a visit that
+  // must start one takes that path
+  const snapshot = caches.snapshots.serving(ref.identity);
   // (a snapshot due for comparing with the other instances' version takes the full path)
   const current = snapshot?.version === ref.version &&
     !caches.versions?.due(ref.identity, snapshot);
-  const answer = current ? caches.rendered.settled(ref.renderedKey) : undefined;
+  const answer = current ? caches.rendered.serving(ref.renderedKey) : undefined;
   if (answer === undefined) caches.kept.delete(request);
   return answer;
 }

@@ -114,8 +114,16 @@ export function answerBytes(answer: RenderedAnswer): number {
 }
 
 /**
+ * Each answer's 200 and 304 responses, built on first use and never handed out: a clone copies
+ * their headers as they are, where building one validates every header again (several times
+ * the cost, on every public answer).
+ */
+const templates = new WeakMap<RenderedAnswer, { ok?: Response; notModified?: Response }>();
+
+/**
  * The HTTP response for one request: 304 with the stored headers (no `content-type`) when
- * `If-None-Match` matches the stored ETag, else the stored body.
+ * `If-None-Match` matches the stored ETag, else the stored body. Each call gets its own
+ * response, whose headers it may change.
  *
  * @example
  * ```ts
@@ -123,12 +131,19 @@ export function answerBytes(answer: RenderedAnswer): number {
  * const a = renderedAnswer("<p>Harbor</p>", [["content-type", "text/html"]]);
  * const revisit = new Request("http://x/", { headers: { "if-none-match": a.etag } });
  * assert.equal(answerFor(revisit, a).status, 304);
- * assert.equal(await answerFor(new Request("http://x/"), a).text(), "<p>Harbor</p>");
+ * const first = answerFor(new Request("http://x/"), a);
+ * first.headers.set("x-request-id", "r1");
+ * assert.equal(await first.text(), "<p>Harbor</p>");
+ * const second = answerFor(new Request("http://x/"), a);
+ * assert.equal(second.headers.get("x-request-id"), null);
+ * assert.equal(await second.text(), "<p>Harbor</p>");
  * ```
  */
 export function answerFor(req: Request, answer: RenderedAnswer): Response {
-  if (etagMatches(req.headers.get("if-none-match"), answer.etag)) {
-    return responseWith(null, 304, answer.notModified as [string, string][]);
-  }
-  return responseWith(answer.body, 200, answer.headers as [string, string][]);
+  let kept = templates.get(answer);
+  if (kept === undefined) templates.set(answer, kept = {});
+  const template = etagMatches(req.headers.get("if-none-match"), answer.etag)
+    ? kept.notModified ??= responseWith(null, 304, answer.notModified as [string, string][])
+    : kept.ok ??= responseWith(answer.body, 200, answer.headers as [string, string][]);
+  return template.clone();
 }
