@@ -123,10 +123,23 @@ export function jsonLogger(
     }
     return lastIso;
   };
+  // A line's start while its millisecond, level and message repeat (every request line).
+  let head = { ts: "", level: "", msg: "", text: "" };
   return {
     log(level, msg, fields = {}) {
       if (ORDER[level] < min) return;
-      const clean: Record<string, unknown> = { ts: timestamp(), level };
+      const ts = timestamp();
+      if (asGiven(fields, secrets)) {
+        // nothing to redact: the fields are written as given, after the kept start
+        if (head.ts !== ts || head.level !== level || head.msg !== msg) {
+          const text = JSON.stringify({ ts, level, msg: redact(msg, secrets) }).slice(0, -1);
+          head = { ts, level, msg, text };
+        }
+        const rest = JSON.stringify(fields);
+        write(rest === "{}" ? `${head.text}}` : `${head.text},${rest.slice(1)}`);
+        return;
+      }
+      const clean: Record<string, unknown> = { ts, level };
       clean.msg = redact(msg, secrets);
       for (const k in fields) {
         const v = fields[k];
@@ -137,6 +150,23 @@ export function jsonLogger(
     flush: typeof sink === "function" ? undefined : sink.flush,
   };
 }
+
+/**
+ * Whether `fields` can be written as they are: a plain object whose string values redaction
+ * leaves alone, that names none of the line's own keys (which it would overwrite in place) and
+ * has no key starting with a digit (an index key, which JSON puts before the line's own keys).
+ */
+function asGiven(fields: Record<string, unknown>, secrets: readonly string[]): boolean {
+  if (Object.getPrototypeOf(fields) !== Object.prototype) return false;
+  for (const k in fields) {
+    if (k === "ts" || k === "level" || k === "msg" || DIGIT.test(k)) return false;
+    const v = fields[k];
+    if (typeof v === "string" && redact(v, secrets) !== v) return false;
+  }
+  return true;
+}
+
+const DIGIT = /^\d/;
 
 /** Where {@linkcode bufferedLines} writes: `Deno.stdout`, or any writer like it. */
 export interface ByteWriter {

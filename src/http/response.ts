@@ -63,6 +63,31 @@ export function responseWith(
   return res;
 }
 
+/** The mark of {@linkcode markPolicyHeaders}. */
+const POLICY_HEADERS = Symbol("policy headers");
+
+/**
+ * Marks a response whose headers are known to include `X-Content-Type-Options` and
+ * `Referrer-Policy` (a clone of a kept answer's template), so the finish phase need not look.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const res = markPolicyHeaders(new Response(null));
+ * assert.equal(hasPolicyHeaders(res), true);
+ * assert.equal(hasPolicyHeaders(new Response(null)), false);
+ * ```
+ */
+export function markPolicyHeaders(res: Response): Response {
+  (res as Response & { [POLICY_HEADERS]?: true })[POLICY_HEADERS] = true;
+  return res;
+}
+
+/** Whether `res` was marked by {@linkcode markPolicyHeaders}. */
+export function hasPolicyHeaders(res: Response): boolean {
+  return (res as Response & { [POLICY_HEADERS]?: true })[POLICY_HEADERS] === true;
+}
+
 /** Adds every entry of `headers` to `target`: `set`, except `set-cookie`, which may repeat. */
 function addHeaders(target: Headers, headers: HeadersInit): void {
   const entries = Array.isArray(headers) || headers instanceof Headers

@@ -214,7 +214,6 @@ export function contextBuilders<R>(deps: ContextDeps<R>): ContextBuilders<R> {
 
   return {
     publicContext(req, url, requestId, input, meter, info) {
-      const upstream = access(req, meter);
       return withLazySignal<PublicCtx<unknown, unknown, unknown, R>>({
         req,
         url,
@@ -227,6 +226,8 @@ export function contextBuilders<R>(deps: ContextDeps<R>): ContextBuilders<R> {
         concurrency: config.UPSTREAM_CONCURRENCY,
         deadlines,
         publicCore: async (opts) => {
+          // made here: a kept page never calls a backend
+          const upstream = access(req, meter);
           const c = await deps.publicCoreSource.credentials(upstream(true));
           // the share is read in one search whose answer grows with the world
           const reads = {

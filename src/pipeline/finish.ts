@@ -10,6 +10,7 @@ import { requestPath } from "../http/access_log.ts";
 import { clientAddress, type ClientInfo } from "../http/client_address.ts";
 import type { CorsPolicy } from "../http/cors.ts";
 import type { Logger } from "../http/log.ts";
+import { hasPolicyHeaders } from "../http/response.ts";
 import type { AppState } from "../state/app_state.ts";
 import type { RequestRecord } from "./record.ts";
 import { routeName } from "./record.ts";
@@ -120,6 +121,8 @@ function withCommonHeaders(res: Response, requestId: string): Response {
     out = new Response(res.body, res);
     out.headers.set("x-request-id", requestId);
   }
+  // a kept answer's clone has both (share/rendered_answer.ts): no need to look
+  if (hasPolicyHeaders(out)) return out;
   if (!out.headers.has("x-content-type-options")) {
     out.headers.set("x-content-type-options", "nosniff");
   }

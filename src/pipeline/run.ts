@@ -33,14 +33,17 @@ export type Run = (
   input: RequestInput,
   info: ClientInfo,
   record: RequestRecord,
-) => Promise<Response>;
+) => Promise<Response> | Response;
 
 /** The run phase of an app: answers a matched request with its route's handler. */
 export function runner(deps: RunDeps): Run {
   const { credentials, contexts } = deps;
 
-  /** The handler's answer, before HEAD is made of it. */
-  const answer: Run = async (req, url, route, input, info, record) => {
+  /**
+   * The handler's answer, before HEAD is made of it. Not async: a sync handler's answer (a kept
+   * page) is handed on as it is, without a promise and the turns of the event loop it costs.
+   */
+  const answer: Run = (req, url, route, input, info, record) => {
     const { requestId, meter } = record;
     const base = contexts.publicContext(req, url, requestId, input, meter, info);
     if (route.access === "public") return route.handler(base);
@@ -58,7 +61,7 @@ export function runner(deps: RunDeps): Run {
       );
     if (!route.ai) return route.handler(inWork());
     const parserIdentity = async () => credentialIdentity(await creds.parser());
-    return await answerAiRoute(
+    return answerAiRoute(
       deps.aiCalls,
       withLazySignal<AiRequest>({ ...inWork(), parserIdentity }, req),
       route.ai,
@@ -69,7 +72,8 @@ export function runner(deps: RunDeps): Run {
   // no extra turn of the event loop unless it is HEAD: this runs on every request
   return (req, url, route, input, info, record) => {
     const res = answer(req, url, route, input, info, record);
-    return req.method === "HEAD" ? res.then(headOf) : res;
+    if (req.method !== "HEAD") return res;
+    return res instanceof Promise ? res.then(headOf) : headOf(res);
   };
 }
 

@@ -18,6 +18,7 @@ import {
   keptPublicAnswer,
   siteCredentials,
   type SitePage,
+  type VisitorCredentials,
   type VisitorView,
 } from "../share/public_api.ts";
 import { isSiteReturnPath, unlockPageResponse } from "../site/unlock_page.ts";
@@ -67,25 +68,33 @@ const PAGE_NOTES = "Rendered on the server from the same module as the public sh
 
 /**
  * Runs a page handler; every failure becomes an HTML error page with its status (a client that
- * went away is left to the app).
+ * went away is left to the app). A page answered at once (a kept one) is returned as it is: no
+ * promise, no turn of the event loop.
  */
-export async function htmlPage(
+export function htmlPage(
   ctx: PublicCtx,
-  render: () => Promise<Response>,
-): Promise<Response> {
+  render: () => Promise<Response> | Response,
+): Promise<Response> | Response {
+  const failed = (e: unknown) => errorPage(ctx, e);
   try {
-    return await render();
+    const res = render();
+    return res instanceof Promise ? res.catch(failed) : res;
   } catch (e) {
-    if (e instanceof ClientAbortError) throw e;
-    if (!(e instanceof ApiError)) {
-      ctx.log.log("error", "unhandled error", {
-        requestId: ctx.requestId,
-        route: ctx.url.pathname,
-        error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
-      });
-    }
-    return errorPageResponse(e, ctx.requestId, ctx.state.publicShare.worldName);
+    return failed(e);
   }
+}
+
+/** The HTML error page of a failed page handler (see {@linkcode htmlPage}). */
+function errorPage(ctx: PublicCtx, e: unknown): Response {
+  if (e instanceof ClientAbortError) throw e;
+  if (!(e instanceof ApiError)) {
+    ctx.log.log("error", "unhandled error", {
+      requestId: ctx.requestId,
+      route: ctx.url.pathname,
+      error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+    });
+  }
+  return errorPageResponse(e, ctx.requestId, ctx.state.publicShare.worldName);
 }
 
 /** A site page rendered once: the layout around the page's parts, the site's headers. */
@@ -126,31 +135,36 @@ export function siteOrigin(ctx: PublicCtx): string {
  * visitor's credentials are an `Authorization` header or the unlock cookie; a page they do not
  * open is the password page. `anonymous` documents (sitemap, feed) read neither.
  */
-async function sitePage<T>(
+function sitePage<T>(
   ctx: PublicCtx,
   page: SitePage,
   renderer: AnswerRenderer<T>,
   build: (view: VisitorView, noteId: string, origin: string) => Promise<T>,
   opts: { anonymous?: boolean } = {},
-): Promise<Response> {
+): Promise<Response> | Response {
   const origin = siteOrigin(ctx);
   const given = opts.anonymous ? null : siteCredentials(ctx.req, ctx.sealKey);
-  // a kept page is answered without waiting a turn of the event loop
-  const credentials = given instanceof Promise ? await given : given;
   const asked = { ...page, subject: `${page.subject}\n${origin}` };
-  try {
-    const answer = keptPublicAnswer(ctx.state.publicShare, renderer.view, asked, credentials) ??
-      await shareFor(ctx).siteAnswer(
+  const locked = (e: unknown) => {
+    if (opts.anonymous || !(e instanceof ApiError) || e.status !== 401) throw e;
+    return passwordPage(ctx);
+  };
+  const answer = (credentials: VisitorCredentials | null) => {
+    try {
+      // a kept page is answered at once: no promise, no turn of the event loop
+      const kept = keptPublicAnswer(ctx.state.publicShare, renderer.view, asked, credentials);
+      if (kept) return answerFor(ctx.req, kept);
+      return shareFor(ctx).siteAnswer(
         credentials,
         asked,
         renderer,
         (view, noteId) => build(view, noteId, origin),
-      );
-    return answerFor(ctx.req, answer);
-  } catch (e) {
-    if (opts.anonymous || !(e instanceof ApiError) || e.status !== 401) throw e;
-    return passwordPage(ctx);
-  }
+      ).then((built) => answerFor(ctx.req, built), locked);
+    } catch (e) {
+      return locked(e);
+    }
+  };
+  return given instanceof Promise ? given.then(answer) : answer(given);
 }
 
 /** The password page of the page the visitor asked for, which the form returns to. */

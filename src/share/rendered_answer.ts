@@ -9,7 +9,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { responseWith } from "../http/response.ts";
+import { markPolicyHeaders, responseWith } from "../http/response.ts";
 import { etagMatches } from "../lore/preview.ts";
 
 /** A rendered 200 answer: what every visitor of one cache key gets. */
@@ -118,7 +118,10 @@ export function answerBytes(answer: RenderedAnswer): number {
  * their headers as they are, where building one validates every header again (several times
  * the cost, on every public answer).
  */
-const templates = new WeakMap<RenderedAnswer, { ok?: Response; notModified?: Response }>();
+const templates = new WeakMap<
+  RenderedAnswer,
+  { ok?: Response; notModified?: Response; policies?: boolean }
+>();
 
 /**
  * The HTTP response for one request: 304 with the stored headers (no `content-type`) when
@@ -141,9 +144,13 @@ const templates = new WeakMap<RenderedAnswer, { ok?: Response; notModified?: Res
  */
 export function answerFor(req: Request, answer: RenderedAnswer): Response {
   let kept = templates.get(answer);
-  if (kept === undefined) templates.set(answer, kept = {});
+  if (kept === undefined) {
+    const names = new Set(answer.notModified.map(([name]) => name.toLowerCase()));
+    const policies = names.has("x-content-type-options") && names.has("referrer-policy");
+    templates.set(answer, kept = { policies });
+  }
   const template = etagMatches(req.headers.get("if-none-match"), answer.etag)
     ? kept.notModified ??= responseWith(null, 304, answer.notModified as [string, string][])
     : kept.ok ??= responseWith(answer.body, 200, answer.headers as [string, string][]);
-  return template.clone();
+  return kept.policies ? markPolicyHeaders(template.clone()) : template.clone();
 }
