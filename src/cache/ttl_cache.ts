@@ -54,6 +54,15 @@ export interface TtlCacheOptions<V> {
   refreshAfterMs?: number;
 }
 
+/** One kept value: when it expires and was stored, what it weighs, where it is in the LRU order. */
+interface Entry<V> {
+  value: V;
+  expires: number;
+  stored: number;
+  bytes: number;
+  touched: number;
+}
+
 /**
  * Creates a cache. When full (entries or bytes), the least recently used entries are evicted. A
  * failed load is not cached.
@@ -76,10 +85,7 @@ export function createTtlCache<V>(opts: TtlCacheOptions<V>): TtlCache<V> {
   const sizeOf = opts.sizeOf ?? (() => 0);
   const maxBytes = opts.maxBytes ?? Infinity;
   const refreshAfter = opts.refreshAfterMs ?? Infinity;
-  const entries = new Map<
-    string,
-    { value: V; expires: number; stored: number; bytes: number; touched: number }
-  >();
+  const entries = new Map<string, Entry<V>>();
   let bytes = 0;
   /** Counts stores and moves to the back: an entry's `touched` is the count when it got there. */
   let sequence = 0;

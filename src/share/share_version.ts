@@ -116,20 +116,8 @@ export function shareVersions<S extends Versioned>(
   /** The version last found in the store, per identity, and when it was asked. */
   const confirmed = new Map<string, { version: string; at: number }>();
   const comparing = new Map<string, Promise<S>>();
-  /** The store failed its last command: nobody waits for it until a reload finds it back. */
-  let down = false;
-
-  /** The command's answer, or undefined when the store does not answer. */
-  const ask = async <T>(command: () => Promise<T>): Promise<T | undefined> => {
-    try {
-      const answer = await command();
-      down = false;
-      return answer;
-    } catch {
-      down = true; // the store's own log says so, once an outage
-      return undefined;
-    }
-  };
+  const asking = askingStore();
+  const ask = asking.ask;
   const confirm = (identity: string, version: string, at: number) => {
     if ((confirmed.get(identity)?.at ?? -Infinity) <= at) confirmed.set(identity, { version, at });
   };
@@ -159,7 +147,7 @@ export function shareVersions<S extends Versioned>(
     seen?: string | null,
     at = now(),
   ): Promise<S> => {
-    if (seen === undefined && !down) seen = await ask(() => store.get(versionKey(identity)));
+    if (seen === undefined && !asking.down) seen = await ask(() => store.get(versionKey(identity)));
     const snapshot = await read();
     if (seen !== undefined) await publish(identity, seen, versionOf(snapshot), at);
     return snapshot;
@@ -167,13 +155,13 @@ export function shareVersions<S extends Versioned>(
 
   return {
     due(identity, snapshot) {
-      if (down) return false;
+      if (asking.down) return false;
       const last = confirmed.get(identity);
       return last?.version !== versionOf(snapshot) || now() - last.at >= SHARE_VERSION_CHECK_MS;
     },
 
     async load(identity, previous, read) {
-      if (previous === undefined) return down ? read() : readAndPublish(identity, read);
+      if (previous === undefined) return asking.down ? read() : readAndPublish(identity, read);
       const at = now();
       const held = await ask(() => store.get(versionKey(identity)));
       if (held === undefined) return read(); // as without a store
@@ -224,11 +212,39 @@ export function shareVersions<S extends Versioned>(
       try {
         snapshot = await reread();
       } catch (e) {
-        if (!down) await forget();
+        if (!asking.down) await forget();
         throw e;
       }
       if (seen !== undefined) await publish(identity, seen, versionOf(snapshot), at);
       return snapshot;
+    },
+  };
+}
+
+/** A store's answers as {@linkcode shareVersions} asks for them. */
+interface AskingStore {
+  /** The command's answer, or undefined when the store does not answer. */
+  ask<T>(command: () => Promise<T>): Promise<T | undefined>;
+  /** The store failed its last command: nobody waits for it until a reload finds it back. */
+  readonly down: boolean;
+}
+
+/** Asks a store, remembering whether its last command failed. */
+function askingStore(): AskingStore {
+  let down = false;
+  return {
+    async ask(command) {
+      try {
+        const answer = await command();
+        down = false;
+        return answer;
+      } catch {
+        down = true; // the store's own log says so, once an outage
+        return undefined;
+      }
+    },
+    get down() {
+      return down;
     },
   };
 }
