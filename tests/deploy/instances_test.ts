@@ -11,6 +11,7 @@
  * leaves the public pages as without it.
  */
 import assert from "node:assert/strict";
+import { uploadHalfway } from "../helpers/halfway_upload.ts";
 import { loadConfig } from "../../src/config/service_config.ts";
 import { jsonLogger } from "../../src/http/log.ts";
 import { responseCheck } from "../../src/pipeline/response_check.ts";
@@ -27,7 +28,7 @@ import type { Deadlines } from "../../src/util/deadlines.ts";
 import { createClient } from "@redis/client";
 import { KEY_PREFIX } from "../../src/store/redis_store.ts";
 import { eventually, manualDeadlines } from "../helpers/manual_deadlines.ts";
-import { makePng, W } from "../../sims/world.ts";
+import { W } from "../../sims/world.ts";
 import { TEST_SESSION_SECRET } from "../helpers/harness.ts";
 import { cookieHeader } from "../helpers/session.ts";
 import { type RedisServer, redisTestsRun, withRedis } from "../helpers/redis.ts";
@@ -659,22 +660,16 @@ Deno.test({
     withCluster({ SHUTDOWN_GRACE_MS: "600000" }, async (c) => {
       const [a] = c.instances;
       const cookie = await login(c);
-      const png = makePng(64, 48, () => [40, 90, 160]);
       const before = c.core.requests.length;
-      let push!: ReadableStreamDefaultController<Uint8Array>;
-      const body = new ReadableStream<Uint8Array>({ start: (ctl) => push = ctl });
-      push.enqueue(png.subarray(0, 100));
-      const answer = fetch(`${a.server.url}/api/lore/upload-image`, {
-        method: "POST",
-        headers: { "content-type": "image/png", "x-host-filename": "tide-chart.png", cookie },
-        body,
-      });
+      let stopped: Promise<void> | undefined;
       // half the body is in: the instance is told to stop, then the rest arrives
-      await eventually("the upload is under way", () => c.core.requests.length > before);
-      const stopped = a.server.stop();
-      push.enqueue(png.subarray(100));
-      push.close();
-      const res = await answer;
+      const res = await uploadHalfway({
+        url: a.server.url,
+        filename: "tide-chart.png",
+        headers: { cookie },
+        started: () => c.core.requests.length > before,
+        between: () => stopped = a.server.stop(),
+      });
       assert.equal(res.status, 201, await res.clone().text());
       const { noteId } = await res.json() as { noteId: string };
       await stopped;

@@ -6,9 +6,9 @@
  * nothing here depends on how fast anything runs.
  */
 import assert from "node:assert/strict";
+import { uploadHalfway } from "../helpers/halfway_upload.ts";
 import { withHarness } from "../helpers/harness.ts";
 import { eventually, manualDeadlines } from "../helpers/manual_deadlines.ts";
-import { makePng } from "../../sims/world.ts";
 
 const TEXT = "Captain Ysolde Farrow charts the Amber Shoals with Tobin Reedwick at low tide.";
 const roomy = { max: 1_000, windowMs: 60_000 };
@@ -83,22 +83,15 @@ Deno.test("shutdown: an AI call past its client's deadline finishes within the g
 
 Deno.test("shutdown: an upload whose body is still arriving is received and answered", () =>
   withHarness(async (h) => {
-    const png = makePng(32, 24, () => [10, 120, 90]);
-    let push!: ReadableStreamDefaultController<Uint8Array>;
-    const body = new ReadableStream<Uint8Array>({ start: (ctl) => push = ctl });
-    push.enqueue(png.subarray(0, 64));
     const before = h.core.requests.length;
-    const answer = fetch(`${h.url}/api/lore/upload-image`, {
-      method: "POST",
-      headers: { "content-type": "image/png", "x-host-filename": "reef-map.png" },
-      body,
+    let stopped: Promise<void> | undefined;
+    // the runtime's own shutdown would cut the body off halfway
+    const res = await uploadHalfway({
+      url: h.url,
+      filename: "reef-map.png",
+      started: () => h.core.requests.length > before,
+      between: () => stopped = h.server.stop(),
     });
-    await eventually("the upload is under way", () => h.core.requests.length > before);
-    // the runtime's own shutdown would cut the body off here
-    const stopped = h.server.stop();
-    push.enqueue(png.subarray(64));
-    push.close();
-    const res = await answer;
     assert.equal(res.status, 201, await res.clone().text());
     const { noteId } = await res.json() as { noteId: string };
     await stopped;
