@@ -6,8 +6,9 @@
  *
  *  - Core's own answer to the share's subtree search, the floor of every refresh and start;
  *  - first page after start, cold and with the kept `DATA_DIR` (Core calls it made);
- *  - a one-note write through the service (its answer waits for the share to be read again) and
- *    the next visitor's page, another note's and the written one's (medians of `BENCH_WRITES`);
+ *  - a one-note write through the service (its answer waits for the share to be read again and
+ *    the pages read lately to be made again) and the next visitor's page: another note's and the
+ *    written one's (both read before), and one nobody had read (medians of `BENCH_WRITES`);
  *  - the warm page and its 304 under load (`BENCH_SECONDS`, `BENCH_CONNECTIONS`), each beside its
  *    floor in the same run: a bare `Deno.serve` replaying the very same answer;
  *  - the service's RSS after all of it.
@@ -50,7 +51,7 @@ async function coreCalls(core: Role): Promise<number> {
 const rows: string[][] = [];
 for (const notes of worlds) {
   const core = await spawnRole(["core-world", String(notes)]);
-  const [pageId, otherId] = core.info.pages as string[];
+  const [pageId, otherId, ...unread] = core.info.pages as string[];
   const dataDir = await Deno.makeTempDir({ prefix: "lpp-bench-share-" });
   const env = { CORE_URL: core.info.url, CORE_TOKEN: core.info.token, DATA_DIR: dataDir };
   const row = (what: string, value: string, beside = "") =>
@@ -82,7 +83,7 @@ for (const notes of worlds) {
         `${ratio(first.ms, warm)} of a warm page (${ms(warm)} ms)`,
       );
       if (kept) {
-        await measureAfterWrites(service.url, pageId, otherId, core, row);
+        await measureAfterWrites(service.url, [pageId, otherId, unread], core, row);
         row("RSS after the rows above", `${mib(readMemory(service.child.pid)?.rss ?? null)} MiB`);
       }
       await service.stop();
@@ -95,8 +96,7 @@ for (const notes of worlds) {
 
 async function measureAfterWrites(
   url: string,
-  pageId: string,
-  otherId: string,
+  [pageId, otherId, unread]: [string, string, string[]],
   core: Role,
   row: (what: string, value: string, beside?: string) => void,
 ): Promise<void> {
@@ -106,9 +106,10 @@ async function measureAfterWrites(
   const written: number[] = [];
   const next: number[] = [];
   const own: number[] = [];
+  const cold: number[] = [];
   const warm: number[] = [];
   const refreshCalls: number[] = [];
-  for (let i = 0; i < writes; i++) {
+  for (let i = 0; i < Math.min(writes, unread.length); i++) {
     const before = await coreCalls(core);
     written.push(
       (await timed(`${url}/api/lore/${pageId}/content`, {
@@ -120,6 +121,7 @@ async function measureAfterWrites(
     refreshCalls.push(await coreCalls(core) - before);
     next.push((await timed(other)).ms);
     own.push((await timed(page)).ms);
+    cold.push((await timed(`${url}/public/lore/${unread[i]}`)).ms);
     warm.push((await timed(other)).ms);
   }
   const warmMs = median(warm);
@@ -134,6 +136,11 @@ async function measureAfterWrites(
     "next page, the written note",
     `${ms(median(own))} ms`,
     `${ratio(median(own), warmMs)} of warm`,
+  );
+  row(
+    "next page, a note nobody read before (rendered now)",
+    `${ms(median(cold))} ms`,
+    `${ratio(median(cold), warmMs)} of warm`,
   );
   // warm page and 304 under load, beside a bare Deno.serve replaying the same answer
   const etag = (await timed(other)).etag ?? "";

@@ -62,7 +62,12 @@ if (role === "core") {
     url: core.url,
     token: core.token,
     counter: `http://127.0.0.1:${counter.addr.port}`,
-    pages: [pages[Math.floor(pages.length / 2)], pages[Math.floor(pages.length / 3)]],
+    // two pages to read again and again, then pages nobody reads before the bench asks
+    pages: [
+      pages[Math.floor(pages.length / 2)],
+      pages[Math.floor(pages.length / 3)],
+      ...pages.slice(-20),
+    ],
   }));
 } else if (role === "parser") {
   const parser = await startParserSim({

@@ -8,7 +8,7 @@
 import { SANITIZER_VERSION } from "../sanitize/html.ts";
 import { loadHtmlEngine } from "../sanitize/html_engine.ts";
 import type { PublicRequest } from "./public_request.ts";
-import { keepAnswer, keptAnswer, type PublicCaches } from "./public_snapshot.ts";
+import { keepAnswer, keptAnswer, type PublicCaches, type RemakeAnswer } from "./public_snapshot.ts";
 import type { RenderedAnswer } from "./rendered_answer.ts";
 import type { VisitorCredentials } from "./visitor_access.ts";
 
@@ -80,7 +80,8 @@ export function siteRequest(page: SitePage): string {
  * Entries expire with the snapshot's TTL, since a note's attachments are outside its version.
  * A new snapshot (a draft edited) renders again; the ETag comes from the bytes, so an answer
  * that reads the same keeps it and a revalidation is still a 304. `requested` (from
- * {@linkcode noteRequest} or {@linkcode siteRequest}) lets a later anonymous visit find it again.
+ * {@linkcode noteRequest} or {@linkcode siteRequest}) lets a later anonymous visit find it again,
+ * and `remake` makes it again from a newer snapshot (public_snapshot.ts `remakeKeptAnswers`).
  */
 export function rememberedAnswer<T>(
   req: PublicRequest,
@@ -88,6 +89,7 @@ export function rememberedAnswer<T>(
   renderer: AnswerRenderer<T>,
   make: () => Promise<T>,
   requested?: string,
+  remake?: RemakeAnswer,
 ): Promise<RenderedAnswer> {
   const { caches } = req.deps;
   const { authorized, identity } = req;
@@ -114,6 +116,7 @@ export function rememberedAnswer<T>(
       renderedKey: key,
       identity,
       version,
+      remake,
     });
     return a;
   });

@@ -39,9 +39,11 @@ import {
   type PublicSource,
   publicSource,
   refreshPublicShare,
+  type RemakeAnswer,
 } from "./public_snapshot.ts";
 import type { RenderedAnswer } from "./rendered_answer.ts";
 import { type CredentialGuard, guardsOpenedBy, type ShareView } from "./tree_filter.ts";
+import type { CoreNote } from "../upstream/core.ts";
 import { guarded, publicNotFound, type VisitorCredentials } from "./visitor_access.ts";
 import { type VisitorView, visitorView } from "./visitor_view.ts";
 
@@ -151,10 +153,43 @@ export function publicShare(
     if (!req) throw publicNotFound();
     return req;
   };
-  /** The request and the note it names (the root when none), after the 404 and 401 checks. */
+  /** The note `idOrAlias` names (the root when none), after the 404 and 401 checks. */
+  const target = (req: PublicRequest, idOrAlias?: string) =>
+    idOrAlias === undefined ? openRoot(req) : openNote(req, idOrAlias);
+  /** The request and the note it names, after the 404 and 401 checks. */
   const opened = async (credentials: VisitorCredentials | null, idOrAlias?: string) => {
     const req = await published(credentials);
-    return { req, note: idOrAlias === undefined ? openRoot(req) : openNote(req, idOrAlias) };
+    return { req, note: target(req, idOrAlias) };
+  };
+  /**
+   * The answer about the note `idOrAlias` names, `requested` as the request asked for it: kept,
+   * and for an anonymous visitor made again from each new snapshot while it is read lately.
+   */
+  const answerAbout = <T>(
+    credentials: VisitorCredentials | null,
+    idOrAlias: string | undefined,
+    requested: string,
+    subject: string,
+    renderer: AnswerRenderer<T>,
+    make: (req: PublicRequest, note: CoreNote) => Promise<T>,
+  ) => {
+    const answer = (req: PublicRequest, note: CoreNote) =>
+      rememberedAnswer(
+        req,
+        `${subject}:${note.noteId}`,
+        renderer,
+        () => make(req, note),
+        requested,
+        remake,
+      );
+    const remake: RemakeAnswer = async (source) => {
+      const req = publicRequest(deps, source, null);
+      if (req) await answer(req, target(req, idOrAlias));
+    };
+    return guarded(async () => {
+      const { req, note } = await opened(credentials, idOrAlias);
+      return await answer(req, note);
+    });
   };
 
   return {
@@ -165,12 +200,14 @@ export function publicShare(
       }),
 
     noteAnswer: (idOrAlias, credentials, renderer) =>
-      guarded(async () => {
-        const { req, note } = await opened(credentials, idOrAlias);
-        const make = () => noteResult(req, note);
-        const subject = `note:${note.noteId}`;
-        return await rememberedAnswer(req, subject, renderer, make, noteRequest(idOrAlias));
-      }),
+      answerAbout(
+        credentials,
+        idOrAlias,
+        noteRequest(idOrAlias),
+        "note",
+        renderer,
+        noteResult,
+      ),
 
     home: (credentials) =>
       guarded(async () => {
@@ -199,12 +236,14 @@ export function publicShare(
       }),
 
     siteAnswer: (credentials, page, renderer, make) =>
-      guarded(async () => {
-        const { req, note } = await opened(credentials, page.noteIdOrAlias);
-        const subject = `site:${page.subject}:${note.noteId}`;
-        const build = () => make(visitorView(req), note.noteId);
-        return await rememberedAnswer(req, subject, renderer, build, siteRequest(page));
-      }),
+      answerAbout(
+        credentials,
+        page.noteIdOrAlias,
+        siteRequest(page),
+        `site:${page.subject}`,
+        renderer,
+        (req, note) => make(visitorView(req), note.noteId),
+      ),
 
     unlock: (userPass) =>
       guarded(async () => {

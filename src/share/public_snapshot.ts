@@ -128,12 +128,29 @@ export interface PublicCaches {
   kept: Map<string, KeptAnswerRef>;
 }
 
-/** An anonymous request's answer: its rendered-cache key and the snapshot it was made from. */
+/**
+ * An anonymous request's answer: its rendered-cache key, the snapshot it was made from, and how
+ * to make it again from a newer snapshot ({@linkcode remakeKeptAnswers}).
+ */
 export interface KeptAnswerRef {
   renderedKey: string;
   identity: string;
   version: string;
+  remake?: RemakeAnswer;
 }
+
+/**
+ * Renders a kept request's answer from `source` (a snapshot about to be served, or just served)
+ * and keeps it; nothing when the note is no longer public there.
+ */
+export type RemakeAnswer = (source: PublicSource) => Promise<void>;
+
+/**
+ * Most answers made again for a new snapshot before it is served (or, after a write, before the
+ * writer's answer): the requests visited most recently. A page costs about a millisecond at
+ * 3,000 notes, so a change costs tens of milliseconds of rendering, not a visitor's wait.
+ */
+export const REMADE_MAX = 32;
 
 /** Most requests {@linkcode PublicCaches.kept} remembers before it starts over. */
 export const MAX_KEPT_ANSWERS = 4096;
@@ -234,8 +251,9 @@ export function createPublicCaches(
  * Brings the public share up to date after a write through this service, before the writer gets
  * its answer: the share is read again (three Core calls, whatever its size) while visitors keep
  * getting the last good snapshot, then replaces it; what was rendered from the old one goes
- * (some of what answers show, a note's attachments, is not part of the version). Readings and
- * contents stay: they are reused wherever nothing they depend on changed. When nothing has been
+ * (some of what answers show, a note's attachments, is not part of the version), and the answers
+ * visitors read most recently are rendered again from the new one, so their next visit is a kept
+ * answer. Readings and contents stay: they are reused wherever nothing they depend on changed. When nothing has been
  * read yet there is nothing to refresh; when the read fails the share is dropped, so the next
  * visitor waits for Core rather than see what the write may have hidden. The new snapshot is
  * `prepare`d before it replaces the old one, and its version published to the other instances
@@ -251,6 +269,8 @@ export async function refreshPublicShare(
     const { core, identity } = await publicCore({ detached: true });
     caches.snapshots.deleteWhere((key) => key !== identity);
     const previous = caches.snapshots.get(identity);
+    // what visitors read lately is rendered again once the old renders are gone (below)
+    const recent = recentKeptAnswers(caches, identity);
     const reread = previous === undefined
       ? undefined
       : () =>
@@ -264,13 +284,16 @@ export async function refreshPublicShare(
       caches.worldName = worldNameOf(snapshot);
       refreshed = true;
     }
+    // (who links where is kept by snapshot version: the new one's is made by `prepare`)
+    caches.rendered.clear();
+    caches.kept.clear();
+    if (snapshot) await remakeKeptAnswers(recent, { snapshot, core, identity });
   } catch {
     caches.snapshots.clear();
     caches.worldName = undefined;
+    caches.rendered.clear();
+    caches.kept.clear();
   }
-  // (who links where is kept by snapshot version: the new one's is made by `prepare`)
-  caches.rendered.clear();
-  caches.kept.clear();
   caches.flush({ many: true }).catch(() => {}); // for the next start; nobody waits for it
   return refreshed;
 }
@@ -289,7 +312,51 @@ export async function refreshPublicShare(
  */
 export function keepAnswer(caches: PublicCaches, request: string, ref: KeptAnswerRef): void {
   if (caches.kept.size >= MAX_KEPT_ANSWERS) caches.kept.clear();
+  caches.kept.delete(request); // the newest last (recentKeptAnswers)
   caches.kept.set(request, ref);
+}
+
+/**
+ * The kept answers of `identity`'s share that can be made again, the most recently kept first,
+ * at most `max`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 5_000 });
+ * const remake = () => Promise.resolve();
+ * for (const request of ["page\na", "page\nb", "page\nc"]) {
+ *   keepAnswer(caches, request, { renderedKey: request, identity: "i", version: "v", remake });
+ * }
+ * keepAnswer(caches, "page\na", { renderedKey: "page\na", identity: "i", version: "v", remake });
+ * const keys = (max: number) => recentKeptAnswers(caches, "i", max).map((r) => r.renderedKey);
+ * assert.deepEqual(keys(2), ["page\na", "page\nc"]);
+ * assert.deepEqual(recentKeptAnswers(caches, "another identity"), []);
+ * ```
+ */
+export function recentKeptAnswers(
+  caches: PublicCaches,
+  identity: string,
+  max: number = REMADE_MAX,
+): KeptAnswerRef[] {
+  const recent: KeptAnswerRef[] = [];
+  const refs = [...caches.kept.values()];
+  for (let i = refs.length - 1; i >= 0 && recent.length < max; i--) {
+    if (refs[i].identity === identity && refs[i].remake) recent.push(refs[i]);
+  }
+  return recent;
+}
+
+/**
+ * Renders `refs`' answers again from `source` and keeps them, one after another (each is a few
+ * milliseconds of work at most). A request whose note is gone from the share is left to its next
+ * visit, which answers the 404.
+ */
+export async function remakeKeptAnswers(
+  refs: readonly KeptAnswerRef[],
+  source: PublicSource,
+): Promise<void> {
+  for (const ref of refs) await ref.remake?.(source).catch(() => {});
 }
 
 /**
@@ -348,7 +415,14 @@ export async function publicSource(
   prepare?: PrepareSnapshot,
 ): Promise<PublicSource> {
   const { core, identity } = await publicCore({ detached: true });
-  const read = () => loadPublicSnapshot(core, identity, caches.snapshots.get(identity), prepare);
+  const read = () =>
+    loadPublicSnapshot(
+      core,
+      identity,
+      caches.snapshots.get(identity),
+      prepare,
+      () => recentKeptAnswers(caches, identity),
+    );
   const { versions } = caches;
   let snapshot = await caches.snapshots.getOrLoad(
     identity,
@@ -382,20 +456,24 @@ export type PrepareSnapshot = (
 /**
  * The published share as Core holds it now; null while nothing is published. The `previous`
  * snapshot itself when nothing changed (what was derived from it stays); a changed one is
- * `prepare`d before it replaces `previous` (a first load is not: its visitor is waiting).
+ * `prepare`d before it replaces `previous` (a first load is not: its visitor is waiting), and
+ * the answers `remade` names are rendered from it, so their visitors find them kept.
  */
 async function loadPublicSnapshot(
   core: CoreClient,
   identity: string,
   previous: PublicSnapshot | null | undefined,
   prepare?: PrepareSnapshot,
+  remade?: () => readonly KeptAnswerRef[],
 ): Promise<PublicSnapshot | null> {
   const loaded = await loadShareSnapshot(core);
   if (!loaded?.published) return null;
   const snapshot = buildPublicSnapshot(loaded.root.noteId, loaded.notes, loaded.view, previous);
   if (previous && snapshot.version === previous.version) return previous;
+  if (!previous) return snapshot;
   // a preparation that fails only leaves its work to the next visitor
-  if (previous && prepare) await prepare(snapshot, core, identity).catch(() => {});
+  await prepare?.(snapshot, core, identity).catch(() => {});
+  if (remade) await remakeKeptAnswers(remade(), { snapshot, core, identity });
   return snapshot;
 }
 

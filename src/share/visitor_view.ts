@@ -134,7 +134,9 @@ export function visitorView(req: PublicRequest): VisitorView {
             if (r.value === sourceId || !canSee(r.value) || isPrivate(snap, source, r.name)) {
               continue;
             }
-            out.set(r.value, [...(out.get(r.value) ?? []), { name: r.name, sourceId }]);
+            const to = out.get(r.value);
+            if (to) to.push({ name: r.name, sourceId });
+            else out.set(r.value, [{ name: r.name, sourceId }]);
           }
         }
         return out;
@@ -215,7 +217,11 @@ function contentLinks(
       const targets = await mapLimit(sources, deps.concurrency, from);
       const out = new Map<string, string[]>();
       sources.forEach((source, i) => {
-        for (const target of targets[i]) out.set(target, [...(out.get(target) ?? []), source]);
+        for (const target of targets[i]) {
+          const linking = out.get(target);
+          if (linking) linking.push(source);
+          else out.set(target, [source]);
+        }
       });
       deps.caches.flush({ many: true }).catch(() => {}); // every visible note was read: keep it for a restart
       return out;

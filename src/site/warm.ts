@@ -11,9 +11,11 @@ import { siteFrame } from "./site_model.ts";
 
 /**
  * Makes what every page of a new snapshot shares: the site's frame and its navigation markup,
- * and which notes link where (every visible note's reading, behind each page's backlinks).
+ * which notes link where (every visible note's reading, behind each page's backlinks) and which
+ * relations point at each note (behind each page's "Related").
  */
 export async function warmSite(view: VisitorView): Promise<void> {
   const [frame] = await Promise.all([siteFrame(view, ""), view.backlinksTo(view.rootId)]);
   siteNavigation(frame, undefined);
+  view.relatedFrom(view.rootId);
 }

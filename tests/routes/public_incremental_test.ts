@@ -3,7 +3,8 @@
  * writer's answer waits for the share and that note to be read again; visitors then wait for
  * nothing), a restart with the same `DATA_DIR` serves its first page without reading every
  * note's content from Core again — while a blob changed on disk is never served — and the
- * share is read whole past the cap on other backend answers, up to its own.
+ * share is read whole past the cap on other backend answers, up to its own. The pages visitors
+ * read lately are made again from a new share before anyone asks for them.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -14,6 +15,8 @@ import { type Harness, withHarness } from "../helpers/harness.ts";
 import { W } from "../../sims/world.ts";
 import { seedGeneratedWorld } from "../../sims/world_gen.ts";
 import { eventually } from "../helpers/manual_deadlines.ts";
+import { keptPublicAnswer } from "../../src/share/public_api.ts";
+import { REMADE_MAX } from "../../src/share/public_snapshot.ts";
 
 const page = (id: string) => `/public/lore/${encodeURIComponent(id)}`;
 
@@ -29,6 +32,15 @@ function contentReads(h: Harness): string[] {
     const m = /^\/etapi\/notes\/([^/]+)\/content$/.exec(r.path);
     return m && r.method === "GET" ? [m[1]] : [];
   });
+}
+
+/**
+ * The page of `id` as a repeat anonymous visit gets it without rendering (the kept answer's
+ * body), or undefined when that visit would render it.
+ */
+function keptPage(h: Harness, id: string): string | undefined {
+  const page = { subject: `note\n${h.url}`, noteIdOrAlias: id };
+  return keptPublicAnswer(h.server.app.state.publicShare, "page", page, null)?.body;
 }
 
 async function text(h: Harness, path: string): Promise<string> {
@@ -59,6 +71,52 @@ Deno.test("public share: a one-note write reads the share and that note again be
     // the new link is a backlink at once, and the visitor's page asked Core for nothing
     assert.deepEqual(mentionedIn(after).sort(), [...was, "The Lantern Guild"].sort());
     assert.deepEqual(h.core.requests.map((r) => r.path), [], "the visitor waited for nothing");
+  }, { env: { PUBLIC_CACHE_MS: "600000" } }));
+
+Deno.test("public share: the pages read lately are made again from the new share before the writer's answer", () =>
+  withHarness(async (h) => {
+    const before = await text(h, page(W.locHarbor));
+    await text(h, page(W.charMira));
+    assert.equal(keptPage(h, W.locHarbor), before, "a repeat visit gets the kept page");
+    const put = await h.request(`/api/lore/${W.faction}/content`, {
+      method: "PUT",
+      headers: { "content-type": "text/plain" },
+      body: `<p>The Guild keeps a lamp in <a href="#root/${W.locHarbor}">the harbor</a>.</p>`,
+    });
+    assert.equal(put.status, 204);
+    // before anyone asks, the harbor's page is kept again, made from the new share
+    const remade = keptPage(h, W.locHarbor);
+    assert.ok(remade !== undefined, "the harbor's page was made again");
+    assert.ok(mentionedIn(remade).includes("The Lantern Guild"), "from the new share");
+    assert.equal(await text(h, page(W.locHarbor)), remade, "and is what the next visitor gets");
+    assert.ok(keptPage(h, W.charMira) !== undefined, "every page read lately");
+    assert.equal(keptPage(h, W.faction), undefined, "a page nobody read is made when read");
+
+    // a page whose note the write hid is not made again: its next visit is the 404
+    const hide = await h.request(`/api/lore/${W.charMira}/attributes`, {
+      method: "POST",
+      json: { type: "label", name: "draft", value: "" },
+    });
+    assert.equal(hide.status, 201);
+    assert.equal(keptPage(h, W.charMira), undefined);
+    assert.equal((await h.request(page(W.charMira))).status, 404);
+    assert.doesNotMatch(keptPage(h, W.locHarbor) ?? "", /Mira Tallowend/);
+  }, { env: { PUBLIC_CACHE_MS: "600000" } }));
+
+Deno.test("public share: after a write at most REMADE_MAX pages are made again, the latest read", () =>
+  withHarness(async (h) => {
+    const world = seedGeneratedWorld(h.core.store, { notes: REMADE_MAX + 10, seed: 3 });
+    const pages = world.publicIds.filter((id) => !world.imageIds.includes(id));
+    assert.ok(pages.length > REMADE_MAX + 2, `${pages.length} pages`);
+    for (const id of pages) await text(h, page(id));
+    const put = await h.request(`/api/lore/${W.faction}/content`, {
+      method: "PUT",
+      headers: { "content-type": "text/plain" },
+      body: "<p>The Guild keeps its lamps lit.</p>",
+    });
+    assert.equal(put.status, 204);
+    const kept = pages.filter((id) => keptPage(h, id) !== undefined);
+    assert.deepEqual(kept, pages.slice(-REMADE_MAX));
   }, { env: { PUBLIC_CACHE_MS: "600000" } }));
 
 Deno.test("public share: a note hidden through the service leaves every page that linked it at once", () =>
@@ -187,6 +245,22 @@ Deno.test("public share: a background reload serves the last good share until th
     // one reload read the share and the one changed note, whichever visitor came when
     assert.equal(subtrees(), 1);
     assert.deepEqual(contentReads(h), [W.faction]);
+
+    // changed again, and a visit to another page starts the reload: the harbor's page, read
+    // lately, is made from the new share before that share is served
+    h.core.store.setNoteContent(W.faction, "<p>The Guild keeps its own lamps.</p>", {
+      scanLinks: true,
+    });
+    const served = snapshots.settled(identity);
+    clock.now += 1_600;
+    await text(h, "/");
+    await eventually("the reload is in", () => {
+      const now = snapshots.settled(identity);
+      return now !== undefined && now !== served;
+    });
+    const remade = keptPage(h, W.locHarbor);
+    assert.ok(remade !== undefined, "kept before anyone asked");
+    assert.deepEqual(mentionedIn(remade).sort(), [...was].sort());
   }, { env: { PUBLIC_CACHE_MS: "3000" }, now: () => clock.now });
 });
 
