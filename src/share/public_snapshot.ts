@@ -13,8 +13,9 @@ import { createHash } from "node:crypto";
 import { createTtlCache, stringBytes, type TtlCache } from "../cache/ttl_cache.ts";
 import type { Config } from "../config/service_config.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
-import { loadShareSnapshot } from "./snapshot.ts";
-import { ownShareAlias, type ShareView } from "./tree_filter.ts";
+import { repeatPool, shareRepeats } from "./repeat_pool.ts";
+import { loadShareNotes } from "./snapshot.ts";
+import { buildShareView, ownShareAlias, type ShareView } from "./tree_filter.ts";
 import type { PixelSize } from "./image_sizes.ts";
 import { answerBytes, type RenderedAnswer } from "./rendered_answer.ts";
 import { z } from "zod";
@@ -466,10 +467,10 @@ async function loadPublicSnapshot(
   prepare?: PrepareSnapshot,
   remade?: () => readonly KeptAnswerRef[],
 ): Promise<PublicSnapshot | null> {
-  const loaded = await loadShareSnapshot(core);
+  const loaded = await loadShareNotes(core);
   if (!loaded?.published) return null;
-  const snapshot = buildPublicSnapshot(loaded.root.noteId, loaded.notes, loaded.view, previous);
-  if (previous && snapshot.version === previous.version) return previous;
+  const snapshot = buildPublicSnapshot(loaded.root.noteId, loaded.notes, previous);
+  if (snapshot === previous) return previous;
   if (!previous) return snapshot;
   // a preparation that fails only leaves its work to the next visitor
   await prepare?.(snapshot, core, identity).catch(() => {});
@@ -478,26 +479,33 @@ async function loadPublicSnapshot(
 }
 
 /**
- * Wraps a loaded share snapshot: index by id, shortest public paths, and the version digest
- * (over the notes sorted by id, so Core's result order does not matter). A note that reads
- * exactly as in `previous` is that snapshot's very object, so what was derived from it (by
- * object) still holds.
+ * Wraps the share's notes as Core gave them: index by id, the public filter, shortest public
+ * paths, and the version digest (over the notes sorted by id, so Core's result order does not
+ * matter); `previous` itself when the version is its. A note that reads exactly as in `previous`
+ * is that snapshot's very object, so what was derived from it (by object) still holds; the others
+ * share what Core repeats (repeat_pool.ts). Nothing holds the notes as given: a snapshot keeps
+ * one copy of each note.
  */
 export function buildPublicSnapshot(
   rootId: string,
   notes: readonly CoreNote[],
-  view: ShareView,
   previous?: PublicSnapshot | null,
 ): PublicSnapshot {
   const byId = new Map<string, CoreNote>();
   const signatures = new Map<string, string>();
+  const pool = repeatPool();
   for (const n of notes) {
     if (byId.has(n.noteId)) continue;
     const signature = digest(JSON.stringify(n));
     const same = previous?.signatures.get(n.noteId) === signature;
+    if (!same) shareRepeats(n, pool);
     byId.set(n.noteId, same ? previous!.byId.get(n.noteId)! : n);
     signatures.set(n.noteId, signature);
   }
+  const sorted = [...signatures.keys()].sort();
+  const version = digest(rootId, ...sorted.map((id) => signatures.get(id)!));
+  if (previous && previous.version === version) return previous;
+  const view = buildShareView({ rootId, notes: [...byId.values()] });
   // publicIds() is BFS order, so the first public parent that reaches a note is on a shortest path.
   const parentOf = new Map<string, string>();
   for (const id of view.publicIds()) {
@@ -509,13 +517,12 @@ export function buildPublicSnapshot(
   }
   let aliases: Map<string, CoreNote> | undefined; // built on first lookup
   const made = new Map<string, unknown>();
-  const sorted = [...signatures.keys()].sort();
   return {
     rootId,
     byId,
     signatures,
     view,
-    version: digest(rootId, ...sorted.map((id) => signatures.get(id)!)),
+    version,
     hasCredentials: view.publicIds().some((id) => view.credentialGroups(id).length > 0),
     lookup(idOrAlias) {
       aliases ??= new Map(

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createPublicCaches, refreshPublicShare } from "./public_snapshot.ts";
+import { buildPublicSnapshot, createPublicCaches, refreshPublicShare } from "./public_snapshot.ts";
 import { answerBytes, renderedAnswer } from "./rendered_answer.ts";
 
 /** Pages of one size, told apart by their digit (n < 10). */
@@ -34,4 +34,46 @@ Deno.test("public caches: with PUBLIC_CACHE_MS 0 nothing rendered is kept", () =
   const caches = createPublicCaches({ PUBLIC_CACHE_MS: 0 });
   caches.rendered.set("k", page(1));
   assert.equal(caches.rendered.size, 0);
+});
+
+/** A note as Core's search gives it (a fresh parse each time). */
+const coreNote = (noteId: string, parent: string, labels: string[] = []) =>
+  JSON.parse(JSON.stringify({
+    noteId,
+    title: noteId,
+    type: "text",
+    mime: "text/html",
+    isProtected: false,
+    blobId: `blob-${noteId}`,
+    utcDateModified: "2026-01-05 08:00:00.000Z",
+    parentNoteIds: [parent],
+    childNoteIds: [],
+    attributes: labels.map((name, i) => ({
+      attributeId: `${noteId}-${i}`,
+      noteId,
+      type: "label",
+      name,
+      value: "",
+      isInheritable: false,
+    })),
+  }));
+
+const share = (rootLabels: string[] = []) => {
+  const root = { ...coreNote("root1", "_share", ["shareRoot", ...rootLabels]) };
+  root.childNoteIds = ["a", "b"];
+  return [root, coreNote("a", "root1"), coreNote("b", "root1")];
+};
+
+Deno.test("public snapshot: the same share is the previous snapshot; a change keeps what did not change", () => {
+  const first = buildPublicSnapshot("root1", share());
+  assert.equal(buildPublicSnapshot("root1", share(), first), first, "nothing changed");
+  const changed = share();
+  changed[2] = coreNote("b", "root1", ["draft"]);
+  const second = buildPublicSnapshot("root1", changed, first);
+  assert.notEqual(second.version, first.version);
+  assert.equal(second.byId.get("a"), first.byId.get("a"), "an unchanged note is the same object");
+  assert.notEqual(second.byId.get("b"), first.byId.get("b"));
+  // the filter is built over the snapshot's own notes: the draft is hidden
+  assert.deepEqual([first.view.isPublic("b"), second.view.isPublic("b")], [true, false]);
+  assert.equal(second.view.isPublic("a"), true);
 });

@@ -61,36 +61,45 @@ export async function findShareRoots(core: CoreClient): Promise<ShareRoots> {
   return { root: owners.length === 1 ? owners[0] : null, owners, publishedIds };
 }
 
-/** A loaded share configuration: the root, its whole subtree and the public view of it. */
-export interface CoreShareSnapshot {
+/** The share root and its whole subtree as Core holds them. */
+export interface CoreShareNotes {
   root: CoreNote;
   /** The root and all its descendants, with effective (own + inherited) attributes. */
   notes: CoreNote[];
-  /** The public filter over `notes`; meaningful for visitors only when `published`. */
-  view: ShareView;
   /** Whether Core serves the root at all (it lies in the `_share` tree). */
   published: boolean;
 }
 
+/** A loaded share configuration: the root, its whole subtree and the public view of it. */
+export interface CoreShareSnapshot extends CoreShareNotes {
+  /** The public filter over `notes`; meaningful for visitors only when `published`. */
+  view: ShareView;
+}
+
 /**
- * Loads the share snapshot: the root (by {@linkcode findShareRoots}, or the `roots` a caller
+ * Loads the share's notes: the root (by {@linkcode findShareRoots}, or the `roots` a caller
  * already found) and its whole subtree in ONE search. Archived notes are included because Core's
  * share serves them too. Null when there is no single share root (no owner, or a conflict).
  */
-export async function loadShareSnapshot(
+export async function loadShareNotes(
   core: CoreClient,
   roots?: ShareRoots,
-): Promise<CoreShareSnapshot | null> {
+): Promise<CoreShareNotes | null> {
   const { root, publishedIds } = roots ?? await findShareRoots(core);
   if (!root) return null;
   const notes = await core.search(WHOLE_SUBTREE, {
     ancestorNoteId: root.noteId,
     includeArchivedNotes: true,
   });
-  return {
-    root,
-    notes,
-    view: buildShareView({ rootId: root.noteId, notes }),
-    published: publishedIds.has(root.noteId),
-  };
+  return { root, notes, published: publishedIds.has(root.noteId) };
+}
+
+/** {@linkcode loadShareNotes} with the public filter over them. */
+export async function loadShareSnapshot(
+  core: CoreClient,
+  roots?: ShareRoots,
+): Promise<CoreShareSnapshot | null> {
+  const loaded = await loadShareNotes(core, roots);
+  return loaded &&
+    { ...loaded, view: buildShareView({ rootId: loaded.root.noteId, notes: loaded.notes }) };
 }
