@@ -10,7 +10,8 @@
  *    the pages read lately to be made again) and the next visitor's page: another note's and the
  *    written one's (both read before), and one nobody had read (medians of `BENCH_WRITES`);
  *  - the warm page and its 304 under load (`BENCH_SECONDS`, `BENCH_CONNECTIONS`), each beside its
- *    floor in the same run: a bare `Deno.serve` replaying the very same answer;
+ *    floor in the same run: a bare `Deno.serve` replaying the very same answer; then again with
+ *    the request log off (`LOG_LEVEL=warn`), which shows what a request's log line costs;
  *  - the service's RSS after all of it.
  *
  * Latencies are single requests in a row from this process (medians); ratios are same-run.
@@ -88,6 +89,13 @@ for (const notes of worlds) {
       }
       await service.stop();
     }
+    // the same under load without the request log: what one JSON line a request costs
+    const quiet = await spawnService({ ...env, LOG_LEVEL: "warn" });
+    try {
+      await underLoad(`${quiet.url}/public/lore/${otherId}`, row, ", request log off");
+    } finally {
+      await quiet.stop();
+    }
   } finally {
     await core.stop();
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
@@ -142,15 +150,23 @@ async function measureAfterWrites(
     `${ms(median(cold))} ms`,
     `${ratio(median(cold), warmMs)} of warm`,
   );
-  // warm page and 304 under load, beside a bare Deno.serve replaying the same answer
-  const etag = (await timed(other)).etag ?? "";
+  await underLoad(other, row);
+}
+
+/** The warm page and its 304 under load, beside a bare Deno.serve replaying the same answer. */
+async function underLoad(
+  page: string,
+  row: (what: string, value: string, beside?: string) => void,
+  note = "",
+): Promise<void> {
+  const etag = (await timed(page)).etag ?? "";
   for (const [name, headers] of [["warm page", {}], ["304", { "if-none-match": etag }]] as const) {
-    const floor = await spawnRole(["replay", other, ...(name === "304" ? [etag] : [])]);
+    const floor = await spawnRole(["replay", page, ...(name === "304" ? [etag] : [])]);
     try {
-      const svc = await load.run({ url: other, headers }, { seconds, connections });
+      const svc = await load.run({ url: page, headers }, { seconds, connections });
       const bare = await load.run({ url: floor.info.url, headers }, { seconds, connections });
       row(
-        `${name} under load (${load.name}, ${connections} connections)`,
+        `${name} under load (${load.name}, ${connections} connections${note})`,
         `${Math.round(svc.rps)} req/s, p50 ${ms(svc.p50)} ms`,
         `${ratio(svc.rps, bare.rps)} of its floor (${Math.round(bare.rps)} req/s)`,
       );

@@ -7,7 +7,8 @@
  */
 import { SANITIZER_VERSION } from "../sanitize/html.ts";
 import { loadHtmlEngine } from "../sanitize/html_engine.ts";
-import type { PublicRequest } from "./public_request.ts";
+import type { CoreNote } from "../upstream/core.ts";
+import { openTarget, type PublicRequest, publicRequest } from "./public_request.ts";
 import { keepAnswer, keptAnswer, type PublicCaches, type RemakeAnswer } from "./public_snapshot.ts";
 import type { RenderedAnswer } from "./rendered_answer.ts";
 import type { VisitorCredentials } from "./visitor_access.ts";
@@ -120,4 +121,35 @@ export function rememberedAnswer<T>(
     });
     return a;
   });
+}
+
+/** An answer about one note: how the request named it, and how the answer is made. */
+export interface NoteAnswer<T> {
+  /** The noteId or `#shareAlias` asked for; the share root when absent. */
+  idOrAlias?: string;
+  /** The request as asked ({@linkcode noteRequest}, {@linkcode siteRequest}). */
+  requested: string;
+  /** Names the answer among the note's answers (`note`, `site:note`…). */
+  subject: string;
+  renderer: AnswerRenderer<T>;
+  make: (req: PublicRequest, note: CoreNote) => Promise<T>;
+}
+
+/**
+ * The answer about `note` (the one `asked.idOrAlias` names, its 404 and 401 checks passed),
+ * rendered once ({@linkcode rememberedAnswer}); an anonymous visitor's is kept with how to make
+ * it again from a newer snapshot, where the note is looked up and checked anew.
+ */
+export function keptNoteAnswer<T>(
+  req: PublicRequest,
+  note: CoreNote,
+  asked: NoteAnswer<T>,
+): Promise<RenderedAnswer> {
+  const remake: RemakeAnswer = async (source) => {
+    const fresh = publicRequest(req.deps, source, null);
+    if (fresh) await keptNoteAnswer(fresh, openTarget(fresh, asked.idOrAlias), asked);
+  };
+  const make = () => asked.make(req, note);
+  const subject = `${asked.subject}:${note.noteId}`;
+  return rememberedAnswer(req, subject, asked.renderer, make, asked.requested, remake);
 }

@@ -14,6 +14,8 @@
  */
 import {
   type AnswerRenderer,
+  keptNoteAnswer,
+  type NoteAnswer,
   noteRequest,
   rememberedAnswer,
   type SitePage,
@@ -27,8 +29,7 @@ import {
   type PublicNoteResult,
 } from "./public_notes.ts";
 import {
-  openNote,
-  openRoot,
+  openTarget,
   type PublicRequest,
   publicRequest,
   type PublicShareDeps,
@@ -39,11 +40,9 @@ import {
   type PublicSource,
   publicSource,
   refreshPublicShare,
-  type RemakeAnswer,
 } from "./public_snapshot.ts";
 import type { RenderedAnswer } from "./rendered_answer.ts";
 import { type CredentialGuard, guardsOpenedBy, type ShareView } from "./tree_filter.ts";
-import type { CoreNote } from "../upstream/core.ts";
 import { guarded, publicNotFound, type VisitorCredentials } from "./visitor_access.ts";
 import { type VisitorView, visitorView } from "./visitor_view.ts";
 
@@ -153,44 +152,17 @@ export function publicShare(
     if (!req) throw publicNotFound();
     return req;
   };
-  /** The note `idOrAlias` names (the root when none), after the 404 and 401 checks. */
-  const target = (req: PublicRequest, idOrAlias?: string) =>
-    idOrAlias === undefined ? openRoot(req) : openNote(req, idOrAlias);
-  /** The request and the note it names, after the 404 and 401 checks. */
+  /** The request and the note it names (the root when none), after the 404 and 401 checks. */
   const opened = async (credentials: VisitorCredentials | null, idOrAlias?: string) => {
     const req = await published(credentials);
-    return { req, note: target(req, idOrAlias) };
+    return { req, note: openTarget(req, idOrAlias) };
   };
-  /**
-   * The answer about the note `idOrAlias` names, `requested` as the request asked for it: kept,
-   * and for an anonymous visitor made again from each new snapshot while it is read lately.
-   */
-  const answerAbout = <T>(
-    credentials: VisitorCredentials | null,
-    idOrAlias: string | undefined,
-    requested: string,
-    subject: string,
-    renderer: AnswerRenderer<T>,
-    make: (req: PublicRequest, note: CoreNote) => Promise<T>,
-  ) => {
-    const answer = (req: PublicRequest, note: CoreNote) =>
-      rememberedAnswer(
-        req,
-        `${subject}:${note.noteId}`,
-        renderer,
-        () => make(req, note),
-        requested,
-        remake,
-      );
-    const remake: RemakeAnswer = async (source) => {
-      const req = publicRequest(deps, source, null);
-      if (req) await answer(req, target(req, idOrAlias));
-    };
-    return guarded(async () => {
-      const { req, note } = await opened(credentials, idOrAlias);
-      return await answer(req, note);
+  /** The answer about a note, kept (answer_cache.ts `keptNoteAnswer`). */
+  const answerAbout = <T>(credentials: VisitorCredentials | null, asked: NoteAnswer<T>) =>
+    guarded(async () => {
+      const { req, note } = await opened(credentials, asked.idOrAlias);
+      return await keptNoteAnswer(req, note, asked);
     });
-  };
 
   return {
     note: (idOrAlias, credentials) =>
@@ -200,14 +172,13 @@ export function publicShare(
       }),
 
     noteAnswer: (idOrAlias, credentials, renderer) =>
-      answerAbout(
-        credentials,
+      answerAbout(credentials, {
         idOrAlias,
-        noteRequest(idOrAlias),
-        "note",
+        requested: noteRequest(idOrAlias),
+        subject: "note",
         renderer,
-        noteResult,
-      ),
+        make: noteResult,
+      }),
 
     home: (credentials) =>
       guarded(async () => {
@@ -236,14 +207,13 @@ export function publicShare(
       }),
 
     siteAnswer: (credentials, page, renderer, make) =>
-      answerAbout(
-        credentials,
-        page.noteIdOrAlias,
-        siteRequest(page),
-        `site:${page.subject}`,
+      answerAbout(credentials, {
+        idOrAlias: page.noteIdOrAlias,
+        requested: siteRequest(page),
+        subject: `site:${page.subject}`,
         renderer,
-        (req, note) => make(visitorView(req), note.noteId),
-      ),
+        make: (req, note) => make(visitorView(req), note.noteId),
+      }),
 
     unlock: (userPass) =>
       guarded(async () => {

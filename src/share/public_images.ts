@@ -12,7 +12,7 @@ import type { CoreAttachment, CoreClient, CoreNote } from "../upstream/core.ts";
 import { cachedImageSize, type PixelSize } from "./image_sizes.ts";
 import { hasHtmlContent } from "./public_content.ts";
 import type { PublicRequest } from "./public_request.ts";
-import { digest, type PublicSnapshot } from "./public_snapshot.ts";
+import { digest, type PublicSnapshot } from "./snapshot_index.ts";
 import { credentialsNeeded, publicNotFound } from "./visitor_access.ts";
 
 /** Images are public for a day (seed limit); credentialed ones only in the visitor's cache. */

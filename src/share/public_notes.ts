@@ -25,7 +25,7 @@ import {
 import { publicHtml } from "./note_readings.ts";
 import { isPrivateField, publicFields } from "./public_fields.ts";
 import { idFor, type PublicRequest } from "./public_request.ts";
-import type { PublicSnapshot } from "./public_snapshot.ts";
+import type { PublicSnapshot } from "./snapshot_index.ts";
 import type { PublicAttribute, PublicLoreNote, PublicRelation } from "./public_types.ts";
 
 /** One public lore type with its notes, for the home page. */

@@ -11,12 +11,8 @@ import type { StreamContext } from "../http/stream_guard.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { type Answerer, answerer } from "./policy_record.ts";
 import { linkTarget, type PublicLinkPolicy } from "./public_content.ts";
-import type {
-  PublicCaches,
-  PublicCoreReader,
-  PublicSnapshot,
-  PublicSource,
-} from "./public_snapshot.ts";
+import type { PublicCaches, PublicCoreReader, PublicSource } from "./public_snapshot.ts";
+import type { PublicSnapshot } from "./snapshot_index.ts";
 import {
   type Access,
   accessFor,
@@ -131,6 +127,11 @@ export function openNote(req: PublicRequest, idOrAlias: string): CoreNote {
 /** The share root's own note, checked like any other. */
 export function openRoot(req: PublicRequest): CoreNote {
   return open(req, req.snap.rootId);
+}
+
+/** The note `idOrAlias` names ({@linkcode openNote}), or the root when there is none. */
+export function openTarget(req: PublicRequest, idOrAlias?: string): CoreNote {
+  return idOrAlias === undefined ? openRoot(req) : openNote(req, idOrAlias);
 }
 
 /** What a note's public URL names it by: its `#shareAlias`, else its id. */

@@ -9,13 +9,11 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { createTtlCache, stringBytes, type TtlCache } from "../cache/ttl_cache.ts";
 import type { Config } from "../config/service_config.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
-import { repeatPool, shareRepeats } from "./repeat_pool.ts";
+import { buildPublicSnapshot, type PublicSnapshot } from "./snapshot_index.ts";
 import { loadShareNotes } from "./snapshot.ts";
-import { buildShareView, ownShareAlias, type ShareView } from "./tree_filter.ts";
 import type { PixelSize } from "./image_sizes.ts";
 import { answerBytes, type RenderedAnswer } from "./rendered_answer.ts";
 import { z } from "zod";
@@ -24,38 +22,6 @@ import { type KeptSummary, type NoteReading, noteReadingSchema } from "./public_
 import { type ShareDisk, shareDisk } from "./share_disk.ts";
 import { type ShareVersions, shareVersions } from "./share_version.ts";
 import type { SharedStore } from "../store/shared_store.ts";
-
-/** A published share tree, ready for visitors. */
-export interface PublicSnapshot {
-  rootId: string;
-  /** Every note of the subtree, public or not (callers ask `view` before using one). */
-  byId: ReadonlyMap<string, CoreNote>;
-  /**
-   * A digest of each note as Core gave it (its JSON): tells the next snapshot which notes are
-   * unchanged.
-   */
-  signatures: ReadonlyMap<string, string>;
-  view: ShareView;
-  /**
-   * Digest of the whole snapshot, hidden notes included: keys what is rendered from it, and is
-   * never part of an answer (it changes when a draft does).
-   */
-  version: string;
-  /** Whether any public note sits behind `#shareCredentials`. */
-  hasCredentials: boolean;
-  /**
-   * Public ancestors from the root down to the note's parent along its shortest public path
-   * (empty for the root itself).
-   */
-  ancestorsOf(noteId: string): string[];
-  /** Any note of the subtree, public or not, by noteId or by its own `#shareAlias`. */
-  lookup(idOrAlias: string): CoreNote | undefined;
-  /**
-   * A value made from this snapshot alone, made once under `key` (which names everything else
-   * it depends on, e.g. what the visitor may see) and dropped with the snapshot.
-   */
-  derived<T>(key: string, make: () => T): T;
-}
 
 /**
  * Core for the public share: a client on the server's own public credentials (never a
@@ -362,9 +328,9 @@ export async function remakeKeptAnswers(
 
 /**
  * The answer an earlier anonymous visit to the same request got, while it is certain to be the
- * answer now: the request is `anonymous` (no credentials of any kind), the snapshot it came from is still the cached
- * one and needs no reload yet or is being reloaded (nor a comparison with the share's version in
- * the shared store), and its rendered answer is still kept and likewise needs no reload or is
+ * answer now: the request is `anonymous` (no credentials of any kind), the snapshot it came from
+ * is still the cached one and needs no reload yet or is being reloaded (nor a comparison with the
+ * share's version in the shared store), and its rendered answer is still kept and likewise needs no reload or is
  * being rendered again. Anything else (a write through the service clears the share's caches, a
  * changed snapshot, a reload or comparison due that nobody started) is undefined, and the caller
  * takes the full path, which also starts any reload.
@@ -373,6 +339,7 @@ export async function remakeKeptAnswers(
  * ```ts
  * import assert from "node:assert/strict";
  * import { renderedAnswer } from "./rendered_answer.ts";
+ * import type { PublicSnapshot } from "./snapshot_index.ts";
  * const caches = createPublicCaches({ PUBLIC_CACHE_MS: 5_000 });
  * const answer = renderedAnswer("{}", []);
  * caches.snapshots.set("i", { version: "v1" } as PublicSnapshot);
@@ -476,87 +443,4 @@ async function loadPublicSnapshot(
   await prepare?.(snapshot, core, identity).catch(() => {});
   if (remade) await remakeKeptAnswers(remade(), { snapshot, core, identity });
   return snapshot;
-}
-
-/**
- * Wraps the share's notes as Core gave them: index by id, the public filter, shortest public
- * paths, and the version digest (over the notes sorted by id, so Core's result order does not
- * matter); `previous` itself when the version is its. A note that reads exactly as in `previous`
- * is that snapshot's very object, so what was derived from it (by object) still holds; the others
- * share what Core repeats (repeat_pool.ts). Nothing holds the notes as given: a snapshot keeps
- * one copy of each note.
- */
-export function buildPublicSnapshot(
-  rootId: string,
-  notes: readonly CoreNote[],
-  previous?: PublicSnapshot | null,
-): PublicSnapshot {
-  const byId = new Map<string, CoreNote>();
-  const signatures = new Map<string, string>();
-  const pool = repeatPool();
-  for (const n of notes) {
-    if (byId.has(n.noteId)) continue;
-    const signature = digest(JSON.stringify(n));
-    const same = previous?.signatures.get(n.noteId) === signature;
-    if (!same) shareRepeats(n, pool);
-    byId.set(n.noteId, same ? previous!.byId.get(n.noteId)! : n);
-    signatures.set(n.noteId, signature);
-  }
-  const sorted = [...signatures.keys()].sort();
-  const version = digest(rootId, ...sorted.map((id) => signatures.get(id)!));
-  if (previous && previous.version === version) return previous;
-  const view = buildShareView({ rootId, notes: [...byId.values()] });
-  // publicIds() is BFS order, so the first public parent that reaches a note is on a shortest path.
-  const parentOf = new Map<string, string>();
-  for (const id of view.publicIds()) {
-    for (const child of byId.get(id)?.childNoteIds ?? []) {
-      if (child !== rootId && view.isPublic(child) && !parentOf.has(child)) {
-        parentOf.set(child, id);
-      }
-    }
-  }
-  let aliases: Map<string, CoreNote> | undefined; // built on first lookup
-  const made = new Map<string, unknown>();
-  return {
-    rootId,
-    byId,
-    signatures,
-    view,
-    version,
-    hasCredentials: view.publicIds().some((id) => view.credentialGroups(id).length > 0),
-    lookup(idOrAlias) {
-      aliases ??= new Map(
-        [...byId.values()].flatMap((n) => {
-          const alias = ownShareAlias(n);
-          return alias === null ? [] : [[alias, n] as const];
-        }),
-      );
-      return aliases.get(idOrAlias) ?? byId.get(idOrAlias);
-    },
-    derived<T>(key: string, make: () => T): T {
-      if (!made.has(key)) made.set(key, make());
-      return made.get(key) as T;
-    },
-    ancestorsOf(noteId) {
-      const out: string[] = [];
-      for (let p = parentOf.get(noteId); p !== undefined; p = parentOf.get(p)) out.push(p);
-      return out.reverse();
-    },
-  };
-}
-
-/**
- * A short digest of the parts (SHA-256, base64url, 22 characters).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.match(digest("a", "b"), /^[\w-]{22}$/);
- * assert.notEqual(digest("a", "b"), digest("ab"));
- * ```
- */
-export function digest(...parts: string[]): string {
-  const h = createHash("sha256");
-  for (const part of parts) h.update(part).update("\n");
-  return h.digest("base64url").slice(0, 22);
 }

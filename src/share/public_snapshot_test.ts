@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { buildPublicSnapshot, createPublicCaches, refreshPublicShare } from "./public_snapshot.ts";
+import { createPublicCaches, refreshPublicShare } from "./public_snapshot.ts";
+import { buildPublicSnapshot } from "./snapshot_index.ts";
 import { answerBytes, renderedAnswer } from "./rendered_answer.ts";
 
 /** Pages of one size, told apart by their digit (n < 10). */

@@ -7,7 +7,7 @@
  */
 import { ApiError } from "../http/errors.ts";
 import type { SealKey } from "../session/seal.ts";
-import { digest, type PublicSnapshot } from "./public_snapshot.ts";
+import { digest, type PublicSnapshot } from "./snapshot_index.ts";
 import { type CredentialGuard, decodeBasic, guardsAllow } from "./tree_filter.ts";
 import { hasUnlockCookie, opensGuard, readUnlocked, type Unlocked } from "./unlock_cookie.ts";
 
