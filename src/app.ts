@@ -62,7 +62,8 @@ export interface AppDeps {
 
 /** A built application. */
 export interface App {
-  handle(req: Request, info?: RequestInfo): Promise<Response>;
+  /** A request's answer: at once when nothing waits (a kept page), else a promise of it. */
+  handle(req: Request, info?: RequestInfo): Response | Promise<Response>;
   routes: readonly Route[];
   state: AppState;
   log: Logger;
@@ -121,28 +122,39 @@ export function createApp(deps: AppDeps): App {
   const errorAnswer = errorAnswerer(log, () => state.publicShare.worldName);
   const finish = finisher({ config, log, state, cors, checkResponse: deps.checkResponse });
 
-  async function handle(req: Request, info: RequestInfo = {}): Promise<Response> {
+  /**
+   * One request through the phases. Not async: a request whose route reads no body and whose
+   * handler answers at once (a kept page, its 304) is answered without a promise, which the
+   * server then sends on its fast path.
+   */
+  function handle(req: Request, info: RequestInfo = {}): Response | Promise<Response> {
     const record = openRecord(req);
-    let res: Response;
+    const done = (res: Response) => {
+      record.bodyDone?.();
+      return finish(req, info, res, record);
+    };
+    const failed = async (e: unknown) => done(await errorAnswer(e, record));
+    let res: Response | Promise<Response>;
     try {
       const accepted = accept(req, info, record);
       if (accepted.kind === "preflight") {
         res = accepted.res;
+      } else if (accepted.route.body) {
+        const { url, route, params } = accepted;
+        res = readInput(route, params, req, url, record.requestId).then((input) => {
+          if (route.body?.kind !== "stream") record.bodyDone?.();
+          return run(req, url, route, input, info, record);
+        });
       } else {
         const { url, route, params } = accepted;
-        // only a body needs awaiting: a route without one takes no extra turn of the event loop
-        const input = route.body
-          ? await readInput(route, params, req, url, record.requestId)
-          : readParamsAndQuery(route, params, url);
-        if (route.body?.kind !== "stream") record.bodyDone?.();
-        res = await run(req, url, route, input, info, record);
+        const input = readParamsAndQuery(route, params, url);
+        record.bodyDone?.();
+        res = run(req, url, route, input, info, record);
       }
     } catch (e) {
-      res = await errorAnswer(e, record);
-    } finally {
-      record.bodyDone?.();
+      return failed(e);
     }
-    return finish(req, info, res, record);
+    return res instanceof Promise ? res.then(done, failed) : done(res);
   }
 
   return { handle, routes, state, log, fetch: fetchFn };
