@@ -220,11 +220,11 @@ export function createPublicCaches(
  * getting the last good snapshot, then replaces it; what was rendered from the old one goes
  * (some of what answers show, a note's attachments, is not part of the version), and the answers
  * visitors read most recently are rendered again from the new one, so their next visit is a kept
- * answer. Readings and contents stay: they are reused wherever nothing they depend on changed. When nothing has been
- * read yet there is nothing to refresh; when the read fails the share is dropped, so the next
- * visitor waits for Core rather than see what the write may have hidden. The new snapshot is
- * `prepare`d before it replaces the old one, and its version published to the other instances
- * (share_version.ts). Whether a new snapshot is in.
+ * answer. Readings and contents stay: they are reused wherever nothing they depend on changed.
+ * When nothing has been read yet there is nothing to refresh; when the read fails the share is
+ * dropped, so the next visitor waits for Core rather than see what the write may have hidden. The
+ * new snapshot is `prepare`d before it replaces the old one, and its version published to the
+ * other instances (share_version.ts). Whether a new snapshot is in.
  */
 export async function refreshPublicShare(
   caches: PublicCaches,
@@ -330,10 +330,10 @@ export async function remakeKeptAnswers(
  * The answer an earlier anonymous visit to the same request got, while it is certain to be the
  * answer now: the request is `anonymous` (no credentials of any kind), the snapshot it came from
  * is still the cached one and needs no reload yet or is being reloaded (nor a comparison with the
- * share's version in the shared store), and its rendered answer is still kept and likewise needs no reload or is
- * being rendered again. Anything else (a write through the service clears the share's caches, a
- * changed snapshot, a reload or comparison due that nobody started) is undefined, and the caller
- * takes the full path, which also starts any reload.
+ * share's version in the shared store), and its rendered answer is still kept and likewise needs
+ * no reload or is being rendered again. Anything else (a write through the service clears the
+ * share's caches, a changed snapshot, a reload or comparison due that nobody started) is
+ * undefined, and the caller takes the full path, which also starts any reload.
  *
  * @example
  * ```ts

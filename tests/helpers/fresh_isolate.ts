@@ -32,7 +32,7 @@ export async function inFreshIsolate(entry: URL, message: unknown): Promise<void
   }
 }
 
-/** In a worker module: runs `checks` on each message and posts back what they threw, if anything. */
+/** In a worker: runs `checks` on each message and posts back what they threw, if anything. */
 export function answerInWorker<T>(checks: (message: T) => void | Promise<void>): void {
   self.onmessage = async (e: MessageEvent<T>) => {
     try {

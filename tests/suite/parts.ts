@@ -119,7 +119,7 @@ export async function partFiles(index: number): Promise<string[]> {
   return split[index - 1] ?? [];
 }
 
-/** Imports the files of the part named by `partUrl` (`…/part_<n>.ts`), registering their tests. */
+/** Imports the files of the part `partUrl` names (`…/part_<n>.ts`): their tests register. */
 export async function loadPart(partUrl: string): Promise<void> {
   const index = Number(/part_(\d+)\.ts$/.exec(partUrl)?.[1]);
   if (!Number.isInteger(index) || index < 1 || index > PARTS) {
