@@ -168,3 +168,50 @@ Deno.test("bufferedLines: a reader that stops reading costs bounded memory; drop
   assert.equal(notice.count, 500 - kept.length);
   assert.equal(lines.at(-1), "after");
 });
+
+Deno.test("jsonLogger: a line written from the kept start reads exactly as JSON.stringify writes it", () => {
+  const secrets = ["s3cr3t-value", "another-long-token-value"];
+  const lines: string[] = [];
+  const log = jsonLogger("info", (l) => lines.push(l), secrets, () => new Date(0));
+  const strings = [
+    "",
+    "r1",
+    'quote " and \\ backslash',
+    "line\nbreak\ttab\u0001",
+    "unicode ✓ é 𝄞 and a lone \ud800",
+    "has s3cr3t-value inside",
+    "GET http://core:8080/etapi failed",
+    "Bearer abcdefghijklmnop",
+    "a".repeat(60),
+  ];
+  const values: unknown[] = [
+    ...strings,
+    0,
+    -0,
+    304,
+    0.1,
+    1e21,
+    NaN,
+    Infinity,
+    true,
+    null,
+    undefined,
+    [1, "x"],
+    { nested: "s3cr3t-value" },
+    () => 1,
+  ];
+  for (let i = 0; i < 200; i++) {
+    const fields: Record<string, unknown> = {};
+    for (let k = 0; k < 1 + (i % 7); k++) {
+      fields[`f${k}${i % 3}`] = values[(i * 7 + k * 3) % values.length];
+    }
+    lines.length = 0;
+    log.log("info", "request", fields);
+    const clean: Record<string, unknown> = { ts: new Date(0).toISOString(), level: "info" };
+    clean.msg = "request";
+    for (const [k, v] of Object.entries(fields)) {
+      clean[k] = typeof v === "string" ? redact(v, secrets) : v;
+    }
+    assert.equal(lines[0], JSON.stringify(clean), JSON.stringify(fields));
+  }
+});
