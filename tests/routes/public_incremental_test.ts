@@ -8,9 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config/service_config.ts";
 import { credentialIdentity } from "../../src/credentials/identity.ts";
-import { startServer } from "../../src/server.ts";
+import { startOnDataDir, withDataDir } from "../helpers/data_dir.ts";
 import { type Harness, withHarness } from "../helpers/harness.ts";
 import { W } from "../../sims/world.ts";
 import { seedGeneratedWorld } from "../../sims/world_gen.ts";
@@ -134,24 +133,16 @@ Deno.test("public share: a note hidden through the service leaves every page tha
   }, { env: { PUBLIC_CACHE_MS: "600000" } }));
 
 Deno.test("public share: a restart with the same DATA_DIR reads no note content from Core for its first page", () =>
-  withHarness(async (h) => {
-    const dataDir = await Deno.makeTempDir({ prefix: "lpp-share-" });
-    const env = {
-      HOST: "127.0.0.1",
-      PORT: "0",
-      LOG_LEVEL: "error",
-      PUBLIC_ORIGIN: "https://lore.example.org", // the same page bytes on every port
-      DATA_DIR: dataDir,
-      CORE_URL: h.core.url,
-      CORE_TOKEN: h.core.token,
-    };
-    try {
-      const first = await startServer({ config: loadConfig(env) });
+  withHarness((h) =>
+    withDataDir(async (dataDir) => {
+      // the same page bytes on every port
+      const start = () => startOnDataDir(h, dataDir, { PUBLIC_ORIGIN: "https://lore.example.org" });
+      const first = await start();
       const seen = await (await fetch(first.url + page(W.locHarbor))).text();
       await first.stop(); // writes what the share read to DATA_DIR
       h.core.clearRequests();
 
-      const second = await startServer({ config: loadConfig(env) });
+      const second = await start();
       try {
         const again = await (await fetch(second.url + page(W.locHarbor))).text();
         assert.equal(again, seen);
@@ -173,7 +164,7 @@ Deno.test("public share: a restart with the same DATA_DIR reads no note content 
         await second.stop();
       }
       h.core.clearRequests();
-      const third = await startServer({ config: loadConfig(env) });
+      const third = await start();
       try {
         const res = await fetch(third.url + page(W.locHarbor));
         const body = await res.text();
@@ -183,10 +174,8 @@ Deno.test("public share: a restart with the same DATA_DIR reads no note content 
       } finally {
         await third.stop();
       }
-    } finally {
-      await Deno.remove(dataDir, { recursive: true });
-    }
-  }));
+    })
+  ));
 
 Deno.test("public share: the share is read whole past MAX_UPSTREAM_BODY_BYTES, up to PUBLIC_SHARE_MAX_BYTES", async () => {
   // the sample world's subtree answer is far above 4 KiB: only the share's own bound applies
@@ -287,30 +276,21 @@ Deno.test("public site: in a world of hundreds of notes pages stay small and eve
   }));
 
 Deno.test("public share: at shutdown DATA_DIR keeps only the contents the current share holds", () =>
-  withHarness(async (h) => {
-    const dataDir = await Deno.makeTempDir({ prefix: "lpp-share-" });
-    const config = loadConfig({
-      HOST: "127.0.0.1",
-      PORT: "0",
-      LOG_LEVEL: "error",
-      DATA_DIR: dataDir,
-      CORE_URL: h.core.url,
-      CORE_TOKEN: h.core.token,
-    });
-    const kept = async () => {
-      const out: string[] = [];
-      for await (const identity of Deno.readDir(join(dataDir, "public-share"))) {
-        for await (
-          const blob of Deno.readDir(join(dataDir, "public-share", identity.name, "blobs"))
-        ) {
-          out.push(blob.name);
+  withHarness((h) =>
+    withDataDir(async (dataDir) => {
+      const kept = async () => {
+        const out: string[] = [];
+        for await (const identity of Deno.readDir(join(dataDir, "public-share"))) {
+          for await (
+            const blob of Deno.readDir(join(dataDir, "public-share", identity.name, "blobs"))
+          ) {
+            out.push(blob.name);
+          }
         }
-      }
-      return out;
-    };
-    const before = h.core.store.getNote(W.locHarbor)!.blobId;
-    try {
-      const server = await startServer({ config });
+        return out;
+      };
+      const before = h.core.store.getNote(W.locHarbor)!.blobId;
+      const server = await startOnDataDir(h, dataDir);
       try {
         await (await fetch(server.url + page(W.locHarbor))).text();
         const put = await fetch(`${server.url}/api/lore/${W.locHarbor}/content`, {
@@ -329,8 +309,9 @@ Deno.test("public share: at shutdown DATA_DIR keeps only the contents the curren
       }
       const blobs = await kept();
       assert.ok(!blobs.includes(before), "the past version's content is gone");
-      assert.ok(blobs.includes(h.core.store.getNote(W.locHarbor)!.blobId), "the current one stays");
-    } finally {
-      await Deno.remove(dataDir, { recursive: true });
-    }
-  }));
+      assert.ok(
+        blobs.includes(h.core.store.getNote(W.locHarbor)!.blobId),
+        "the current one stays",
+      );
+    })
+  ));

@@ -6,8 +6,7 @@
  * on the same Core. Whatever was kept, nothing of the past shows.
  */
 import assert from "node:assert/strict";
-import { loadConfig } from "../../src/config/service_config.ts";
-import { startServer } from "../../src/server.ts";
+import { startOnDataDir, withDataDir } from "../helpers/data_dir.ts";
 import { type Harness, withHarness } from "../helpers/harness.ts";
 import { prng, propertySeed } from "../helpers/prng.ts";
 import { W } from "../../sims/world.ts";
@@ -126,26 +125,16 @@ Deno.test("property: what the public share kept answers exactly as a cold start 
     for (let step = 0; step < STEPS; step++) {
       done.push(await edit(h, rng));
       const kept = await answers(h.url);
-      const dataDir = await Deno.makeTempDir({ prefix: "lpp-cold-" });
-      const cold = await startServer({
-        config: loadConfig({
-          HOST: "127.0.0.1",
-          PORT: "0",
-          LOG_LEVEL: "error",
-          PUBLIC_ORIGIN: ORIGIN,
-          DATA_DIR: dataDir,
-          CORE_URL: h.core.url,
-          CORE_TOKEN: h.core.token,
-        }),
-      });
-      try {
-        const fresh = await answers(cold.url);
-        for (const [path, answer] of fresh) {
-          assert.equal(kept.get(path), answer, `seed ${seed}, after ${done.join("; ")}: ${path}`);
+      await withDataDir(async (dataDir) => {
+        const cold = await startOnDataDir(h, dataDir, { PUBLIC_ORIGIN: ORIGIN });
+        try {
+          const fresh = await answers(cold.url);
+          for (const [path, answer] of fresh) {
+            assert.equal(kept.get(path), answer, `seed ${seed}, after ${done.join("; ")}: ${path}`);
+          }
+        } finally {
+          await cold.stop();
         }
-      } finally {
-        await cold.stop();
-        await Deno.remove(dataDir, { recursive: true });
-      }
+      });
     }
   }, { env: { PUBLIC_ORIGIN: ORIGIN, PUBLIC_CACHE_MS: "600000" } }));

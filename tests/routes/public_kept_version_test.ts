@@ -5,9 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config/service_config.ts";
 import { SANITIZER_VERSION } from "../../src/sanitize/html.ts";
-import { startServer } from "../../src/server.ts";
+import { startOnDataDir, withDataDir } from "../helpers/data_dir.ts";
 import { withHarness } from "../helpers/harness.ts";
 
 const TAMPERED = "tampered kept reading";
@@ -41,26 +40,17 @@ async function rewriteKept(dataDir: string, version: string): Promise<number> {
 }
 
 Deno.test("public share: readings kept by another sanitizer version are made again after a restart", () =>
-  withHarness(async (h) => {
-    const dataDir = await Deno.makeTempDir({ prefix: "lpp-share-" });
-    const env = {
-      HOST: "127.0.0.1",
-      PORT: "0",
-      LOG_LEVEL: "error",
-      DATA_DIR: dataDir,
-      CORE_URL: h.core.url,
-      CORE_TOKEN: h.core.token,
-    };
-    /** A search page of a fresh service on DATA_DIR (the search reads every note's readings). */
-    const search = async (q: string) => {
-      const server = await startServer({ config: loadConfig(env) });
-      try {
-        return await (await fetch(`${server.url}/?q=${encodeURIComponent(q)}`)).text();
-      } finally {
-        await server.stop(); // keeps what it read in DATA_DIR
-      }
-    };
-    try {
+  withHarness((h) =>
+    withDataDir(async (dataDir) => {
+      /** A search page of a fresh service on DATA_DIR (the search reads every note's readings). */
+      const search = async (q: string) => {
+        const server = await startOnDataDir(h, dataDir);
+        try {
+          return await (await fetch(`${server.url}/?q=${encodeURIComponent(q)}`)).text();
+        } finally {
+          await server.stop(); // keeps what it read in DATA_DIR
+        }
+      };
       assert.doesNotMatch(await search("harbor"), SHOWN);
       // kept under the running version, a reading is reused as it is (so this test can see it)
       assert.ok(await rewriteKept(dataDir, SANITIZER_VERSION) > 0);
@@ -70,7 +60,5 @@ Deno.test("public share: readings kept by another sanitizer version are made aga
       const again = await search("tampered");
       assert.doesNotMatch(again, SHOWN);
       assert.match(again, /role="status">0 results for/);
-    } finally {
-      await Deno.remove(dataDir, { recursive: true });
-    }
-  }));
+    })
+  ));
