@@ -107,19 +107,19 @@ export function jsonLogger(
   minLevel: LogLevel | "silent",
   sink: ((line: string) => void) | LineSink = bufferedLines(Deno.stdout),
   secrets: readonly string[] = [],
-  now: () => Date = () => new Date(),
+  now: () => number = Date.now,
 ): Logger {
   const write = typeof sink === "function" ? sink : sink.write;
   const min = ORDER[minLevel];
+  const members = memberWriter(secrets);
   // Thousands of lines a second share a few timestamps: format each millisecond once.
   let lastMs = NaN;
   let lastIso = "";
   const timestamp = () => {
-    const date = now();
-    const ms = date.getTime();
+    const ms = now();
     if (ms !== lastMs) {
       lastMs = ms;
-      lastIso = date.toISOString();
+      lastIso = new Date(ms).toISOString();
     }
     return lastIso;
   };
@@ -129,14 +129,14 @@ export function jsonLogger(
     log(level, msg, fields = {}) {
       if (ORDER[level] < min) return;
       const ts = timestamp();
-      if (asGiven(fields, secrets)) {
+      const given = members(fields);
+      if (given !== undefined) {
         // nothing to redact: the fields are written as given, after the kept start
         if (head.ts !== ts || head.level !== level || head.msg !== msg) {
           const text = JSON.stringify({ ts, level, msg: redact(msg, secrets) }).slice(0, -1);
           head = { ts, level, msg, text };
         }
-        const rest = JSON.stringify(fields);
-        write(rest === "{}" ? `${head.text}}` : `${head.text},${rest.slice(1)}`);
+        write(`${head.text}${given}}`);
         return;
       }
       const clean: Record<string, unknown> = { ts, level };
@@ -151,20 +151,73 @@ export function jsonLogger(
   };
 }
 
-/**
- * Whether `fields` can be written as they are: a plain object whose string values redaction
- * leaves alone, that names none of the line's own keys (which it would overwrite in place) and
- * has no key starting with a digit (an index key, which JSON puts before the line's own keys).
- */
-function asGiven(fields: Record<string, unknown>, secrets: readonly string[]): boolean {
-  if (Object.getPrototypeOf(fields) !== Object.prototype) return false;
-  for (const k in fields) {
-    if (k === "ts" || k === "level" || k === "msg" || DIGIT.test(k)) return false;
-    const v = fields[k];
-    if (typeof v === "string" && redact(v, secrets) !== v) return false;
-  }
-  return true;
+/** What a logger keeps of one field name: its `,"name":` and the last string value written. */
+interface Member {
+  key: string;
+  /** The last string value redaction left alone, and its member text. */
+  value?: string;
+  text?: string;
 }
+
+/**
+ * A logger's writer of fields as JSON writes them after the line's own members (each with its
+ * leading comma). Undefined when they cannot be written as they are: not a plain object, a
+ * string value that redaction changes, a value that is an object, or a key naming one of the
+ * line's own (which it would overwrite in place) or starting with a digit (an index key, which
+ * JSON puts first); the line is then written the long way. Request lines repeat most values
+ * (method, route, client) from one line to the next: a value equal to its field's last one is
+ * neither checked nor quoted again.
+ */
+function memberWriter(
+  secrets: readonly string[],
+): (fields: Record<string, unknown>) => string | undefined {
+  const names = new Map<string, Member | null>();
+  const member = (k: string): Member | null => {
+    let m = names.get(k);
+    if (m === undefined) {
+      m = k === "ts" || k === "level" || k === "msg" || DIGIT.test(k)
+        ? null
+        : { key: `,${JSON.stringify(k)}:` };
+      // field names come from the code, a few dozen; a bound all the same
+      if (names.size < 1_000) names.set(k, m);
+    }
+    return m;
+  };
+  return (fields) => {
+    if (Object.getPrototypeOf(fields) !== Object.prototype) return undefined;
+    let out = "";
+    for (const k in fields) {
+      const m = member(k);
+      if (m === null) return undefined;
+      const v = fields[k];
+      switch (typeof v) {
+        case "string":
+          if (v !== m.value) {
+            if (redact(v, secrets) !== v) return undefined;
+            m.value = v;
+            m.text = PLAIN.test(v) ? `${m.key}"${v}"` : m.key + JSON.stringify(v);
+          }
+          out += m.text;
+          break;
+        case "number":
+          out += m.key + (Number.isFinite(v) ? String(v) : "null");
+          break;
+        case "boolean":
+          out += m.key + v;
+          break;
+        case "undefined":
+          break;
+        default:
+          if (v !== null) return undefined;
+          out += `${m.key}null`;
+      }
+    }
+    return out;
+  };
+}
+
+/** Printable ASCII but `"` and `\\`: a string JSON writes as it is, between quotes. */
+const PLAIN = /^[ !#-[\]-~]*$/;
 
 const DIGIT = /^\d/;
 
