@@ -331,10 +331,19 @@ export function matchRoute(
   const literal = index.literal.get(pathname);
   if (literal) return pick(literal, m, pathname, undefined);
   const parts = pathname.split("/");
-  const rows = index.byLength.get(parts.length)?.filter((r) =>
-    r.segments.every((seg, i) => (seg === null ? parts[i] !== "" : seg === parts[i]))
-  );
+  const sized = index.byStart.get(parts.length);
+  const candidates = sized?.get(parts[1]) ?? sized?.get(ANY_START);
+  const rows = candidates?.filter((r) => fits(r.segments, parts));
   return rows?.length ? pick(rows, m, pathname, parts) : { kind: "none" };
+}
+
+/** Whether a parameterised row's segments fit the request's path segments. */
+function fits(segments: readonly (string | null)[], parts: readonly string[]): boolean {
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i];
+    if (seg === null ? parts[i] === "" : seg !== parts[i]) return false;
+  }
+  return true;
 }
 
 /** The row for `method` among rows that fit the path, else the methods they allow. */
@@ -357,29 +366,57 @@ function paramsOf(
 ): Record<string, string | undefined> | undefined {
   if (!row.names) return row.pattern.exec({ pathname })?.pathname.groups; // URLPattern costs µs
   const params: Record<string, string> = {};
-  if (parts) row.names.forEach((name, i) => name !== undefined && (params[name] = parts[i]));
+  if (!parts) return params;
+  for (let i = 0; i < row.names.length; i++) {
+    const name = row.names[i];
+    if (name !== undefined) params[name] = parts[i];
+  }
   return params;
 }
 
-/** Rows by exact literal path, and parameterised rows by segment count, both in table order. */
+/**
+ * Rows by exact literal path, and parameterised rows by segment count then first segment: a
+ * first segment's rows are those that start with it and those that start with a parameter
+ * ({@linkcode ANY_START}'s, for a first segment no row names), both in table order.
+ */
 interface RouteIndex {
   literal: Map<string, CompiledRoute[]>;
-  byLength: Map<number, CompiledRoute[]>;
+  byStart: Map<number, Map<string | typeof ANY_START, CompiledRoute[]>>;
 }
 
-// built once per table, on its first lookup: every request then costs one or two map lookups
+const ANY_START = Symbol("any first segment");
+
+// built once per table, on its first lookup: every request then costs a few map lookups
 const indexes = new WeakMap<readonly CompiledRoute[], RouteIndex>();
 
+// the app's one table, found without a WeakMap lookup on every request
+let last: { table: readonly CompiledRoute[]; index: RouteIndex } | undefined;
+
 function indexFor(table: readonly CompiledRoute[]): RouteIndex {
-  let index = indexes.get(table);
-  if (index) return index;
-  index = { literal: new Map(), byLength: new Map() };
+  if (last?.table === table) return last.index;
+  const index = indexes.get(table) ?? buildIndex(table);
+  last = { table, index };
+  return index;
+}
+
+function buildIndex(table: readonly CompiledRoute[]): RouteIndex {
+  const index: RouteIndex = { literal: new Map(), byStart: new Map() };
   for (const row of table) {
     // a literal row fits exactly one pathname: its own
-    const [map, key] = isLiteral(row.path)
-      ? [index.literal as Map<unknown, CompiledRoute[]>, row.path]
-      : [index.byLength as Map<unknown, CompiledRoute[]>, row.segments.length];
-    map.set(key, [...(map.get(key) ?? []), row]);
+    if (isLiteral(row.path)) {
+      index.literal.set(row.path, [...(index.literal.get(row.path) ?? []), row]);
+      continue;
+    }
+    let sized = index.byStart.get(row.segments.length);
+    if (!sized) index.byStart.set(row.segments.length, sized = new Map([[ANY_START, []]]));
+    const start = row.segments[1];
+    if (start !== null && !sized.has(start)) {
+      // a first segment met for the first time: the parameter-first rows so far fit it too
+      sized.set(start, table.filter((r) => sized.get(ANY_START)!.includes(r)));
+    }
+    for (const [key, rows] of sized) {
+      if (start === null || key === start) rows.push(row);
+    }
   }
   indexes.set(table, index);
   return index;

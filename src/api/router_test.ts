@@ -111,3 +111,67 @@ Deno.test("routes: an alias answers as its route, with its own params, and is ne
   const clash = { ...row("GET", "/api/y/a"), aliases: ["/api/y/b"] };
   assert.throws(() => compileRoutes([clash, row("GET", "/api/y/b")]), /ambiguous/);
 });
+
+/**
+ * The table read row by row, as the router's rules say: the rows whose literal path is the
+ * pathname, else the parameterised rows that fit it, in table order; the method's row, else
+ * the methods there are.
+ */
+function scanned(table: ReturnType<typeof compileRoutes>, method: string, pathname: string) {
+  const m = method === "HEAD" ? "GET" : method;
+  const parts = pathname.split("/");
+  const literal = table.filter((r) => !r.path.includes(":") && r.path === pathname);
+  const rows = literal.length > 0
+    ? literal
+    : table.filter((r) =>
+      r.path.includes(":") && r.segments.length === parts.length &&
+      r.segments.every((seg, i) => seg === null ? parts[i] !== "" : seg === parts[i])
+    );
+  if (rows.length === 0) return "none";
+  const hit = rows.find((r) => r.route.method === m);
+  return hit ? `found ${hit.path}` : `method ${rows.map((r) => r.route.method).join(",")}`;
+}
+
+Deno.test("routes: the index finds what reading the whole table finds, parameter-first rows too", () => {
+  const rng = prng(20261128);
+  const rand = (n: number) => Math.floor(rng() * n);
+  const pick = <T>(xs: readonly T[]) => xs[rand(xs.length)];
+  let compared = 0;
+  for (let t = 0; t < 200; t++) {
+    // a random table of short paths; rows the router would refuse as ambiguous are left out
+    const shapes = new Set<string>();
+    const rows = [];
+    for (let i = 0; i < 8; i++) {
+      const segments = Array.from({ length: 1 + rand(3) }, () => pick(["a", "b", ":p", ":q"]));
+      const method = pick(["GET", "POST"] as const);
+      const shape = `${method} ${segments.map((s) => s.startsWith(":") ? ":" : s).join("/")}`;
+      if (shapes.has(shape)) continue;
+      shapes.add(shape);
+      // parameter names differ per segment, as URLPattern requires
+      rows.push(
+        row(method, "/" + segments.map((s, k) => s.startsWith(":") ? `${s}${k}` : s).join("/")),
+      );
+    }
+    const table = compileRoutes(rows);
+    for (let i = 0; i < 30; i++) {
+      const path = "/" +
+        Array.from({ length: 1 + rand(3) }, () => pick(["a", "b", "c", ""])).join("/");
+      const method = pick(["GET", "HEAD", "POST", "DELETE"]);
+      const m = matchRoute(table, method, path);
+      const got = m.kind === "found"
+        ? `found ${
+          table.find((r) => r.route === m.route && r.path === m.route.path)?.path ?? m.route.path
+        }`
+        : m.kind === "method"
+        ? `method ${m.allow.join(",")}`
+        : "none";
+      assert.equal(
+        got,
+        scanned(table, method, path),
+        `${method} ${path} in ${rows.map((r) => r.path)}`,
+      );
+      compared++;
+    }
+  }
+  assert.equal(compared, 6000);
+});

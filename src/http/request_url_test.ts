@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ApiError } from "./errors.ts";
 import { requestUrl, validAuthority } from "./request_url.ts";
+import { prng } from "../../tests/helpers/prng.ts";
 
 /**
  * A request as Deno builds it: `req.url` is "http://" + the raw Host + the raw target, with
@@ -81,4 +82,30 @@ Deno.test("request url: a served request must carry its own Host; one made in th
   }
   assert.equal(requestUrl(denoRequest("127.0.0.1:8080", "/healthz"), true).host, "127.0.0.1:8080");
   assert.equal(requestUrl(new Request("http://lore.example/x")).host, "lore.example");
+});
+
+Deno.test("request url: a usual target read as given equals the same target taken apart", () => {
+  // the same request twice: as Deno gives it (read as it is) and with the target's authority in
+  // capitals, which differs from the Host and so is taken apart and rebuilt
+  const asGiven = (host: string, target: string) => requestUrl(denoRequest(host, target), true);
+  const takenApart = (host: string, target: string) => {
+    const req = denoRequest(host, target);
+    return requestUrl(
+      new Proxy(req, {
+        get: (t, p) => p === "url" ? `http://${host.toUpperCase()}${target}` : Reflect.get(t, p),
+      }),
+      true,
+    );
+  };
+  const rng = prng(20261128);
+  const alphabet = [..."abzAZ09-_~/?=&+!$'()*,;:@é€ "];
+  for (let i = 0; i < 500; i++) {
+    const host = ["lore.example", "lore.example:8080", "a-b.local:1"][i % 3];
+    const tail = Array.from(
+      { length: Math.floor(rng() * 24) },
+      () => alphabet[Math.floor(rng() * alphabet.length)],
+    ).join("");
+    const target = `/${tail}`;
+    assert.equal(asGiven(host, target).href, takenApart(host, target).href, target);
+  }
 });
