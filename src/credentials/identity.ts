@@ -5,6 +5,7 @@
  * @module
  */
 import type { CoreCredentials } from "../upstream/core.ts";
+import { sha256Hex } from "../util/sha256.ts";
 
 /**
  * A short, non-reversible identity for a set of credentials, to partition caches per caller
@@ -19,7 +20,5 @@ import type { CoreCredentials } from "../upstream/core.ts";
  * ```
  */
 export async function credentialIdentity(creds: CoreCredentials): Promise<string> {
-  const data = new TextEncoder().encode(`${creds.baseUrl}\n${creds.token}`);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
-  return Array.from(digest.slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
+  return await sha256Hex(`${creds.baseUrl}\n${creds.token}`, 8);
 }

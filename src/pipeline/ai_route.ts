@@ -14,6 +14,7 @@ import { ApiError } from "../http/errors.ts";
 import type { Logger } from "../http/log.ts";
 import type { AiCalls, AiWork } from "../upstream/ai_calls.ts";
 import type { ValueCodec } from "../upstream/shared_ai_calls.ts";
+import { sha256Hex } from "../util/sha256.ts";
 
 /** What an AI route declares about itself. */
 export interface AiRoute {
@@ -168,10 +169,7 @@ export async function aiResultKey(
     JSON.stringify(request.query ?? null),
     JSON.stringify(request.body ?? null),
   ].join("\n");
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(what)),
-  );
-  return Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+  return await sha256Hex(what, 16);
 }
 
 /**

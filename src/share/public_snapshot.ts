@@ -13,7 +13,7 @@ import { createTtlCache, stringBytes, type TtlCache } from "../cache/ttl_cache.t
 import type { Config } from "../config/service_config.ts";
 import type { CoreClient, CoreNote } from "../upstream/core.ts";
 import { buildPublicSnapshot, type PublicSnapshot } from "./snapshot_index.ts";
-import { loadShareNotes } from "./snapshot.ts";
+import { reloadShareNotes } from "./snapshot.ts";
 import type { PixelSize } from "./image_sizes.ts";
 import { answerBytes, type RenderedAnswer } from "./rendered_answer.ts";
 import { z } from "zod";
@@ -427,6 +427,12 @@ export type PrepareSnapshot = (
  * `prepare`d before it replaces `previous` (a first load is not: its visitor is waiting), and
  * the answers `remade` names are rendered from it, so their visitors find them kept.
  */
+/**
+ * The SHA-256 of the Core answer each snapshot was last found in (by a load, or a reload that
+ * found the same version): a reload that gets the same bytes keeps the snapshot unparsed.
+ */
+const answerDigests = new WeakMap<PublicSnapshot, string>();
+
 async function loadPublicSnapshot(
   core: CoreClient,
   identity: string,
@@ -434,9 +440,15 @@ async function loadPublicSnapshot(
   prepare?: PrepareSnapshot,
   remade?: () => readonly KeptAnswerRef[],
 ): Promise<PublicSnapshot | null> {
-  const loaded = await loadShareNotes(core);
+  const digest = previous ? answerDigests.get(previous) : undefined;
+  const loaded = await reloadShareNotes(
+    core,
+    previous ? { rootId: previous.rootId, digest } : undefined,
+  );
   if (!loaded?.published) return null;
+  if (loaded.notes === null) return previous ?? null; // Core's very answer of last time
   const snapshot = buildPublicSnapshot(loaded.root.noteId, loaded.notes, previous);
+  answerDigests.set(snapshot, loaded.digest);
   if (snapshot === previous) return previous;
   if (!previous) return snapshot;
   // a preparation that fails only leaves its work to the next visitor

@@ -27,6 +27,8 @@ import {
 import {
   DEFAULT_MAX_BODY_BYTES,
   MAX_ERROR_BODY_BYTES,
+  parseJsonAnswer,
+  readBodyBytes,
   readBodyText,
   readJsonBody,
   readJsonBodyAndText,
@@ -36,6 +38,7 @@ import {
   type UpstreamResponse,
 } from "./fetch.ts";
 import { upstreamPath as p } from "./path.ts";
+import { sha256Hex } from "../util/sha256.ts";
 
 /** Where Core is and the ETAPI token to use there. */
 export interface CoreCredentials {
@@ -105,6 +108,16 @@ export interface CoreClient {
    * {@linkcode callerQueryError}).
    */
   searchCallerQuery(query: string, opts?: CoreSearchOptions): Promise<CoreNote[]>;
+  /**
+   * {@linkcode CoreClient.search}, unless Core answers with exactly the bytes whose SHA-256 (hex)
+   * is `unless`: then `results` is null and nothing is decoded or parsed. `digest` names the
+   * answer read, for the next call's `unless`.
+   */
+  searchUnlessSame(
+    query: string,
+    opts: CoreSearchOptions,
+    unless?: string,
+  ): Promise<{ results: CoreNote[] | null; digest: string }>;
   /**
    * {@linkcode CoreClient.searchCallerQuery}, with the list's JSON text as Core sent it when the
    * validated list is exactly that text (else `null`, also when a title was decoded): a route
@@ -263,7 +276,7 @@ function noteMethods(
 /** Searches; a caller's query has the failures it causes explained ({@linkcode callerQueryError}). */
 function searchMethods(
   b: CoreBinding,
-): Pick<CoreClient, "search" | "searchCallerQuery" | "listCallerQuery"> {
+): Pick<CoreClient, "search" | "searchCallerQuery" | "searchUnlessSame" | "listCallerQuery"> {
   const searchCall = async (query: string, opts: CoreSearchOptions = {}, explain?: Explain) =>
     typedTitles(
       (await coreJson(b, coreSearchAnswerSchema, searchRequest(query, opts), explain)).results,
@@ -271,6 +284,15 @@ function searchMethods(
   return {
     search: (query, opts) => searchCall(query, opts),
     searchCallerQuery: (query, opts) => searchCall(query, opts, callerQueryError),
+    searchUnlessSame: async (query, opts, unless) => {
+      const up = await coreCall(b, searchRequest(query, opts));
+      const bytes = await readBodyBytes(up, b.deps, "Core", b.maxBody);
+      const digest = await sha256Hex(bytes);
+      if (digest === unless) return { results: null, digest };
+      const text = new TextDecoder().decode(bytes);
+      const answer = parseJsonAnswer(text, b.deps, "Core", coreSearchAnswerSchema);
+      return { results: await typedTitles(answer.results), digest };
+    },
     listCallerQuery: async (query, opts = {}) => {
       const up = await coreCall(b, searchRequest(query, opts), false, callerQueryError);
       const { value, text } = await readJsonBodyAndText(

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { coreNote } from "../../tests/helpers/core_notes.ts";
 import { callerQueryError, createCoreClient, mapCoreError } from "./core.ts";
+import { sha256Hex } from "../util/sha256.ts";
 
 const body = (status: number, code: string) =>
   JSON.stringify({ status, code, message: `Note 'x' secret detail` });
@@ -182,4 +183,30 @@ Deno.test("titles: create and rename send create-note's stored form; a round tri
   assert.equal((await core.getNote("new1")).title, "Tom &amp; Jerry");
   await core.patchNote("new1", { type: "code" });
   assert.deepEqual(sent.at(-1)?.body, { type: "code" }, "no title: none sent");
+});
+
+Deno.test("searchUnlessSame: the answer read before goes unparsed; any other is parsed and checked", async () => {
+  let body = JSON.stringify({ results: [coreNote("n1", { title: "Harbor" })] });
+  const core = createCoreClient({ baseUrl: "http://core:8080", token: "t" }, {
+    timeoutMs: 15_000,
+    fetch: () => Promise.resolve(new Response(body)),
+  });
+  const first = await core.searchUnlessSame("note.noteId != ''", { ancestorNoteId: "root" });
+  assert.deepEqual(first.results?.map((n) => n.title), ["Harbor"]);
+  assert.equal(first.digest, await sha256Hex(body));
+  // the same bytes again: not even parsed, so what they say no longer matters
+  assert.deepEqual(
+    await core.searchUnlessSame("note.noteId != ''", {}, first.digest),
+    { results: null, digest: first.digest },
+  );
+  // other bytes are read as any answer: a changed note, or a 502 for a body of the wrong shape
+  body = JSON.stringify({ results: [coreNote("n1", { title: "Harbour" })] });
+  const changed = await core.searchUnlessSame("note.noteId != ''", {}, first.digest);
+  assert.deepEqual(changed.results?.map((n) => n.title), ["Harbour"]);
+  assert.notEqual(changed.digest, first.digest);
+  body = '{"results": "not a list"}';
+  await assert.rejects(core.searchUnlessSame("note.noteId != ''", {}, first.digest), {
+    status: 502,
+    message: "Core sent an unexpected response",
+  });
 });

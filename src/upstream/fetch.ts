@@ -304,12 +304,85 @@ const FAILURE_PATTERNS: readonly (readonly [UpstreamFailure, RegExp])[] = [
  * });
  * ```
  */
-export async function readBodyText(
+export function readBodyText(
   up: UpstreamResponse,
   deps: Pick<UpstreamDeps, "signal" | "onFailure">,
   service: string,
   maxBytes: number,
 ): Promise<string> {
+  return readBounded(up, deps, service, maxBytes, AS_TEXT);
+}
+
+/**
+ * {@linkcode readBodyText}'s read as bytes, for a caller that looks at the bytes before (or
+ * instead of) decoding them.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const answer = { res: new Response("lore"), release() {}, timedOut: () => false };
+ * assert.deepEqual(await readBodyBytes(answer, {}, "Core", 1 << 20), new TextEncoder().encode("lore"));
+ * ```
+ */
+export function readBodyBytes(
+  up: UpstreamResponse,
+  deps: Pick<UpstreamDeps, "signal" | "onFailure">,
+  service: string,
+  maxBytes: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  return readBounded(up, deps, service, maxBytes, AS_BYTES);
+}
+
+/** How a bounded read keeps the body: all at once, or chunk by chunk as it comes. */
+interface BodyForm<T> {
+  whole(res: Response): Promise<T>;
+  empty: T;
+  collector(): { add(chunk: Uint8Array): void; end(): T };
+}
+
+const AS_TEXT: BodyForm<string> = {
+  whole: (res) => res.text(),
+  empty: "",
+  collector() {
+    // decoded as it comes: each chunk is let go at once, and no buffer of the whole body is
+    // made beside the text (a few large answers at once would otherwise leave the process's
+    // memory high long after, see docs/decisions.md)
+    const decoder = new TextDecoder();
+    const parts: string[] = [];
+    return {
+      add: (chunk) => parts.push(decoder.decode(chunk, { stream: true })),
+      end: () => (parts.push(decoder.decode()), parts.join("")),
+    };
+  },
+};
+
+const AS_BYTES: BodyForm<Uint8Array<ArrayBuffer>> = {
+  whole: async (res) => new Uint8Array(await res.arrayBuffer()),
+  empty: new Uint8Array(0),
+  collector() {
+    const chunks: Uint8Array[] = [];
+    return {
+      add: (chunk) => chunks.push(chunk),
+      end() {
+        const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+        let at = 0;
+        for (const c of chunks) {
+          out.set(c, at);
+          at += c.byteLength;
+        }
+        return out;
+      },
+    };
+  },
+};
+
+async function readBounded<T>(
+  up: UpstreamResponse,
+  deps: Pick<UpstreamDeps, "signal" | "onFailure">,
+  service: string,
+  maxBytes: number,
+  form: BodyForm<T>,
+): Promise<T> {
   const oversized = () =>
     new ApiError(502, "UPSTREAM_ERROR", `${service} sent an oversized response`, {
       service: service.toLowerCase(),
@@ -322,24 +395,19 @@ export async function readBodyText(
   const whole = declared <= maxBytes && !up.res.headers.has("content-encoding");
   const reader = whole ? undefined : up.res.body?.getReader();
   try {
-    if (whole) return await up.res.text();
-    if (!reader) return "";
+    if (whole) return await form.whole(up.res);
+    if (!reader) return form.empty;
     if (declared > maxBytes) throw oversized();
-    // decoded as it comes: each chunk is let go at once, and no buffer of the whole body is
-    // made beside the text (a few large answers at once would otherwise leave the process's
-    // memory high long after, see docs/decisions.md)
-    const decoder = new TextDecoder();
-    const parts: string[] = [];
+    const body = form.collector();
     let total = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) throw oversized();
-      parts.push(decoder.decode(value, { stream: true }));
+      body.add(value);
     }
-    parts.push(decoder.decode());
-    return parts.join("");
+    return body.end();
   } catch (e) {
     // whatever went wrong, the rest of the body is not wanted: release the connection now
     void (reader ?? up.res.body)?.cancel().catch(() => {});
@@ -421,6 +489,28 @@ export async function readJsonBodyAndText<S extends z.ZodType>(
   maxBytes: number,
 ): Promise<{ value: z.output<S>; text: string }> {
   const text = await readBodyText(up, deps, service, maxBytes);
+  return { value: parseJsonAnswer(text, deps, service, schema), text };
+}
+
+/**
+ * A backend's JSON answer, already read, validated by `schema`: a 502 (noted as a bad
+ * response) for text that is not JSON of that shape.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { z } from "zod";
+ * const appInfo = z.object({ appVersion: z.string() });
+ * assert.deepEqual(parseJsonAnswer('{"appVersion":"1"}', {}, "Core", appInfo), { appVersion: "1" });
+ * assert.throws(() => parseJsonAnswer("{}", {}, "Core", appInfo), { status: 502 });
+ * ```
+ */
+export function parseJsonAnswer<S extends z.ZodType>(
+  text: string,
+  deps: Pick<UpstreamDeps, "onFailure">,
+  service: string,
+  schema: S,
+): z.output<S> {
   const badResponse = (what: string) => {
     deps.onFailure?.(service, "bad_response");
     return new ApiError(502, "UPSTREAM_ERROR", `${service} sent ${what} response`, {
@@ -435,5 +525,5 @@ export async function readJsonBodyAndText<S extends z.ZodType>(
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw badResponse("an unexpected");
-  return { value: parsed.data, text };
+  return parsed.data;
 }
