@@ -9,6 +9,7 @@
 import type { z } from "zod";
 import { ApiError } from "../http/errors.ts";
 import { type CancelDeadline, type Deadlines, sharedDeadlines } from "../util/deadlines.ts";
+import { concatBytes } from "../util/bytes.ts";
 
 /** What the helper needs from its surroundings (injected so tests control it). */
 export interface UpstreamDeps {
@@ -337,7 +338,7 @@ export function readBodyBytes(
 interface BodyForm<T> {
   whole(res: Response): Promise<T>;
   empty: T;
-  collector(): { add(chunk: Uint8Array): void; end(): T };
+  collector(): { add(chunk: Uint8Array<ArrayBuffer>): void; end(): T };
 }
 
 const AS_TEXT: BodyForm<string> = {
@@ -360,18 +361,14 @@ const AS_BYTES: BodyForm<Uint8Array<ArrayBuffer>> = {
   whole: async (res) => new Uint8Array(await res.arrayBuffer()),
   empty: new Uint8Array(0),
   collector() {
-    const chunks: Uint8Array[] = [];
+    const chunks: Uint8Array<ArrayBuffer>[] = [];
+    let length = 0;
     return {
-      add: (chunk) => chunks.push(chunk),
-      end() {
-        const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-        let at = 0;
-        for (const c of chunks) {
-          out.set(c, at);
-          at += c.byteLength;
-        }
-        return out;
+      add(chunk) {
+        chunks.push(chunk);
+        length += chunk.byteLength;
       },
+      end: () => concatBytes(chunks, length),
     };
   },
 };

@@ -15,7 +15,10 @@
  * assert.deepEqual(joined, new Uint8Array([1, 2, 3]));
  * ```
  */
-export function concatBytes(chunks: readonly Uint8Array[], length: number): Uint8Array {
+export function concatBytes<B extends ArrayBufferLike>(
+  chunks: readonly Uint8Array<B>[],
+  length: number,
+): Uint8Array<B | ArrayBuffer> {
   if (chunks.length === 1) return chunks[0];
   const out = new Uint8Array(length);
   let offset = 0;
