@@ -422,17 +422,17 @@ export type PrepareSnapshot = (
 ) => Promise<void>;
 
 /**
- * The published share as Core holds it now; null while nothing is published. The `previous`
- * snapshot itself when nothing changed (what was derived from it stays); a changed one is
- * `prepare`d before it replaces `previous` (a first load is not: its visitor is waiting), and
- * the answers `remade` names are rendered from it, so their visitors find them kept.
- */
-/**
  * The SHA-256 of the Core answer each snapshot was last found in (by a load, or a reload that
  * found the same version): a reload that gets the same bytes keeps the snapshot unparsed.
  */
 const answerDigests = new WeakMap<PublicSnapshot, string>();
 
+/**
+ * The published share as Core holds it now; null while nothing is published. The `previous`
+ * snapshot itself when nothing changed (what was derived from it stays); a changed one is
+ * `prepare`d before it replaces `previous` (a first load is not: its visitor is waiting), and
+ * the answers `remade` names are rendered from it, so their visitors find them kept.
+ */
 async function loadPublicSnapshot(
   core: CoreClient,
   identity: string,

@@ -102,7 +102,7 @@ export interface ReloadedShareNotes extends Omit<CoreShareNotes, "notes"> {
 /**
  * {@linkcode loadShareNotes} for a share read before: `notes` is null when the root is
  * `before.rootId` again and Core answers the subtree search with the very bytes `before.digest`
- * names (given only with a `before`), which then go unparsed (at 3,000 notes, 13 MB a reload every few seconds). The same
+ * names, which then go unparsed (at 3,000 notes, 13 MB a reload every few seconds). The same
  * root, published or not, and the same bytes make the same notes.
  */
 export async function reloadShareNotes(

@@ -322,7 +322,8 @@ export function readBodyText(
  * ```ts
  * import assert from "node:assert/strict";
  * const answer = { res: new Response("lore"), release() {}, timedOut: () => false };
- * assert.deepEqual(await readBodyBytes(answer, {}, "Core", 1 << 20), new TextEncoder().encode("lore"));
+ * const bytes = await readBodyBytes(answer, {}, "Core", 1 << 20);
+ * assert.deepEqual(bytes, new TextEncoder().encode("lore"));
  * ```
  */
 export function readBodyBytes(
@@ -352,7 +353,7 @@ const AS_TEXT: BodyForm<string> = {
     const parts: string[] = [];
     return {
       add: (chunk) => parts.push(decoder.decode(chunk, { stream: true })),
-      end: () => (parts.push(decoder.decode()), parts.join("")),
+      end: () => parts.join("") + decoder.decode(),
     };
   },
 };
